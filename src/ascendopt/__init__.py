@@ -1,0 +1,3 @@
+"""AscendOptimizer: execution-driven optimization of AscendC operators."""
+
+__version__ = "0.1.0"

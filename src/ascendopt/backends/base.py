@@ -1,0 +1,79 @@
+"""Backend protocol and the result types every backend returns."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+
+class Status(str, enum.Enum):
+    """Outcome of evaluating one candidate on one case. Never a magic number."""
+
+    OK = "ok"
+    COMPILE_ERROR = "compile_error"
+    TILING_ERROR = "tiling_error"
+    RUNTIME_ERROR = "runtime_error"
+    WRONG_RESULT = "wrong_result"
+    TIMEOUT = "timeout"
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """An executable artifact, or the compiler's error text.
+
+    Attributes:
+        artifact: Path of the runner executable when the build succeeded.
+        error: Compiler output (filtered to the operator's files) when it failed.
+        key: Content hash of everything that went into the artifact.
+        seconds: Wall time spent building (0 when served from the cache).
+        cached: True when no compiler ran.
+    """
+
+    artifact: Path | None
+    error: str = ""
+    key: str = ""
+    seconds: float = 0.0
+    cached: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.artifact is not None
+
+
+@dataclass
+class RunResult:
+    """Outputs and profile of one run, or a typed failure.
+
+    Attributes:
+        status: OK, TILING_ERROR, RUNTIME_ERROR or TIMEOUT (correctness is judged later).
+        error_kind: The simulator's typed reason (``ub_overflow``, ``race``, ``segfault``, ...).
+        message: Human-readable explanation.
+        outputs: Output arrays by name (only when status is OK).
+        block_dim: Cores the tiling asked for.
+        tiling_key: Tiling key the host set.
+        task_duration_us: Estimated (sim) or measured (npu) kernel duration.
+        profile: Backend-specific profile summary (per-core, per-pipe data).
+        seconds: Wall time of the run.
+    """
+
+    status: Status
+    error_kind: str = ""
+    message: str = ""
+    outputs: dict[str, Any] = field(default_factory=dict)
+    block_dim: int = 0
+    tiling_key: int = 0
+    task_duration_us: float | None = None
+    profile: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+class Backend(Protocol):
+    """Builds an operator for a dtype combination and runs one case with given inputs."""
+
+    name: str
+
+    def build(self, op: Any, dtypes: dict[str, str]) -> BuildResult: ...
+
+    def run(self, build: BuildResult, op: Any, case: Any, inputs: dict[str, Any], timeout_s: float) -> RunResult: ...

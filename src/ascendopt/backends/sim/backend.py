@@ -1,0 +1,175 @@
+"""The simulator backend: build with g++ against the emulation, run in a child process."""
+
+from __future__ import annotations
+
+import json
+import resource
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ascendopt.backends.base import BuildResult, RunResult, Status
+from ascendopt.backends.sim.build import SimBuilder
+from ascendopt.backends.sim.soc import DEFAULT_SOC, Soc, load_soc
+from ascendopt.cases import Case
+from ascendopt.dtypes import dtype_info, format_code
+from ascendopt.operator import Operator
+
+DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_MEMORY_BYTES = 8 << 30
+
+_SIGNALS = {signal.SIGSEGV: "segfault", signal.SIGBUS: "bus_error", signal.SIGFPE: "arithmetic_exception",
+            signal.SIGABRT: "abort", signal.SIGILL: "illegal_instruction", signal.SIGKILL: "killed"}
+
+
+def _limit_memory(limit: int) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+class SimBackend:
+    """Builds operators with :class:`SimBuilder` and runs cases on emulated AI cores.
+
+    Args:
+        soc: SoC name (``socs/<name>.toml``).
+        builder: Shared builder (its cache); a default one is made if omitted.
+        memory_bytes: Address-space limit of each runner process.
+    """
+
+    name = "sim"
+
+    def __init__(self, soc: str = DEFAULT_SOC, builder: SimBuilder | None = None,
+                 memory_bytes: int = DEFAULT_MEMORY_BYTES):
+        self.soc: Soc = load_soc(soc)
+        self.builder = builder or SimBuilder()
+        self.memory_bytes = memory_bytes
+        self._signatures: dict[Path, dict[str, Any]] = {}
+
+    def build(self, op: Operator, dtypes: dict[str, str]) -> BuildResult:
+        return self.builder.build(op, dtypes)
+
+    def signature(self, build: BuildResult) -> dict[str, Any]:
+        """The OpDef registered in a built runner (inputs, outputs, attrs, kernel arity)."""
+        assert build.artifact is not None
+        if build.artifact not in self._signatures:
+            cache = build.artifact.with_name("signature.json")
+            if cache.exists():
+                sig = json.loads(cache.read_text())
+            else:
+                out = subprocess.run([str(build.artifact), "--signature"], capture_output=True, text=True,
+                                     timeout=30, preexec_fn=lambda: _limit_memory(self.memory_bytes))
+                sig = json.loads(out.stdout) if out.returncode == 0 and out.stdout.strip() else {
+                    "error": out.stderr.strip() or f"runner exited with {out.returncode}"}
+                if "error" not in sig:
+                    cache.write_text(json.dumps(sig))
+            self._signatures[build.artifact] = sig
+        return self._signatures[build.artifact]
+
+    def run(self, build: BuildResult, op: Operator, case: Case, inputs: dict[str, np.ndarray],
+            timeout_s: float = DEFAULT_TIMEOUT_S) -> RunResult:
+        """Runs one case; outputs come back by name. Never raises for a bad candidate."""
+        t0 = time.perf_counter()
+        sig = self.signature(build)
+        if "error" in sig:
+            return RunResult(Status.TILING_ERROR, "registration", sig["error"], seconds=time.perf_counter() - t0)
+        work = Path(tempfile.mkdtemp(prefix="aorun-"))
+        try:
+            manifest = self._manifest(work, sig, case, inputs)
+            try:
+                proc = subprocess.run([str(build.artifact), str(manifest)], capture_output=True, text=True,
+                                      timeout=timeout_s, preexec_fn=lambda: _limit_memory(self.memory_bytes))
+            except subprocess.TimeoutExpired:
+                return RunResult(Status.TIMEOUT, "timeout",
+                                 f"the run did not finish within {timeout_s:g} s (kernel loop or hang?)",
+                                 seconds=time.perf_counter() - t0)
+            return self._collect(work, proc, case, time.perf_counter() - t0)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+    # ----------------------------------------------------------------------------- helpers
+    def _manifest(self, work: Path, sig: dict[str, Any], case: Case, inputs: dict[str, np.ndarray]) -> Path:
+        lines = [f"soc {self.soc.name}"]
+        lines += [f"param {k} {v!r}" for k, v in self.soc.params.items()]
+        by_name = {t.name: t for t in case.inputs}
+        order = [p["name"] for p in sig.get("inputs", [])]
+        if not order or not all(n in by_name for n in order if n):
+            order = [t.name for t in case.inputs]
+        for i, name in enumerate(order):
+            spec = by_name.get(name)
+            if spec is None:
+                lines.append(f"input {name} 0 2 0 -")
+                continue
+            arr = np.ascontiguousarray(inputs[name], dtype=spec.np_dtype)
+            path = work / f"in{i}.bin"
+            path.write_bytes(arr.tobytes())
+            dims = " ".join(str(d) for d in spec.shape)
+            lines.append(f"input {name} {dtype_info(spec.dtype).ge_code} {format_code(spec.format)} "
+                         f"{len(spec.shape)} {dims} {path}".replace("  ", " "))
+        for i, spec in enumerate(case.outputs):
+            dims = " ".join(str(d) for d in spec.shape)
+            lines.append(f"output {spec.name} {dtype_info(spec.dtype).ge_code} {format_code(spec.format)} "
+                         f"{len(spec.shape)} {dims} {work / f'out{i}.bin'}".replace("  ", " "))
+        for name, value in case.attrs.items():
+            lines.append(_attr_line(name, case.attr_types.get(name, ""), value))
+        lines.append(f"result {work / 'result.json'}")
+        path = work / "manifest.txt"
+        path.write_text("\n".join(lines) + "\n")
+        return path
+
+    def _collect(self, work: Path, proc: subprocess.CompletedProcess, case: Case, seconds: float) -> RunResult:
+        result_file = work / "result.json"
+        res: dict[str, Any] = {}
+        if result_file.exists():
+            try:
+                res = json.loads(result_file.read_text())
+            except json.JSONDecodeError:
+                res = {}
+        common = dict(block_dim=int(res.get("block_dim", 0)), tiling_key=int(res.get("tiling_key", 0)),
+                      seconds=seconds)
+        if proc.returncode < 0:
+            sig = -proc.returncode
+            kind = _SIGNALS.get(signal.Signals(sig), f"signal_{sig}") if sig in signal.Signals._value2member_map_ else f"signal_{sig}"
+            msg = f"the kernel process died with {kind}"
+            if sig == signal.SIGKILL or "std::bad_alloc" in proc.stderr:
+                msg += " (memory limit?)"
+            tail = proc.stderr.strip().splitlines()[-3:]
+            return RunResult(Status.RUNTIME_ERROR, kind, msg + ("\n" + "\n".join(tail) if tail else ""), **common)
+        status = res.get("status")
+        if status == "tiling_error":
+            return RunResult(Status.TILING_ERROR, "tiling", res.get("message", ""), **common)
+        if status == "runtime_error":
+            return RunResult(Status.RUNTIME_ERROR, res.get("error_kind", "runtime"), res.get("message", ""), **common)
+        if status != "ok":
+            tail = "\n".join(proc.stderr.strip().splitlines()[-5:])
+            kind = "bad_alloc" if "bad_alloc" in proc.stderr else "runner"
+            return RunResult(Status.RUNTIME_ERROR, kind,
+                             f"runner exited with code {proc.returncode} without a result\n{tail}".strip(), **common)
+        outputs = {}
+        for i, spec in enumerate(case.outputs):
+            data = np.fromfile(work / f"out{i}.bin", dtype=spec.np_dtype)
+            outputs[spec.name] = data.reshape(spec.shape)
+        profile = {k: res[k] for k in ("cores", "max_core_cycles", "clock_ghz", "workspace_bytes", "tiling_bytes",
+                                       "inferred_output_shapes") if k in res}
+        return RunResult(Status.OK, outputs=outputs, task_duration_us=float(res.get("task_duration_us", 0.0)),
+                         profile=profile, **common)
+
+
+def _attr_line(name: str, kind: str, value: Any) -> str:
+    if kind in ("list_int", "list_bool", "list_float") or isinstance(value, (list, tuple)):
+        vals = list(value)
+        k = kind if kind.startswith("list_") else ("list_float" if any(isinstance(v, float) for v in vals) else "list_int")
+        return f"attr {name} {k} {len(vals)} " + " ".join(repr(float(v)) if k == "list_float" else str(int(v)) for v in vals)
+    if kind == "bool" or isinstance(value, bool):
+        return f"attr {name} bool {int(bool(value))}"
+    if kind == "int" or (kind == "" and isinstance(value, int)):
+        return f"attr {name} int {int(value)}"
+    if kind == "float" or isinstance(value, float):
+        return f"attr {name} float {float(value)!r}"
+    text = str(value).encode()
+    return f"attr {name} str {text.hex() or '-'}"

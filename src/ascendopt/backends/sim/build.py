@@ -1,0 +1,273 @@
+"""Builds runner executables for the simulator backend.
+
+One executable per (operator sources, dtype combination, toolchain): the emulation runtime
+(``runtime/*.cpp``) is compiled once into a static library; each host source is its own
+object; the kernel is compiled through a generated wrapper that includes the tiling headers
+in kernel mode, renames the ``extern "C"`` entry, and adds a launcher. Every artifact is
+cached under a content hash that includes the compiler identity and flags; failed builds are
+cached too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ascendopt.backends.base import BuildResult
+from ascendopt.dtypes import dtype_info
+from ascendopt.operator import Operator
+
+SIM_DIR = Path(__file__).resolve().parent
+INCLUDE_DIR = SIM_DIR / "include"
+RUNTIME_DIR = SIM_DIR / "runtime"
+RUNTIME_SOURCES = ("kernel_rt.cpp", "timing.cpp", "host_rt.cpp", "main.cpp")
+BASE_FLAGS = ("-std=c++17", "-fno-strict-aliasing", "-pthread")
+RUNTIME_FLAGS = ("-O2", "-Wall", "-Wextra")
+USER_FLAGS = ("-O1", "-w")
+BUILD_TIMEOUT_S = 300.0
+
+# ge::DataType enumerator names, defined as macros for `#if ORIG_DTYPE_X == DT_FLOAT16` in kernels.
+_GE_MACROS = {
+    "DT_FLOAT": 0, "DT_FLOAT16": 1, "DT_INT8": 2, "DT_INT32": 3, "DT_UINT8": 4, "DT_INT16": 6,
+    "DT_UINT16": 7, "DT_UINT32": 8, "DT_INT64": 9, "DT_UINT64": 10, "DT_DOUBLE": 11, "DT_BOOL": 12,
+    "DT_COMPLEX64": 16, "DT_COMPLEX128": 17, "DT_BF16": 27,
+}
+
+
+def _hash(*parts: str | bytes) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p if isinstance(p, bytes) else p.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:24]
+
+
+def _tree_hash(*dirs: Path) -> str:
+    h = hashlib.sha256()
+    for d in dirs:
+        for f in sorted(d.rglob("*")):
+            if f.is_file() and f.suffix in (".h", ".hpp", ".cpp"):
+                h.update(f.relative_to(d).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:24]
+
+
+def default_cache_dir() -> Path:
+    return Path(os.environ.get("ASCENDOPT_CACHE", Path.home() / ".cache" / "ascendopt")) / "sim"
+
+
+@dataclass
+class _Job:
+    cmd: list[str]
+    out: Path
+
+
+class SimBuilder:
+    """Compiles and links runner executables, with a content-addressed cache.
+
+    Args:
+        cache_dir: Where objects and executables are kept.
+        cxx: The C++ compiler.
+        timeout_s: Wall-clock limit for one compiler invocation.
+    """
+
+    def __init__(self, cache_dir: Path | None = None, cxx: str = "g++", timeout_s: float = BUILD_TIMEOUT_S):
+        self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
+        self.cxx = cxx
+        self.timeout_s = timeout_s
+        self._toolchain: str | None = None
+        self._runtime: Path | None = None
+
+    # ------------------------------------------------------------------ toolchain & runtime
+    @property
+    def toolchain_key(self) -> str:
+        """Hash of compiler identity, flags and the emulation sources."""
+        if self._toolchain is None:
+            try:
+                ver = subprocess.run([self.cxx, "--version"], capture_output=True, text=True, timeout=30).stdout
+            except (OSError, subprocess.TimeoutExpired) as e:
+                raise RuntimeError(f"C++ compiler {self.cxx!r} is not usable: {e}") from e
+            self._toolchain = _hash(ver, " ".join(BASE_FLAGS + RUNTIME_FLAGS + USER_FLAGS),
+                                    _tree_hash(INCLUDE_DIR, RUNTIME_DIR))
+        return self._toolchain
+
+    def runtime_lib(self) -> Path:
+        """Builds (once) the static library holding the emulation runtime and runner main."""
+        if self._runtime is not None:
+            return self._runtime
+        out_dir = self.cache_dir / "runtime" / self.toolchain_key
+        lib = out_dir / "libaosim.a"
+        if not lib.exists():
+            tmp = Path(tempfile.mkdtemp(prefix="rt-", dir=self._mkdir(self.cache_dir / "tmp")))
+            jobs = [
+                _Job([self.cxx, *BASE_FLAGS, *RUNTIME_FLAGS, "-I", str(INCLUDE_DIR), "-I", str(RUNTIME_DIR), "-c",
+                      str(RUNTIME_DIR / src), "-o", str(tmp / (src + ".o"))], tmp / (src + ".o"))
+                for src in RUNTIME_SOURCES
+            ]
+            err = self._run_jobs(jobs)
+            if err:
+                raise RuntimeError(f"building the simulator runtime failed:\n{err}")
+            subprocess.run(["ar", "rcs", str(tmp / "libaosim.a"), *[str(j.out) for j in jobs]], check=True)
+            self._publish(tmp, out_dir)
+        self._runtime = lib
+        return lib
+
+    # ------------------------------------------------------------------------ operator build
+    def build(self, op: Operator, dtypes: dict[str, str]) -> BuildResult:
+        """Builds the runner for `op` with `dtypes` (tensor name -> msopst dtype name)."""
+        t0 = time.perf_counter()
+        self.runtime_lib()
+        host_key = _hash(self.toolchain_key, "host", *(k + "\0" + op.files[k] for k in sorted(op.host_files())))
+        kernel_defines = self._kernel_defines(op, dtypes)
+        kernel_key = _hash(self.toolchain_key, "kernel", " ".join(kernel_defines),
+                           *(k + "\0" + op.files[k] for k in sorted(op.files)))
+        exe_key = _hash(host_key, kernel_key)
+        exe_dir = self.cache_dir / "bin" / exe_key
+        if (exe_dir / "runner").exists():
+            return BuildResult(exe_dir / "runner", key=exe_key, cached=True)
+        if (exe_dir / "error.txt").exists():
+            return BuildResult(None, error=(exe_dir / "error.txt").read_text(), key=exe_key, cached=True)
+
+        src_dir = self._materialize(op)
+        host_dir = self.cache_dir / "host" / host_key
+        kern_dir = self.cache_dir / "kernel" / kernel_key
+        jobs: list[_Job] = []
+        host_tmp = kern_tmp = None
+        if not (host_dir / "ok").exists():
+            host_tmp = Path(tempfile.mkdtemp(prefix="host-", dir=self._mkdir(self.cache_dir / "tmp")))
+            for i, rel in enumerate(k for k in sorted(op.host_files()) if k.endswith((".cpp", ".cc", ".cxx"))):
+                out = host_tmp / f"h{i}.o"
+                jobs.append(_Job([self.cxx, *BASE_FLAGS, *USER_FLAGS, "-I", str(INCLUDE_DIR),
+                                  "-I", str((src_dir / rel).parent), "-c", str(src_dir / rel), "-o", str(out)], out))
+        if not (kern_dir / "ok").exists():
+            kern_tmp = Path(tempfile.mkdtemp(prefix="kern-", dir=self._mkdir(self.cache_dir / "tmp")))
+            wrapper = kern_tmp / "kernel_wrapper.cpp"
+            wrapper.write_text(self._wrapper(op, src_dir))
+            out = kern_tmp / "kernel.o"
+            jobs.append(_Job([self.cxx, *BASE_FLAGS, *USER_FLAGS, "-I", str(INCLUDE_DIR),
+                              "-I", str(src_dir / "op_kernel"), "-I", str(src_dir / "op_host"),
+                              *kernel_defines, "-c", str(wrapper), "-o", str(out)], out))
+        err = self._run_jobs(jobs)
+        if err:
+            err = self._clean_error(err, src_dir, op)
+            self._store_error(exe_dir, err)
+            for d in (host_tmp, kern_tmp):
+                if d:
+                    shutil.rmtree(d, ignore_errors=True)
+            return BuildResult(None, error=err, key=exe_key, seconds=time.perf_counter() - t0)
+        if host_tmp:
+            (host_tmp / "ok").write_text("")
+            self._publish(host_tmp, host_dir)
+        if kern_tmp:
+            (kern_tmp / "ok").write_text("")
+            self._publish(kern_tmp, kern_dir)
+        link_tmp = Path(tempfile.mkdtemp(prefix="link-", dir=self._mkdir(self.cache_dir / "tmp")))
+        objs = sorted(str(p) for p in host_dir.glob("h*.o")) + [str(kern_dir / "kernel.o")]
+        err = self._run_jobs([_Job([self.cxx, *BASE_FLAGS, *objs, str(self.runtime_lib()), "-o",
+                                    str(link_tmp / "runner")], link_tmp / "runner")])
+        if err:
+            err = self._clean_error(err, src_dir, op)
+            self._store_error(exe_dir, err)
+            shutil.rmtree(link_tmp, ignore_errors=True)
+            return BuildResult(None, error=err, key=exe_key, seconds=time.perf_counter() - t0)
+        self._publish(link_tmp, exe_dir)
+        return BuildResult(exe_dir / "runner", key=exe_key, seconds=time.perf_counter() - t0)
+
+    # ------------------------------------------------------------------------------ helpers
+    @staticmethod
+    def _kernel_defines(op: Operator, dtypes: dict[str, str]) -> list[str]:
+        defs = []
+        for name, dt in sorted(dtypes.items()):
+            info = dtype_info(dt)
+            up = re.sub(r"\W", "_", name).upper()
+            defs += [f"-DDTYPE_{up}={info.cpp_type}", f"-DORIG_DTYPE_{up}={info.ge_name}"]
+        if op.tiling_struct:
+            defs.append(f"-DASCENDOPT_TILING_STRUCT={op.tiling_struct}")
+        return defs
+
+    @staticmethod
+    def _wrapper(op: Operator, src_dir: Path) -> str:
+        lines = ["// generated by ascendopt: kernel translation unit wrapper",
+                 "#define ASCENDOPT_KERNEL_SIDE 1"]
+        for name, code in _GE_MACROS.items():
+            lines += [f"#ifndef {name}", f"#define {name} {code}", "#endif"]
+        lines.append('#include "kernel_operator.h"')
+        for h in op.tiling_headers():
+            lines.append(f'#include "{src_dir / h}"')
+        lines += ["namespace optiling {}", "using namespace optiling;",
+                  f"#define {op.kernel_entry} ascendopt_kernel_entry",
+                  f'#include "{src_dir / op.kernel_file}"',
+                  f"#undef {op.kernel_entry}",
+                  "#include <utility>",
+                  "namespace {",
+                  "template <typename... A> constexpr int AoArity(void (*)(A...)) { return int(sizeof...(A)); }",
+                  "template <typename... A, std::size_t... I>",
+                  "void AoInvoke(void (*f)(A...), uint8_t** args, std::index_sequence<I...>) { f(args[I]...); }",
+                  "template <typename... A>",
+                  "void AoCall(void (*f)(A...), uint8_t** args) { AoInvoke(f, args, std::index_sequence_for<A...>{}); }",
+                  "}  // namespace",
+                  'extern "C" int ascendopt_kernel_arity() { return AoArity(&ascendopt_kernel_entry); }',
+                  'extern "C" void ascendopt_kernel_launch(uint8_t** args) { AoCall(&ascendopt_kernel_entry, args); }',
+                  ""]
+        return "\n".join(lines)
+
+    def _materialize(self, op: Operator) -> Path:
+        d = self.cache_dir / "src" / op.digest[:24]
+        if not (d / ".ok").exists():
+            tmp = Path(tempfile.mkdtemp(prefix="src-", dir=self._mkdir(self.cache_dir / "tmp")))
+            for rel, text in op.files.items():
+                p = tmp / rel
+                p.parent.mkdir(parents=True, exist_ok=True)
+                p.write_text(text)
+            (tmp / ".ok").write_text("")
+            self._publish(tmp, d)
+        return d
+
+    def _run_jobs(self, jobs: list[_Job]) -> str:
+        procs = []
+        for j in jobs:
+            procs.append(subprocess.Popen(j.cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+        errors = []
+        deadline = time.monotonic() + self.timeout_s
+        for p in procs:
+            try:
+                out, _ = p.communicate(timeout=max(1.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.communicate()
+                errors.append(f"compiler timed out after {self.timeout_s:.0f} s")
+                continue
+            if p.returncode != 0:
+                errors.append(out.strip() or f"compiler exited with {p.returncode}")
+        return "\n".join(errors)
+
+    @staticmethod
+    def _clean_error(err: str, src_dir: Path, op: Operator) -> str:
+        err = err.replace(str(src_dir) + "/", str(op.root) + "/")
+        keep = [ln for ln in err.splitlines() if "kernel_wrapper.cpp" not in ln or "error" in ln]
+        return "\n".join(keep)[-20000:]
+
+    def _store_error(self, exe_dir: Path, err: str) -> None:
+        tmp = Path(tempfile.mkdtemp(prefix="err-", dir=self._mkdir(self.cache_dir / "tmp")))
+        (tmp / "error.txt").write_text(err)
+        self._publish(tmp, exe_dir)
+
+    @staticmethod
+    def _mkdir(p: Path) -> Path:
+        p.mkdir(parents=True, exist_ok=True)
+        return p
+
+    @staticmethod
+    def _publish(tmp: Path, final: Path) -> None:
+        """Atomically moves a finished temp dir into place (another process may have won)."""
+        final.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)

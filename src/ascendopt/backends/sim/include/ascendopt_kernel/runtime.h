@@ -1,0 +1,195 @@
+// AscendOptimizer simulator: the interface between emulated AscendC APIs (headers) and the
+// simulator runtime library (runtime/*.cpp, compiled once). Headers describe what each
+// instruction does (pipe, class, sizes, memory ranges); the runtime executes the
+// bookkeeping: per-core state, checks that fail the way the hardware does, the timing model.
+#pragma once
+#include "ascendopt_kernel/types.h"
+
+namespace ao::rt {
+
+// On-chip and off-chip memory spaces of one AI core.
+enum class Space : uint8_t { GM = 0, UB, L1, L0A, L0B, L0C, BT, FB, COUNT };
+
+// Pipes of an AI core (the asynchronous units the scalar unit issues to).
+enum class Pipe : uint8_t { S = 0, V, M, MTE1, MTE2, MTE3, FIX, ALL, COUNT };
+
+// Typed simulator errors; each ends the run with status `runtime_error` and this reason.
+enum class ErrorKind : uint8_t {
+    UbOverflow = 0,     // InitBuffer beyond the capacity of UB/L1/L0*
+    Misaligned,         // address/length violates the 32-byte rules of the instruction
+    GmOutOfBounds,      // GM access outside every allocation (incl. runtime padding)
+    LocalOutOfBounds,   // UB/L1/L0 access outside the tensor's buffer
+    QueueMisuse,        // DeQue on an empty queue, Alloc with no free buffer, EnQue over depth
+    Deadlock,           // cores can never meet (SyncAll mismatch), flag never set, ...
+    Race,               // unsynchronised conflicting accesses from two pipes
+    AssertFailed,       // ASSERT / trap in kernel code
+    InvalidArgument,    // an API argument outside its documented range
+    Unsupported,        // an API or dtype combination the emulation does not implement
+};
+const char* ErrorKindName(ErrorKind k);
+
+// Ends the simulation with a typed error. Never returns.
+[[noreturn]] void Fail(ErrorKind kind, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// A byte range in one memory space, read or written by an instruction.
+struct Access {
+    Space space = Space::UB;
+    uint64_t begin = 0;   // byte offset in the space (GM: absolute address)
+    uint64_t end = 0;     // exclusive
+    bool write = false;
+};
+
+// Instruction classes the timing model prices differently.
+enum class OpClass : uint8_t {
+    Scalar = 0,      // scalar arithmetic / control (rarely recorded)
+    ScalarLocal,     // GetValue/SetValue on UB/L1
+    ScalarGm,        // GetValue/SetValue on GM
+    CopyIn,          // GM -> UB/L1 (MTE2)
+    CopyOut,         // UB/L1 -> GM (MTE3)
+    CopyLocal,       // UB -> UB (V) or L1 -> L0 (MTE1)
+    VecElementwise,  // add/mul/max/... one pass
+    VecTranscend,    // exp/ln/sqrt/div/... dearer per repeat
+    VecReduce,       // reductions
+    VecCast,         // type conversions
+    VecGather,       // gather/scatter style
+    CubeMmad,        // Mmad
+    CubeLoad,        // LoadData L1 -> L0A/L0B
+    Fixpipe,         // L0C -> GM/L1
+    Sync,            // barrier / flag bookkeeping (no cost)
+};
+
+constexpr int kMaxAccess = 4;
+
+// One issued instruction as the timing model sees it.
+struct Instr {
+    const char* name = "";     // AscendC API name, e.g. "Add", "DataCopy"
+    Pipe pipe = Pipe::S;
+    OpClass cls = OpClass::Scalar;
+    uint32_t dtype_bytes = 0;  // element size of the computed type
+    uint32_t repeats = 0;      // vector repeats (256 B each), or cube fractal count
+    uint64_t elems = 0;        // elements processed
+    uint64_t bytes = 0;        // bytes moved (copies)
+    uint32_t bursts = 0;       // DMA bursts (blockCount)
+    uint64_t burst_bytes = 0;  // bytes per burst
+    uint64_t gm_addr = 0;      // GM start address of a copy (alignment effects)
+    uint32_t ub_stride_conflicts = 0; // extra cycles hint: bank conflicts found by the API
+    int n_access = 0;
+    Access access[kMaxAccess];
+    void Add(const Access& a) { if (n_access < kMaxAccess) access[n_access++] = a; }
+};
+
+// Issues an instruction on the current core (timing model + race check).
+void Issue(Instr& ins);
+
+// Pipe-to-pipe ordering primitives. Queue operations and HardEvent flags map onto them.
+void SyncSet(Pipe src, Pipe dst, uint64_t key);
+void SyncWait(Pipe src, Pipe dst, uint64_t key);
+void Barrier(Pipe p);
+
+// Vector mask state of the current core.
+struct MaskState {
+    uint64_t hi = ~0ull, lo = ~0ull;
+    bool counter_mode = false;
+};
+
+// Per-core state visible to the headers.
+struct Core {
+    int32_t block_idx = 0;
+    int32_t block_num = 1;
+    uint8_t* mem[int(Space::COUNT)] = {};
+    uint64_t cap[int(Space::COUNT)] = {};
+    MaskState mask;
+    int atomic_mode = 0;     // 0 none, 1 add, 2 max, 3 min
+    int atomic_dtype = 0;    // ao::rt::DType of the atomic operation
+    void* tpipe = nullptr;   // most recently constructed TPipe
+    uint64_t tiling_key = 0;
+    uint8_t* workspace = nullptr;
+    void* model = nullptr;   // timing model state (runtime private)
+};
+
+extern thread_local Core* g_core;
+inline Core& Cur() { return *g_core; }
+
+// GM checks: the access [addr, addr+bytes) must lie in one allocation (with its padding).
+void CheckGm(const void* addr, uint64_t bytes, const char* what);
+uint64_t SysWorkspaceSize();
+
+// Cross-core barrier (SyncAll). Deterministic: cores run one at a time in a fixed order.
+void SyncAllCores();
+
+// Kernel printf goes to the runner's stderr, prefixed with the block index.
+void Printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// Element dtype codes used by atomics and casts.
+enum class DType : uint8_t { F32 = 0, F16, BF16, I8, U8, I16, U16, I32, U32, I64, U64, BOOL, OTHER };
+template <typename T> constexpr DType DTypeOf() {
+    if constexpr (std::is_same_v<T, float>) return DType::F32;
+    else if constexpr (std::is_same_v<T, half>) return DType::F16;
+    else if constexpr (std::is_same_v<T, bfloat16_t>) return DType::BF16;
+    else if constexpr (std::is_same_v<T, int8_t>) return DType::I8;
+    else if constexpr (std::is_same_v<T, uint8_t>) return DType::U8;
+    else if constexpr (std::is_same_v<T, bool>) return DType::BOOL;
+    else if constexpr (std::is_same_v<T, int16_t>) return DType::I16;
+    else if constexpr (std::is_same_v<T, uint16_t>) return DType::U16;
+    else if constexpr (std::is_same_v<T, int32_t>) return DType::I32;
+    else if constexpr (std::is_same_v<T, uint32_t>) return DType::U32;
+    else if constexpr (std::is_same_v<T, int64_t>) return DType::I64;
+    else if constexpr (std::is_same_v<T, uint64_t>) return DType::U64;
+    else return DType::OTHER;
+}
+
+// Maps an AscendC position to the memory space it lives in.
+constexpr Space SpaceOf(AscendC::TPosition p) {
+    using AscendC::TPosition;
+    switch (p) {
+        case TPosition::GM: return Space::GM;
+        case TPosition::A1: case TPosition::B1: case TPosition::C1: case TPosition::TSCM: return Space::L1;
+        case TPosition::A2: return Space::L0A;
+        case TPosition::B2: return Space::L0B;
+        case TPosition::CO1: return Space::L0C;
+        case TPosition::C2: return Space::BT;
+        default: return Space::UB;  // VECIN, VECOUT, VECCALC, CO2, SPM
+    }
+}
+const char* SpaceName(Space s);
+const char* PipeName(Pipe p);
+
+// Which pipe writes a position when a tensor is produced into it (EnQue side), and which pipe
+// reads it when consumed (DeQue side).
+constexpr Pipe ProducerOf(AscendC::TPosition p) {
+    using AscendC::TPosition;
+    switch (p) {
+        case TPosition::VECIN: case TPosition::A1: case TPosition::B1: case TPosition::C1:
+        case TPosition::TSCM: return Pipe::MTE2;
+        case TPosition::A2: case TPosition::B2: case TPosition::C2: return Pipe::MTE1;
+        case TPosition::CO1: return Pipe::M;
+        case TPosition::CO2: return Pipe::FIX;
+        default: return Pipe::V;  // VECOUT, VECCALC
+    }
+}
+constexpr Pipe ConsumerOf(AscendC::TPosition p) {
+    using AscendC::TPosition;
+    switch (p) {
+        case TPosition::VECIN: case TPosition::VECCALC: return Pipe::V;
+        case TPosition::VECOUT: case TPosition::CO2: return Pipe::MTE3;
+        case TPosition::A1: case TPosition::B1: case TPosition::C1: case TPosition::TSCM: return Pipe::MTE1;
+        case TPosition::A2: case TPosition::B2: case TPosition::C2: return Pipe::M;
+        case TPosition::CO1: return Pipe::FIX;
+        default: return Pipe::V;
+    }
+}
+
+constexpr Pipe FromPipeT(pipe_t p) {
+    switch (p) {
+        case PIPE_S: return Pipe::S;
+        case PIPE_V: return Pipe::V;
+        case PIPE_M: return Pipe::M;
+        case PIPE_MTE1: return Pipe::MTE1;
+        case PIPE_MTE2: return Pipe::MTE2;
+        case PIPE_MTE3: return Pipe::MTE3;
+        case PIPE_FIX: return Pipe::FIX;
+        default: return Pipe::ALL;
+    }
+}
+
+}  // namespace ao::rt

@@ -1,0 +1,403 @@
+// AscendOptimizer simulator: GlobalTensor, LocalTensor, TPipe, TQue, TQueBind, TBuf.
+#pragma once
+#include "ascendopt_kernel/runtime.h"
+
+namespace AscendC {
+
+template <typename T> class LocalTensor;
+
+// ---------------------------------------------------------------------------------------------
+// GlobalTensor: a typed view of device global memory.
+template <typename T>
+class GlobalTensor {
+public:
+    using PrimType = T;
+    __aicore__ inline GlobalTensor() = default;
+    __aicore__ inline void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize) {
+        addr_ = buffer;
+        size_ = bufferSize;
+    }
+    __aicore__ inline void SetGlobalBuffer(__gm__ T* buffer) {
+        addr_ = buffer;
+        size_ = 0;
+    }
+    __aicore__ inline GlobalTensor operator[](uint64_t offset) const {
+        GlobalTensor r;
+        r.addr_ = addr_ + offset;
+        r.size_ = size_ > offset ? size_ - offset : 0;
+        return r;
+    }
+    __aicore__ inline T GetValue(uint64_t offset) const {
+        ScalarAccess(offset, false);
+        return addr_[offset];
+    }
+    __aicore__ inline void SetValue(uint64_t offset, T value) {
+        ScalarAccess(offset, true);
+        addr_[offset] = value;
+    }
+    __aicore__ inline T& operator()(uint64_t offset) {
+        ScalarAccess(offset, true);
+        return addr_[offset];
+    }
+    __aicore__ inline __gm__ T* GetPhyAddr() const { return addr_; }
+    __aicore__ inline __gm__ T* GetPhyAddr(uint64_t offset) const { return addr_ + offset; }
+    __aicore__ inline uint64_t GetSize() const { return size_; }
+    __aicore__ inline void SetL2CacheHint(int) {}
+    template <typename U> __aicore__ inline void SetL2CacheHint(U) {}
+
+    __gm__ T* addr_ = nullptr;
+    uint64_t size_ = 0;
+
+private:
+    void ScalarAccess(uint64_t offset, bool write) const {
+        ao::rt::CheckGm(addr_ + offset, sizeof(T), write ? "GlobalTensor::SetValue" : "GlobalTensor::GetValue");
+        ao::rt::Instr ins;
+        ins.name = write ? "GlobalTensor::SetValue" : "GlobalTensor::GetValue";
+        ins.pipe = ao::rt::Pipe::S;
+        ins.cls = ao::rt::OpClass::ScalarGm;
+        ins.dtype_bytes = sizeof(T);
+        ins.elems = 1;
+        ins.bytes = sizeof(T);
+        ins.gm_addr = reinterpret_cast<uint64_t>(addr_ + offset);
+        ins.Add({ao::rt::Space::GM, ins.gm_addr, ins.gm_addr + sizeof(T), write});
+        ao::rt::Issue(ins);
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// LocalTensor: a typed view of a buffer in UB / L1 / L0A / L0B / L0C of the current core.
+template <typename T>
+class LocalTensor {
+public:
+    using PrimType = T;
+    __aicore__ inline LocalTensor() = default;
+
+    __aicore__ inline T GetValue(uint32_t index) const {
+        ScalarAccess(index, false);
+        return Data()[index];
+    }
+    template <typename U>
+    __aicore__ inline void SetValue(uint32_t index, U value) const {
+        ScalarAccess(index, true);
+        Data()[index] = static_cast<T>(value);
+    }
+    __aicore__ inline T& operator()(uint32_t index) const {
+        ScalarAccess(index, true);
+        return Data()[index];
+    }
+    __aicore__ inline LocalTensor operator[](uint32_t offset) const {
+        LocalTensor r = *this;
+        r.off_ = off_ + uint64_t(offset) * sizeof(T);
+        r.size_ = size_ > offset ? size_ - offset : 0;
+        return r;
+    }
+    template <typename U>
+    __aicore__ inline LocalTensor<U> ReinterpretCast() const {
+        LocalTensor<U> r;
+        r.base_ = base_;
+        r.off_ = off_;
+        r.size_ = uint32_t(uint64_t(size_) * sizeof(T) / sizeof(U));
+        r.buf_begin_ = buf_begin_;
+        r.buf_end_ = buf_end_;
+        r.pos_ = pos_;
+        r.que_ = que_;
+        r.slot_ = slot_;
+        r.tag_ = tag_;
+        return r;
+    }
+    __aicore__ inline uint32_t GetSize() const { return size_; }
+    __aicore__ inline void SetSize(uint32_t size) { size_ = size; }
+    __aicore__ inline uint32_t GetLength() const { return size_ * uint32_t(sizeof(T)); }
+    __aicore__ inline void SetBufferLen(uint32_t len) { size_ = len / uint32_t(sizeof(T)); }
+    __aicore__ inline uint64_t GetPhyAddr() const { return off_; }
+    __aicore__ inline uint64_t GetPhyAddr(uint32_t offset) const { return off_ + uint64_t(offset) * sizeof(T); }
+    __aicore__ inline TPosition GetPosition() const { return pos_; }
+    __aicore__ inline void SetUserTag(int32_t tag) { tag_ = tag; }
+    __aicore__ inline int32_t GetUserTag() const { return tag_; }
+
+    // ---- emulation internals (used by the API implementations) ----
+    __aicore__ inline T* Data() const { return reinterpret_cast<T*>(base_ + off_); }
+    __aicore__ inline ao::rt::Space Space() const { return ao::rt::SpaceOf(pos_); }
+    // Checks that `count` elements from element `first` lie in this tensor's buffer and
+    // returns the access record for the timing model.
+    ao::rt::Access Range(uint64_t first, uint64_t count, bool write, const char* what) const {
+        uint64_t b = off_ + first * sizeof(T);
+        uint64_t e = b + count * sizeof(T);
+        CheckBytes(b, e, what);
+        return {Space(), b, e, write};
+    }
+    // Same, for a byte range relative to the tensor start.
+    ao::rt::Access RangeBytes(uint64_t first_byte, uint64_t nbytes, bool write, const char* what) const {
+        uint64_t b = off_ + first_byte;
+        uint64_t e = b + nbytes;
+        CheckBytes(b, e, what);
+        return {Space(), b, e, write};
+    }
+    void CheckBytes(uint64_t b, uint64_t e, const char* what) const {
+        if (base_ == nullptr)
+            ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "%s: LocalTensor was never allocated", what);
+        if (b < buf_begin_ || e > buf_end_)
+            ao::rt::Fail(ao::rt::ErrorKind::LocalOutOfBounds,
+                         "%s: access [%llu, %llu) of %s is outside its buffer [%llu, %llu)", what,
+                         (unsigned long long)b, (unsigned long long)e, ao::rt::SpaceName(Space()),
+                         (unsigned long long)buf_begin_, (unsigned long long)buf_end_);
+    }
+
+    uint8_t* base_ = nullptr;     // base of this core's memory space
+    uint64_t off_ = 0;            // byte offset of element 0 in the space
+    uint32_t size_ = 0;           // elements
+    uint64_t buf_begin_ = 0;      // byte bounds of the owning buffer
+    uint64_t buf_end_ = 0;
+    TPosition pos_ = TPosition::VECCALC;
+    void* que_ = nullptr;         // owning queue (TQueBase*), if allocated from one
+    int16_t slot_ = -1;           // buffer index in that queue
+    int32_t tag_ = 0;
+
+private:
+    void ScalarAccess(uint32_t index, bool write) const {
+        const char* what = write ? "LocalTensor::SetValue" : "LocalTensor::GetValue";
+        ao::rt::Instr ins;
+        ins.name = what;
+        ins.pipe = ao::rt::Pipe::S;
+        ins.cls = ao::rt::OpClass::ScalarLocal;
+        ins.dtype_bytes = sizeof(T);
+        ins.elems = 1;
+        ins.Add(Range(index, 1, write, what));
+        ao::rt::Issue(ins);
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Queues and buffers.
+class TPipe;
+
+// Buffer pool of one queue: `num` buffers of `len` bytes in the memory space of its position.
+class TQueBase {
+public:
+    static constexpr int kMaxBuf = 16;
+    TPosition src_pos_ = TPosition::VECIN;   // where the buffers live / who produces
+    TPosition dst_pos_ = TPosition::VECIN;   // who consumes
+    int depth_ = 1;
+    int num_ = 0;
+    uint32_t len_ = 0;
+    uint64_t offs_[kMaxBuf] = {};
+    uint8_t state_[kMaxBuf] = {};  // 0 free, 1 allocated, 2 enqueued, 3 dequeued
+    bool freed_once_[kMaxBuf] = {};
+    int fifo_[kMaxBuf] = {};
+    int head_ = 0, count_ = 0;
+    int next_ = 0;
+    uint32_t uid_ = 0;             // unique id for sync keys
+    bool inited_ = false;
+
+    uint64_t Key(int slot) const { return (uint64_t(1) << 40) | (uint64_t(uid_) << 8) | uint64_t(slot); }
+
+    template <typename T>
+    LocalTensor<T> Make(int slot) {
+        LocalTensor<T> t;
+        ao::rt::Space sp = ao::rt::SpaceOf(src_pos_);
+        t.base_ = ao::rt::Cur().mem[int(sp)];
+        t.off_ = offs_[slot];
+        t.size_ = len_ / uint32_t(sizeof(T));
+        t.buf_begin_ = offs_[slot];
+        t.buf_end_ = offs_[slot] + len_;
+        t.pos_ = src_pos_;
+        t.que_ = this;
+        t.slot_ = int16_t(slot);
+        return t;
+    }
+    int SlotOf(uint64_t off, const char* what) const {
+        for (int i = 0; i < num_; ++i)
+            if (off >= offs_[i] && off < offs_[i] + len_) return i;
+        ao::rt::Fail(ao::rt::ErrorKind::QueueMisuse, "%s: tensor does not belong to this queue", what);
+    }
+    void CheckInit(const char* what) const {
+        if (!inited_)
+            ao::rt::Fail(ao::rt::ErrorKind::QueueMisuse, "%s: queue used before TPipe::InitBuffer", what);
+    }
+
+    template <typename T>
+    LocalTensor<T> AllocImpl() {
+        CheckInit("AllocTensor");
+        for (int k = 0; k < num_; ++k) {
+            int s = (next_ + k) % num_;
+            if (state_[s] == 0) {
+                next_ = (s + 1) % num_;
+                state_[s] = 1;
+                // The producer may overwrite the buffer only after its last consumer released it.
+                if (freed_once_[s]) ao::rt::SyncWait(ao::rt::ConsumerOf(dst_pos_), ao::rt::ProducerOf(src_pos_), Key(s));
+                return Make<T>(s);
+            }
+        }
+        ao::rt::Fail(ao::rt::ErrorKind::QueueMisuse,
+                     "AllocTensor: all %d buffers of the queue are in use (missing FreeTensor?); "
+                     "the hardware would block forever", num_);
+    }
+    template <typename T>
+    bool EnQueImpl(const LocalTensor<T>& t) {
+        CheckInit("EnQue");
+        int s = SlotOf(t.off_, "EnQue");
+        if (state_[s] != 1 && state_[s] != 3)
+            ao::rt::Fail(ao::rt::ErrorKind::QueueMisuse, "EnQue: buffer %d was not allocated from this queue", s);
+        if (count_ >= depth_ && depth_ > 0)
+            ao::rt::Fail(ao::rt::ErrorKind::QueueMisuse,
+                         "EnQue: queue already holds %d tensor(s), its depth is %d", count_, depth_);
+        state_[s] = 2;
+        fifo_[(head_ + count_) % kMaxBuf] = s;
+        ++count_;
+        ao::rt::SyncSet(ao::rt::ProducerOf(src_pos_), ao::rt::ConsumerOf(dst_pos_), Key(s));
+        return true;
+    }
+    template <typename T>
+    LocalTensor<T> DeQueImpl() {
+        CheckInit("DeQue");
+        if (count_ == 0)
+            ao::rt::Fail(ao::rt::ErrorKind::QueueMisuse,
+                         "DeQue on an empty queue (no matching EnQue); the hardware would block forever");
+        int s = fifo_[head_];
+        head_ = (head_ + 1) % kMaxBuf;
+        --count_;
+        state_[s] = 3;
+        ao::rt::SyncWait(ao::rt::ProducerOf(src_pos_), ao::rt::ConsumerOf(dst_pos_), Key(s));
+        return Make<T>(s);
+    }
+    template <typename T>
+    void FreeImpl(const LocalTensor<T>& t) {
+        CheckInit("FreeTensor");
+        int s = SlotOf(t.off_, "FreeTensor");
+        if (state_[s] == 0)
+            ao::rt::Fail(ao::rt::ErrorKind::QueueMisuse, "FreeTensor: buffer %d is already free", s);
+        if (state_[s] == 2)
+            ao::rt::Fail(ao::rt::ErrorKind::QueueMisuse, "FreeTensor: buffer %d is still enqueued", s);
+        state_[s] = 0;
+        freed_once_[s] = true;
+        ao::rt::SyncSet(ao::rt::ConsumerOf(dst_pos_), ao::rt::ProducerOf(src_pos_), Key(s));
+    }
+};
+
+uint32_t NextQueueUid();
+
+template <TPosition pos, int32_t depth = 1, auto mask = 0>
+class TQue : public TQueBase {
+public:
+    __aicore__ inline TQue() {
+        src_pos_ = pos;
+        dst_pos_ = pos;
+        depth_ = depth;
+        uid_ = NextQueueUid();
+    }
+    template <typename T> __aicore__ inline LocalTensor<T> AllocTensor() { return AllocImpl<T>(); }
+    template <typename T> __aicore__ inline bool EnQue(const LocalTensor<T>& t) { return EnQueImpl(t); }
+    template <typename T> __aicore__ inline LocalTensor<T> DeQue() { return DeQueImpl<T>(); }
+    template <typename T> __aicore__ inline void FreeTensor(LocalTensor<T>& t) { FreeImpl(t); }
+    __aicore__ inline bool VacantInQue() const { return count_ < depth_; }
+    __aicore__ inline bool HasTensorInQue() const { return count_ > 0; }
+    __aicore__ inline int32_t GetTensorCountInQue() const { return count_; }
+    __aicore__ inline bool HasIdleBuffer() const {
+        for (int i = 0; i < num_; ++i) if (state_[i] == 0) return true;
+        return false;
+    }
+    __aicore__ inline void FreeAllEvent() {}
+};
+
+template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
+class TQueBind : public TQueBase {
+public:
+    __aicore__ inline TQueBind() {
+        src_pos_ = src;
+        dst_pos_ = dst;
+        depth_ = depth;
+        uid_ = NextQueueUid();
+    }
+    template <typename T> __aicore__ inline LocalTensor<T> AllocTensor() { return AllocImpl<T>(); }
+    template <typename T> __aicore__ inline bool EnQue(const LocalTensor<T>& t) { return EnQueImpl(t); }
+    template <typename T> __aicore__ inline LocalTensor<T> DeQue() { return DeQueImpl<T>(); }
+    template <typename T> __aicore__ inline void FreeTensor(LocalTensor<T>& t) { FreeImpl(t); }
+    __aicore__ inline bool VacantInQue() const { return count_ < depth_; }
+    __aicore__ inline bool HasTensorInQue() const { return count_ > 0; }
+    __aicore__ inline int32_t GetTensorCountInQue() const { return count_; }
+    __aicore__ inline void FreeAllEvent() {}
+};
+
+// TBuf: one plain buffer for temporaries; no queue semantics.
+template <TPosition pos = TPosition::VECCALC>
+class TBuf {
+public:
+    __aicore__ inline TBuf() = default;
+    template <typename T>
+    __aicore__ inline LocalTensor<T> Get() const { return Get<T>(len_ / uint32_t(sizeof(T))); }
+    template <typename T>
+    __aicore__ inline LocalTensor<T> Get(uint32_t len) const {
+        if (!inited_) ao::rt::Fail(ao::rt::ErrorKind::QueueMisuse, "TBuf::Get before TPipe::InitBuffer");
+        if (uint64_t(len) * sizeof(T) > len_)
+            ao::rt::Fail(ao::rt::ErrorKind::LocalOutOfBounds,
+                         "TBuf::Get<%u-byte>(%u) exceeds the buffer of %u bytes", unsigned(sizeof(T)), len, len_);
+        LocalTensor<T> t;
+        t.base_ = ao::rt::Cur().mem[int(ao::rt::SpaceOf(pos))];
+        t.off_ = off_;
+        t.size_ = len;
+        t.buf_begin_ = off_;
+        t.buf_end_ = off_ + len_;
+        t.pos_ = pos;
+        return t;
+    }
+    template <typename T>
+    __aicore__ inline LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset) const {
+        LocalTensor<T> t = Get<T>();
+        t.off_ += bufOffset;
+        t.size_ = size;
+        if (t.off_ + uint64_t(size) * sizeof(T) > t.buf_end_)
+            ao::rt::Fail(ao::rt::ErrorKind::LocalOutOfBounds,
+                         "TBuf::GetWithOffset(%u, %u) exceeds the buffer of %u bytes", size, bufOffset, len_);
+        return t;
+    }
+    uint64_t off_ = 0;
+    uint32_t len_ = 0;
+    bool inited_ = false;
+};
+
+// TPipe: allocates queue and buffer memory linearly in each memory space of the core.
+class TPipe {
+public:
+    TPipe();
+    ~TPipe();
+    __aicore__ inline void Init() {}
+    template <class Q>
+    __aicore__ inline bool InitBuffer(Q& que, uint8_t num, uint32_t len) {
+        static_assert(std::is_base_of_v<TQueBase, Q>, "InitBuffer(que, num, len) needs a TQue/TQueBind");
+        if (num == 0 || num > TQueBase::kMaxBuf)
+            ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "InitBuffer: buffer number %u not in [1, %d]",
+                         unsigned(num), TQueBase::kMaxBuf);
+        uint32_t alen = (len + 31u) / 32u * 32u;
+        ao::rt::Space sp = ao::rt::SpaceOf(que.src_pos_);
+        que.num_ = num;
+        que.len_ = alen;
+        for (int i = 0; i < num; ++i) que.offs_[i] = Take(sp, alen, "InitBuffer(TQue)");
+        que.inited_ = true;
+        return true;
+    }
+    template <TPosition pos>
+    __aicore__ inline bool InitBuffer(TBuf<pos>& buf, uint32_t len) {
+        uint32_t alen = (len + 31u) / 32u * 32u;
+        buf.off_ = Take(ao::rt::SpaceOf(pos), alen, "InitBuffer(TBuf)");
+        buf.len_ = alen;
+        buf.inited_ = true;
+        return true;
+    }
+    __aicore__ inline void Reset() { for (auto& c : cursor_) c = 0; }
+    __aicore__ inline void Destroy() { Reset(); }
+    template <HardEvent evt>
+    __aicore__ inline TEventID AllocEventID() { return TEventID(next_event_[int(evt)]++ % 8); }
+    template <HardEvent evt>
+    __aicore__ inline void ReleaseEventID(TEventID) {}
+    __aicore__ inline TEventID FetchEventID(HardEvent evt) { return TEventID(next_event_[int(evt)] % 8); }
+    template <HardEvent evt>
+    __aicore__ inline TEventID FetchEventID() { return FetchEventID(evt); }
+
+    uint64_t Take(ao::rt::Space sp, uint32_t len, const char* what);
+    uint64_t cursor_[int(ao::rt::Space::COUNT)] = {};
+    uint32_t next_event_[int(HardEvent::MAX)] = {};
+};
+
+TPipe* GetTPipePtr();
+
+}  // namespace AscendC

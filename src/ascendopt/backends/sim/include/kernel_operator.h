@@ -1,0 +1,10 @@
+// AscendOptimizer simulator: clean-room emulation of the AscendC kernel API for g++.
+#pragma once
+#include <cstdio>
+#include "ascendopt_kernel/types.h"
+#include "ascendopt_kernel/runtime.h"
+#include "ascendopt_kernel/tensor.h"
+#include "ascendopt_kernel/sync.h"
+#include "ascendopt_kernel/datacopy.h"
+#include "ascendopt_kernel/vector.h"
+#include "ascendopt_kernel/cube.h"

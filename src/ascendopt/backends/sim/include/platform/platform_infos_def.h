@@ -1,0 +1,69 @@
+// AscendOptimizer simulator (host side): fe::PlatFormInfos, filled by the host runtime from the
+// runner's SoC configuration. Tiling code treats it as opaque and reads it via PlatformAscendC.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace fe {
+
+class PlatFormInfos {
+public:
+    // CANN-style string lookups ("SoCInfo"/"ai_core_cnt", "AICoreSpec"/"ub_size", "version"/"SoC_version").
+    bool GetPlatformRes(const std::string& label, const std::string& key, std::string& val) const {
+        auto l = res_.find(label);
+        if (l == res_.end()) return false;
+        auto k = l->second.find(key);
+        if (k == l->second.end()) return false;
+        val = k->second;
+        return true;
+    }
+    bool GetPlatformRes(const std::string& label, std::map<std::string, std::string>& vals) const {
+        auto l = res_.find(label);
+        if (l == res_.end()) return false;
+        vals = l->second;
+        return true;
+    }
+    bool GetPlatformResWithLock(const std::string& label, const std::string& key, std::string& val) const {
+        return GetPlatformRes(label, key, val);
+    }
+    bool GetPlatformResWithLock(const std::string& label, std::map<std::string, std::string>& vals) const {
+        return GetPlatformRes(label, vals);
+    }
+    uint32_t GetCoreNum() const { return ao_aiv_cores ? ao_aiv_cores : ao_aic_cores; }
+    uint32_t GetCoreNumByType(const std::string& type) const {
+        return type == "AiCore" ? ao_aic_cores : ao_aiv_cores;
+    }
+    void SetCoreNumByCoreType(const std::string&) {}
+    void SetPlatformRes(const std::string& label, const std::string& key, const std::string& val) {
+        res_[label][key] = val;
+    }
+
+    // Filled by the host runtime (ao::host::RunTiling).
+    std::string ao_soc_name;
+    std::string ao_soc_version;
+    uint32_t ao_aiv_cores = 0;
+    uint32_t ao_aic_cores = 0;
+    uint64_t ao_ub_bytes = 0;
+    uint64_t ao_l1_bytes = 0;
+    uint64_t ao_l0a_bytes = 0;
+    uint64_t ao_l0b_bytes = 0;
+    uint64_t ao_l0c_bytes = 0;
+    uint64_t ao_l2_bytes = 0;
+    uint64_t ao_hbm_bytes = 0;
+    uint64_t ao_lib_api_workspace_bytes = 0;
+
+private:
+    std::map<std::string, std::map<std::string, std::string>> res_;
+};
+
+class OptionalInfos {};
+
+// The platform of the tiling run in progress (PlatformAscendC(nullptr) and
+// PlatformAscendCManager::GetInstance() read this one).
+inline PlatFormInfos*& AoCurrentPlatform() {
+    static PlatFormInfos* p = nullptr;
+    return p;
+}
+
+}  // namespace fe

@@ -1,0 +1,137 @@
+// AscendOptimizer simulator: BEGIN_TILING_DATA_DEF & co.
+//
+// Host side (default): every tiling class is a standard-layout class whose data members are
+// exactly the declared fields, in declaration order (no virtuals, no bases, no hidden data).
+// SaveToBuffer copies sizeof(*this) bytes, so the bytes are those of the plain C struct.
+//
+// Kernel side (-DASCENDOPT_KERNEL_SIDE): the same header yields a plain struct with the same
+// name and members, so the kernel reads the bytes the host wrote. This mode includes nothing
+// but <cstdint>/<cstddef> (kernel translation units must not see <cmath> & co.).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#ifdef ASCENDOPT_KERNEL_SIDE
+
+namespace optiling {}
+
+#define BEGIN_TILING_DATA_DEF(class_name) struct class_name {
+#define TILING_DATA_FIELD_DEF(data_type, field_name) data_type field_name
+#define TILING_DATA_FIELD_DEF_ARR(arr_type, arr_size, field_name) arr_type field_name[arr_size]
+#define TILING_DATA_FIELD_DEF_STRUCT(struct_type, field_name) struct_type field_name
+#define END_TILING_DATA_DEF };
+#define REGISTER_TILING_DATA_CLASS(op_type, class_name)
+
+#else  // host side
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "graph/types.h"
+
+namespace ao_tiling {
+
+// Shared state between the tiling classes (header-only) and the host runtime: the first
+// SaveToBuffer error of the current tiling run, and the size of the last successful save.
+struct SaveState {
+    std::string error;
+    const void* last_dst = nullptr;
+    size_t last_size = 0;
+};
+inline SaveState& State() {
+    static SaveState s;
+    return s;
+}
+
+inline bool SaveBytes(const void* src, size_t n, void* dst, size_t cap, const char* cls) {
+    SaveState& st = State();
+    if (dst == nullptr || cap < n) {
+        if (st.error.empty()) {
+            st.error = std::string("SaveToBuffer(") + cls + "): tiling struct needs " + std::to_string(n) +
+                       " bytes but the buffer " + (dst == nullptr ? "is null" : "holds " + std::to_string(cap));
+        }
+        return false;
+    }
+    std::memcpy(dst, src, n);
+    st.last_dst = dst;
+    st.last_size = n;
+    return true;
+}
+
+struct ClassInfo {
+    std::string class_name;
+    size_t size;
+};
+inline std::map<std::string, ClassInfo>& Classes() {
+    static std::map<std::string, ClassInfo> m;
+    return m;
+}
+struct ClassRegistrar {
+    ClassRegistrar(const char* op_type, const char* class_name, size_t size) {
+        Classes()[op_type] = ClassInfo{class_name, size};
+    }
+};
+
+}  // namespace ao_tiling
+
+#define AO_TILING_CAT2(a, b) a##b
+#define AO_TILING_CAT(a, b) AO_TILING_CAT2(a, b)
+
+// The constructor zeroes the whole object (padding included) so saved bytes are deterministic.
+#define BEGIN_TILING_DATA_DEF(class_name)                                                            \
+    class class_name {                                                                               \
+    public:                                                                                          \
+        class_name() { std::memset(static_cast<void*>(this), 0, sizeof(*this)); }                    \
+        explicit class_name(void*) : class_name() {}                                                 \
+        bool SaveToBuffer(void* ao_buf, size_t ao_cap) const {                                       \
+            return ::ao_tiling::SaveBytes(this, sizeof(*this), ao_buf, ao_cap, #class_name);         \
+        }                                                                                            \
+        size_t GetDataSize() const { return sizeof(*this); }                                         \
+        void SetDataPtr(void*) {}                                                                    \
+        uint8_t* GetDataPtr() { return reinterpret_cast<uint8_t*>(this); }                          \
+        void InitData() { std::memset(static_cast<void*>(this), 0, sizeof(*this)); }                 \
+        static const char* AoClassName() { return #class_name; }                                     \
+        static void AoLayoutCheck() {                                                                \
+            static_assert(std::is_standard_layout<class_name>::value,                                \
+                          "tiling data class must be standard-layout");                             \
+            static_assert(std::is_trivially_copyable<class_name>::value,                             \
+                          "tiling data class must be trivially copyable");                          \
+        }
+
+#define TILING_DATA_FIELD_DEF(data_type, field_name)                        \
+    public:                                                                 \
+        data_type field_name;                                               \
+        void set_##field_name(data_type ao_v) { field_name = ao_v; }        \
+        data_type get_##field_name() const { return field_name; }           \
+        static_assert(true, "")
+
+#define TILING_DATA_FIELD_DEF_ARR(arr_type, arr_size, field_name)                       \
+    public:                                                                             \
+        arr_type field_name[arr_size];                                                  \
+        void set_##field_name(const arr_type* ao_p) {                                   \
+            if (ao_p == nullptr) return;                                                \
+            for (size_t ao_i = 0; ao_i < size_t(arr_size); ++ao_i) field_name[ao_i] = ao_p[ao_i]; \
+        }                                                                               \
+        arr_type* get_##field_name() { return field_name; }                             \
+        const arr_type* get_##field_name() const { return field_name; }                 \
+        static_assert(true, "")
+
+#define TILING_DATA_FIELD_DEF_STRUCT(struct_type, field_name)                        \
+    public:                                                                          \
+        struct_type field_name;                                                      \
+        void set_##field_name(const struct_type& ao_v) { field_name = ao_v; }        \
+        struct_type& get_##field_name() { return field_name; }                       \
+        const struct_type& get_##field_name() const { return field_name; }           \
+        static_assert(true, "")
+
+#define END_TILING_DATA_DEF };
+
+#define REGISTER_TILING_DATA_CLASS(op_type, class_name)                                        \
+    static ::ao_tiling::ClassRegistrar AO_TILING_CAT(g_ao_tiling_reg_##op_type##_, __COUNTER__) \
+        __attribute__((unused)) (#op_type, #class_name, sizeof(class_name));
+
+#endif  // ASCENDOPT_KERNEL_SIDE

@@ -1,0 +1,384 @@
+// AscendOptimizer simulator: kernel-side runtime — cores, deterministic scheduling, GM
+// registry, typed failures, and the bridge from emulated APIs to the timing model.
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <unistd.h>
+
+#include "ascendopt_kernel/testing.h"
+#include "kernel_operator.h"
+#include "sim_config.h"
+#include "timing.h"
+
+namespace ao::rt {
+
+thread_local Core* g_core = nullptr;
+
+// ---------------------------------------------------------------------------------- config
+namespace {
+SocParams g_soc;
+FailHook g_fail_hook = nullptr;
+std::vector<GmAlloc> g_gm;
+}  // namespace
+
+const SocParams& Soc() { return g_soc; }
+void SetSoc(const SocParams& soc) { g_soc = soc; }
+void SetFailHook(FailHook hook) { g_fail_hook = hook; }
+
+const char* ErrorKindName(ErrorKind k) {
+    switch (k) {
+        case ErrorKind::UbOverflow: return "ub_overflow";
+        case ErrorKind::Misaligned: return "misaligned";
+        case ErrorKind::GmOutOfBounds: return "gm_out_of_bounds";
+        case ErrorKind::LocalOutOfBounds: return "local_out_of_bounds";
+        case ErrorKind::QueueMisuse: return "queue_misuse";
+        case ErrorKind::Deadlock: return "deadlock";
+        case ErrorKind::Race: return "race";
+        case ErrorKind::AssertFailed: return "assert_failed";
+        case ErrorKind::InvalidArgument: return "invalid_argument";
+        case ErrorKind::Unsupported: return "unsupported";
+    }
+    return "unknown";
+}
+
+const char* SpaceName(Space s) {
+    static const char* names[] = {"GM", "UB", "L1", "L0A", "L0B", "L0C", "BT", "FB"};
+    return int(s) < int(Space::COUNT) ? names[int(s)] : "?";
+}
+
+const char* PipeName(Pipe p) {
+    static const char* names[] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL"};
+    return int(p) < int(Pipe::COUNT) ? names[int(p)] : "?";
+}
+
+void Fail(ErrorKind kind, const char* fmt, ...) {
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char full[2200];
+    if (g_core != nullptr) snprintf(full, sizeof full, "block %d: %s", g_core->block_idx, msg);
+    else snprintf(full, sizeof full, "%s", msg);
+    if (g_fail_hook != nullptr) g_fail_hook(ErrorKindName(kind), full);
+    fprintf(stderr, "ascendopt-error: %s: %s\n", ErrorKindName(kind), full);
+    fflush(stderr);
+    _exit(3);
+}
+
+void Printf(const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (g_core != nullptr) fprintf(stderr, "[block %d] ", g_core->block_idx);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
+// --------------------------------------------------------------------------------------- GM
+uint8_t* AllocGm(uint64_t bytes, const std::string& name, uint8_t fill) {
+    uint64_t padded = (bytes + 31) / 32 * 32 + 32;
+    void* p = nullptr;
+    if (posix_memalign(&p, 64, padded) != 0 || p == nullptr) {
+        fprintf(stderr, "ascendopt: cannot allocate %llu bytes of GM for %s\n", (unsigned long long)padded,
+                name.c_str());
+        _exit(4);
+    }
+    std::memset(p, fill, padded);
+    g_gm.push_back({static_cast<uint8_t*>(p), bytes, padded, name});
+    return static_cast<uint8_t*>(p);
+}
+
+void FreeAllGm() {
+    for (auto& a : g_gm) free(a.base);
+    g_gm.clear();
+}
+
+void RegisterGm(const void* base, uint64_t bytes, const char* name) {
+    g_gm.push_back({static_cast<uint8_t*>(const_cast<void*>(base)), bytes, bytes, name});
+}
+
+void CheckGm(const void* addr, uint64_t bytes, const char* what) {
+    auto p = static_cast<const uint8_t*>(addr);
+    for (const auto& a : g_gm) {
+        if (p >= a.base && p < a.base + a.padded) {
+            if (p + bytes <= a.base + a.padded) return;
+            Fail(ErrorKind::GmOutOfBounds,
+                 "%s: GM access of %llu bytes at offset %lld of '%s' ends %llu bytes past the end of the "
+                 "allocation (%llu bytes requested, %llu usable with runtime padding)",
+                 what, (unsigned long long)bytes, (long long)(p - a.base), a.name.c_str(),
+                 (unsigned long long)(p + bytes - (a.base + a.size)), (unsigned long long)a.size,
+                 (unsigned long long)a.padded);
+        }
+    }
+    // Not inside any allocation: report relative to the nearest one for a readable message.
+    const GmAlloc* best = nullptr;
+    long long best_d = 0;
+    for (const auto& a : g_gm) {
+        long long d = (long long)(p - a.base);
+        if (best == nullptr || std::llabs(d) < std::llabs(best_d)) best = &a, best_d = d;
+    }
+    if (best != nullptr)
+        Fail(ErrorKind::GmOutOfBounds, "%s: GM access of %llu bytes at offset %lld of '%s' (size %llu) is out of bounds",
+             what, (unsigned long long)bytes, best_d, best->name.c_str(), (unsigned long long)best->size);
+    Fail(ErrorKind::GmOutOfBounds, "%s: GM access outside every allocation", what);
+}
+
+uint64_t SysWorkspaceSize() { return uint64_t(g_soc.Get("lib_api_workspace_bytes", 16 * 1024 * 1024)); }
+
+void CopyTiling(void* dst, const void* src, uint64_t bytes, uint64_t) {
+    if (src == nullptr) Fail(ErrorKind::InvalidArgument, "GET_TILING_DATA: tiling pointer is null");
+    CheckGm(src, bytes, "GET_TILING_DATA (kernel tiling struct larger than the tiling data the host wrote)");
+    std::memcpy(dst, src, bytes);
+}
+
+// ------------------------------------------------------------------------------ core memory
+namespace {
+struct CoreBox {
+    Core core;
+    std::unique_ptr<uint8_t[]> mem[int(Space::COUNT)];
+    std::unique_ptr<TimingModel> model;
+};
+
+uint64_t SpaceBytes(Space s) {
+    switch (s) {
+        case Space::UB: return uint64_t(g_soc.Get("ub_bytes", 196608));
+        case Space::L1: return uint64_t(g_soc.Get("l1_bytes", 524288));
+        case Space::L0A: return uint64_t(g_soc.Get("l0a_bytes", 65536));
+        case Space::L0B: return uint64_t(g_soc.Get("l0b_bytes", 65536));
+        case Space::L0C: return uint64_t(g_soc.Get("l0c_bytes", 131072));
+        case Space::BT: return uint64_t(g_soc.Get("bt_bytes", 1024));
+        case Space::FB: return uint64_t(g_soc.Get("fb_bytes", 2048));
+        default: return 0;
+    }
+}
+
+void SetupCore(CoreBox& box, int idx, int num, uint64_t tiling_key, uint8_t* workspace) {
+    box.core.block_idx = idx;
+    box.core.block_num = num;
+    box.core.tiling_key = tiling_key;
+    box.core.workspace = workspace;
+    for (int s = 1; s < int(Space::COUNT); ++s) {
+        uint64_t n = SpaceBytes(Space(s));
+        box.mem[s].reset(new uint8_t[n + 64]);
+        std::memset(box.mem[s].get(), 0x7f, n + 64);  // stale on-chip contents
+        box.core.mem[s] = box.mem[s].get();
+        box.core.cap[s] = n;
+    }
+    box.model.reset(new TimingModel(g_soc, idx, num));
+    box.core.model = box.model.get();
+}
+
+TimingModel& Model() { return *static_cast<TimingModel*>(g_core->model); }
+
+// Deterministic scheduler: exactly one core runs at a time; a core gives up its turn only in
+// SyncAll. Results therefore never depend on host thread scheduling.
+struct Scheduler {
+    std::mutex mu;
+    std::condition_variable cv;
+    int num = 0;
+    int turn = 0;
+    std::vector<int> state;  // 0 runnable, 1 waiting at SyncAll, 2 finished
+    int waiting = 0;
+    double barrier_time = 0;
+    uint64_t generation = 0;
+    bool active = false;
+} g_sched;
+
+void PassTurnLocked(int self) {
+    // Next runnable core after `self`, in index order.
+    for (int k = 1; k <= g_sched.num; ++k) {
+        int c = (self + k) % g_sched.num;
+        if (g_sched.state[c] == 0) {
+            g_sched.turn = c;
+            g_sched.cv.notify_all();
+            return;
+        }
+    }
+    g_sched.turn = -1;
+    g_sched.cv.notify_all();
+}
+}  // namespace
+
+void SyncAllCores() {
+    if (!g_sched.active) {  // single-core unit tests
+        Model().LeaveAll(Model().ArriveAll());
+        return;
+    }
+    std::unique_lock<std::mutex> lk(g_sched.mu);
+    int self = g_core->block_idx;
+    double t = Model().ArriveAll();
+    if (t > g_sched.barrier_time) g_sched.barrier_time = t;
+    g_sched.state[self] = 1;
+    g_sched.waiting += 1;
+    uint64_t gen = g_sched.generation;
+    if (g_sched.waiting == g_sched.num) {
+        // Everybody arrived: release all, restart from core 0.
+        for (auto& s : g_sched.state) s = 0;
+        g_sched.waiting = 0;
+        g_sched.generation += 1;
+        g_sched.turn = 0;
+        g_sched.cv.notify_all();
+    } else {
+        bool someone_finished = false;
+        for (int s : g_sched.state) someone_finished |= (s == 2);
+        if (someone_finished) {
+            lk.unlock();
+            Fail(ErrorKind::Deadlock,
+                 "SyncAll: %d of %d cores wait at the barrier but some cores already finished without "
+                 "calling it; the device would hang",
+                 g_sched.waiting, g_sched.num);
+        }
+        PassTurnLocked(self);
+    }
+    g_sched.cv.wait(lk, [&] { return g_sched.generation != gen && g_sched.turn == self; });
+    double bt = g_sched.barrier_time;
+    lk.unlock();
+    Model().LeaveAll(bt);
+}
+
+LaunchResult LaunchKernel(uint32_t block_dim, uint64_t tiling_key, void (*entry)(uint8_t** args), uint8_t** args,
+                          uint8_t* workspace) {
+    LaunchResult result;
+    result.cores.resize(block_dim);
+    g_sched.num = int(block_dim);
+    g_sched.turn = 0;
+    g_sched.state.assign(block_dim, 0);
+    g_sched.waiting = 0;
+    g_sched.barrier_time = 0;
+    g_sched.generation = 0;
+    g_sched.active = true;
+    std::vector<std::thread> threads;
+    threads.reserve(block_dim);
+    for (uint32_t i = 0; i < block_dim; ++i) {
+        threads.emplace_back([&, i] {
+            {
+                std::unique_lock<std::mutex> lk(g_sched.mu);
+                g_sched.cv.wait(lk, [&] { return g_sched.turn == int(i); });
+            }
+            CoreBox box;
+            SetupCore(box, int(i), int(block_dim), tiling_key, workspace);
+            g_core = &box.core;
+            entry(args);
+            result.cores[i] = box.model->Finish();
+            std::unique_lock<std::mutex> lk(g_sched.mu);
+            g_sched.state[i] = 2;
+            if (g_sched.waiting > 0) {
+                bool any_runnable = false;
+                for (int s : g_sched.state) any_runnable |= (s == 0);
+                if (!any_runnable) {
+                    lk.unlock();
+                    Fail(ErrorKind::Deadlock,
+                         "SyncAll: %d of %d cores wait at the barrier but the other cores finished without "
+                         "calling it; the device would hang",
+                         g_sched.waiting, g_sched.num);
+                }
+            }
+            g_core = nullptr;
+            PassTurnLocked(int(i));
+        });
+    }
+    for (auto& t : threads) t.join();
+    g_sched.active = false;
+    return result;
+}
+
+void RunOnOneCore(void (*fn)(void*), void* arg) {
+    CoreBox box;
+    SetupCore(box, 0, 1, 0, nullptr);
+    g_core = &box.core;
+    fn(arg);
+    box.model->Finish();
+    g_core = nullptr;
+}
+
+// ----------------------------------------------------------------------- hooks from headers
+void Issue(Instr& ins) { Model().Issue(ins); }
+void SyncSet(Pipe src, Pipe dst, uint64_t key) { Model().SyncSet(src, dst, key); }
+void SyncWait(Pipe src, Pipe dst, uint64_t key) { Model().SyncWait(src, dst, key); }
+void Barrier(Pipe p) { Model().Barrier(p); }
+
+}  // namespace ao::rt
+
+// ------------------------------------------------------------------- AscendC out-of-line bits
+namespace AscendC {
+
+uint32_t NextQueueUid() {
+    static uint32_t next = 1;
+    return next++;
+}
+
+TPipe::TPipe() { ao::rt::Cur().tpipe = this; }
+TPipe::~TPipe() {
+    if (ao::rt::g_core != nullptr && ao::rt::Cur().tpipe == this) ao::rt::Cur().tpipe = nullptr;
+}
+
+uint64_t TPipe::Take(ao::rt::Space sp, uint32_t len, const char* what) {
+    uint64_t cap = ao::rt::Cur().cap[int(sp)];
+    uint64_t off = cursor_[int(sp)];
+    if (off + len > cap)
+        ao::rt::Fail(ao::rt::ErrorKind::UbOverflow,
+                     "%s: %u bytes requested at offset %llu exceed the %s capacity of %llu bytes (total %llu)",
+                     what, len, (unsigned long long)off, ao::rt::SpaceName(sp), (unsigned long long)cap,
+                     (unsigned long long)(off + len));
+    cursor_[int(sp)] = off + len;
+    return off;
+}
+
+TPipe* GetTPipePtr() { return static_cast<TPipe*>(ao::rt::Cur().tpipe); }
+
+int64_t GetSystemCycle() { return int64_t(ao::rt::Model().Now()); }
+
+}  // namespace AscendC
+
+// ------------------------------------------------------------------------------ atomics
+namespace ao::k {
+
+namespace {
+template <typename T>
+void Combine(uint8_t* gm, const uint8_t* src, uint64_t bytes, int mode) {
+    uint64_t n = bytes / sizeof(T);
+    for (uint64_t i = 0; i < n; ++i) {
+        T a, b;
+        std::memcpy(&a, gm + i * sizeof(T), sizeof(T));
+        std::memcpy(&b, src + i * sizeof(T), sizeof(T));
+        T r;
+        if (mode == 1) r = T(float(a) + float(b));
+        else if (mode == 2) r = float(a) > float(b) ? a : b;
+        else r = float(a) < float(b) ? a : b;
+        std::memcpy(gm + i * sizeof(T), &r, sizeof(T));
+    }
+}
+template <typename T>
+void CombineInt(uint8_t* gm, const uint8_t* src, uint64_t bytes, int mode) {
+    uint64_t n = bytes / sizeof(T);
+    for (uint64_t i = 0; i < n; ++i) {
+        T a, b;
+        std::memcpy(&a, gm + i * sizeof(T), sizeof(T));
+        std::memcpy(&b, src + i * sizeof(T), sizeof(T));
+        T r = mode == 1 ? T(a + b) : mode == 2 ? (a > b ? a : b) : (a < b ? a : b);
+        std::memcpy(gm + i * sizeof(T), &r, sizeof(T));
+    }
+}
+}  // namespace
+
+void AtomicStore(uint8_t* gm, const uint8_t* src, uint64_t bytes) {
+    using ao::rt::DType;
+    int mode = ao::rt::Cur().atomic_mode;
+    switch (DType(ao::rt::Cur().atomic_dtype)) {
+        case DType::F32: Combine<float>(gm, src, bytes, mode); break;
+        case DType::F16: Combine<half>(gm, src, bytes, mode); break;
+        case DType::BF16: Combine<bfloat16_t>(gm, src, bytes, mode); break;
+        case DType::I32: CombineInt<int32_t>(gm, src, bytes, mode); break;
+        case DType::I16: CombineInt<int16_t>(gm, src, bytes, mode); break;
+        case DType::I8: CombineInt<int8_t>(gm, src, bytes, mode); break;
+        default:
+            ao::rt::Fail(ao::rt::ErrorKind::Unsupported, "atomic operation on this dtype is not supported");
+    }
+}
+
+}  // namespace ao::k

@@ -1,0 +1,365 @@
+// AscendOptimizer simulator: the runner executable.
+//
+//   runner --signature            print the registered OpDef as JSON
+//   runner MANIFEST               run tiling + kernel for one case
+//
+// MANIFEST is a line-based text file written by the Python driver:
+//   soc <name>
+//   param <key> <number>                       SoC parameter (ub_bytes, aiv_cores, ...)
+//   input  <name> <dtype> <format> <ndim> <dims...> <path|->
+//   output <name> <dtype> <format> <ndim> <dims...> <path>
+//   attr <name> int|float|bool <value>
+//   attr <name> str <hex-bytes>
+//   attr <name> list_int|list_float|list_bool <n> <values...>
+//   result <path>                              where result.json goes
+// Outputs are written as raw little-endian bytes to their paths.
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "host_api.h"
+#include "sim_config.h"
+
+extern "C" void ascendopt_kernel_launch(uint8_t** args);
+extern "C" int ascendopt_kernel_arity();
+
+namespace {
+
+struct Manifest {
+    ao::rt::SocParams soc;
+    std::vector<ao::host::TensorArg> inputs, outputs;
+    std::vector<std::string> input_paths, output_paths;
+    std::vector<ao::host::AttrArg> attrs;
+    std::string result_path;
+};
+
+std::string g_result_path;
+std::string g_partial;  // JSON fields known so far (block_dim, tiling_key, ...)
+
+std::string Escape(const std::string& s) {
+    std::string o;
+    for (char c : s) {
+        switch (c) {
+            case '"': o += "\\\""; break;
+            case '\\': o += "\\\\"; break;
+            case '\n': o += "\\n"; break;
+            case '\t': o += "\\t"; break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) {
+                    char b[8];
+                    snprintf(b, sizeof b, "\\u%04x", c);
+                    o += b;
+                } else {
+                    o += c;
+                }
+        }
+    }
+    return o;
+}
+
+void WriteResult(const std::string& body) {
+    FILE* f = fopen(g_result_path.c_str(), "w");
+    if (f == nullptr) {
+        fprintf(stderr, "ascendopt: cannot write %s\n", g_result_path.c_str());
+        return;
+    }
+    fputs(body.c_str(), f);
+    fclose(f);
+}
+
+void FailHook(const char* kind, const char* message) {
+    std::string body = "{\"status\": \"runtime_error\", \"error_kind\": \"" + Escape(kind) +
+                       "\", \"message\": \"" + Escape(message) + "\"" + g_partial + "}\n";
+    WriteResult(body);
+}
+
+bool ReadFile(const std::string& path, std::vector<uint8_t>& out) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return false;
+    out.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    return true;
+}
+
+std::string FromHex(const std::string& h) {
+    std::string s;
+    for (size_t i = 0; i + 1 < h.size(); i += 2) s += char(std::stoi(h.substr(i, 2), nullptr, 16));
+    return s;
+}
+
+bool ParseManifest(const char* path, Manifest& m, std::string& err) {
+    std::ifstream f(path);
+    if (!f) {
+        err = std::string("cannot open manifest ") + path;
+        return false;
+    }
+    std::string line;
+    while (std::getline(f, line)) {
+        std::istringstream in(line);
+        std::string tag;
+        if (!(in >> tag)) continue;
+        if (tag == "soc") {
+            in >> m.soc.name;
+        } else if (tag == "param") {
+            std::string k;
+            double v;
+            in >> k >> v;
+            m.soc.values[k] = v;
+        } else if (tag == "input" || tag == "output") {
+            ao::host::TensorArg t;
+            int nd = 0;
+            in >> t.name >> t.dtype >> t.format >> nd;
+            t.shape.resize(nd);
+            for (int i = 0; i < nd; ++i) in >> t.shape[i];
+            std::string p;
+            in >> p;
+            if (!in) {
+                err = "bad manifest line: " + line;
+                return false;
+            }
+            if (tag == "input") {
+                t.present = p != "-";
+                m.inputs.push_back(t);
+                m.input_paths.push_back(p);
+            } else {
+                m.outputs.push_back(t);
+                m.output_paths.push_back(p);
+            }
+        } else if (tag == "attr") {
+            ao::host::AttrArg a;
+            in >> a.name >> a.kind;
+            if (a.kind == "int") in >> a.i;
+            else if (a.kind == "float") in >> a.f;
+            else if (a.kind == "bool") { int b; in >> b; a.b = b != 0; }
+            else if (a.kind == "str") { std::string h; in >> h; a.s = h == "-" ? "" : FromHex(h); }
+            else {
+                size_t n = 0;
+                in >> n;
+                for (size_t i = 0; i < n; ++i) {
+                    double v;
+                    in >> v;
+                    if (a.kind == "list_float") a.lf.push_back(v);
+                    else a.li.push_back(int64_t(v));
+                }
+            }
+            m.attrs.push_back(a);
+        } else if (tag == "result") {
+            in >> m.result_path;
+        }
+    }
+    if (m.result_path.empty()) {
+        err = "manifest has no result path";
+        return false;
+    }
+    return true;
+}
+
+int DtypeSize(int dt) {
+    switch (dt) {
+        case 0: case 3: case 8: return 4;          // float, int32, uint32
+        case 1: case 6: case 7: case 27: return 2; // half, int16, uint16, bf16
+        case 2: case 4: case 12: return 1;         // int8, uint8, bool
+        case 9: case 10: case 11: case 16: return 8;
+        case 17: return 16;
+        case 33: return 4;
+        default: return 0;
+    }
+}
+
+uint64_t NumElems(const std::vector<int64_t>& shape) {
+    uint64_t n = 1;
+    for (int64_t d : shape) n *= uint64_t(d < 0 ? 0 : d);
+    return n;
+}
+
+void PrintSignature() {
+    std::string err;
+    const ao::host::OpSignature* sig = ao::host::GetRegisteredOp(&err);
+    if (sig == nullptr) {
+        printf("{\"error\": \"%s\"}\n", Escape(err).c_str());
+        return;
+    }
+    auto params = [](const std::vector<ao::host::OpSignature::Param>& ps) {
+        std::string s = "[";
+        for (size_t i = 0; i < ps.size(); ++i) {
+            const auto& p = ps[i];
+            s += "{\"name\": \"" + Escape(p.name) + "\", \"param_type\": " + std::to_string(p.param_type) +
+                 ", \"value_depend\": " + (p.value_depend ? "true" : "false") +
+                 ", \"scalar\": " + (p.scalar ? "true" : "false") + ", \"dtypes\": [";
+            for (size_t j = 0; j < p.dtypes.size(); ++j) s += (j ? ", " : "") + std::to_string(p.dtypes[j]);
+            s += "]}";
+            if (i + 1 < ps.size()) s += ", ";
+        }
+        return s + "]";
+    };
+    std::string attrs = "[";
+    for (size_t i = 0; i < sig->attrs.size(); ++i) {
+        const auto& a = sig->attrs[i];
+        attrs += "{\"name\": \"" + Escape(a.name) + "\", \"kind\": \"" + Escape(a.kind) +
+                 "\", \"required\": " + (a.required ? "true" : "false") + "}";
+        if (i + 1 < sig->attrs.size()) attrs += ", ";
+    }
+    attrs += "]";
+    printf("{\"op_type\": \"%s\", \"inputs\": %s, \"outputs\": %s, \"attrs\": %s, \"kernel_arity\": %d}\n",
+           Escape(sig->op_type).c_str(), params(sig->inputs).c_str(), params(sig->outputs).c_str(), attrs.c_str(),
+           ascendopt_kernel_arity());
+}
+
+std::string CoreStatsJson(const std::vector<ao::rt::CoreStats>& cores, double clock_ghz) {
+    static const char* pipes[] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL"};
+    std::string s = "[";
+    for (size_t c = 0; c < cores.size(); ++c) {
+        const auto& cs = cores[c];
+        char buf[256];
+        snprintf(buf, sizeof buf, "{\"block\": %zu, \"cycles\": %.1f, \"time_us\": %.4f, \"gm_bytes_in\": %" PRIu64
+                 ", \"gm_bytes_out\": %" PRIu64 ", \"pipes\": {", c, cs.total_cycles, cs.total_cycles / (clock_ghz * 1e3),
+                 cs.gm_bytes_in, cs.gm_bytes_out);
+        s += buf;
+        for (int p = 0; p < 7; ++p) {
+            snprintf(buf, sizeof buf, "%s\"%s\": {\"busy_cycles\": %.1f, \"instrs\": %" PRIu64 "}", p ? ", " : "",
+                     pipes[p], cs.pipes[p].busy_cycles, cs.pipes[p].instrs);
+            s += buf;
+        }
+        s += "}, \"instrs\": [";
+        for (size_t i = 0; i < cs.instrs.size(); ++i) {
+            const auto& in = cs.instrs[i];
+            snprintf(buf, sizeof buf, "%s{\"name\": \"%s\", \"pipe\": \"%s\", \"count\": %" PRIu64 ", \"cycles\": %.1f}",
+                     i ? ", " : "", Escape(in.name).c_str(), pipes[in.pipe], in.count, in.cycles);
+            s += buf;
+        }
+        s += "]}";
+        if (c + 1 < cores.size()) s += ", ";
+    }
+    return s + "]";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc == 2 && std::strcmp(argv[1], "--signature") == 0) {
+        PrintSignature();
+        return 0;
+    }
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s MANIFEST | --signature\n", argv[0]);
+        return 2;
+    }
+    Manifest m;
+    std::string err;
+    if (!ParseManifest(argv[1], m, err)) {
+        fprintf(stderr, "ascendopt: %s\n", err.c_str());
+        return 2;
+    }
+    g_result_path = m.result_path;
+    ao::rt::SetSoc(m.soc);
+    ao::rt::SetFailHook(FailHook);
+
+    // Host tiling.
+    std::vector<std::vector<uint8_t>> input_bytes(m.inputs.size());
+    for (size_t i = 0; i < m.inputs.size(); ++i) {
+        if (!m.inputs[i].present) continue;
+        if (!ReadFile(m.input_paths[i], input_bytes[i])) {
+            fprintf(stderr, "ascendopt: cannot read input %s\n", m.input_paths[i].c_str());
+            return 2;
+        }
+        m.inputs[i].data = input_bytes[i].data();
+    }
+    ao::host::PlatformConfig pc;
+    pc.soc_name = m.soc.name;
+    pc.soc_version = m.soc.name.substr(0, 10);  // "Ascend910B", "Ascend310P"
+    pc.aiv_cores = uint32_t(m.soc.Get("aiv_cores", 48));
+    pc.aic_cores = uint32_t(m.soc.Get("aic_cores", 24));
+    pc.ub_bytes = uint64_t(m.soc.Get("ub_bytes", 196608));
+    pc.l1_bytes = uint64_t(m.soc.Get("l1_bytes", 524288));
+    pc.l0a_bytes = uint64_t(m.soc.Get("l0a_bytes", 65536));
+    pc.l0b_bytes = uint64_t(m.soc.Get("l0b_bytes", 65536));
+    pc.l0c_bytes = uint64_t(m.soc.Get("l0c_bytes", 131072));
+    pc.l2_bytes = uint64_t(m.soc.Get("l2_bytes", 201326592));
+    pc.hbm_bytes = uint64_t(m.soc.Get("hbm_bytes", 68719476736.0));
+    pc.lib_api_workspace_bytes = uint64_t(m.soc.Get("lib_api_workspace_bytes", 16777216));
+    ao::host::TilingResult tr = ao::host::RunTiling(pc, m.inputs, m.outputs, m.attrs);
+    if (!tr.ok) {
+        WriteResult("{\"status\": \"tiling_error\", \"message\": \"" + Escape(tr.error) + "\"}\n");
+        return 0;
+    }
+    uint32_t max_cores = uint32_t(m.soc.Get("max_block_dim", 65535));
+    if (tr.block_dim == 0 || tr.block_dim > max_cores) {
+        WriteResult("{\"status\": \"tiling_error\", \"message\": \"SetBlockDim(" + std::to_string(tr.block_dim) +
+                    ") is outside [1, " + std::to_string(max_cores) + "]\"}\n");
+        return 0;
+    }
+    uint64_t ws_total = 0;
+    for (int64_t w : tr.workspace_sizes) ws_total += uint64_t(w < 0 ? 0 : w);
+    {
+        char buf[256];
+        snprintf(buf, sizeof buf, ", \"block_dim\": %u, \"tiling_key\": %" PRIu64 ", \"workspace_bytes\": %" PRIu64
+                 ", \"tiling_bytes\": %zu", tr.block_dim, tr.tiling_key, ws_total, tr.tiling_data.size());
+        g_partial = buf;
+    }
+
+    // GM: inputs, outputs (garbage-filled), workspace, tiling.
+    std::vector<uint8_t*> args;
+    for (size_t i = 0; i < m.inputs.size(); ++i) {
+        if (!m.inputs[i].present) {
+            args.push_back(nullptr);
+            continue;
+        }
+        uint8_t* p = ao::rt::AllocGm(input_bytes[i].size(), "input " + m.inputs[i].name, 0x7f);
+        std::memcpy(p, input_bytes[i].data(), input_bytes[i].size());
+        args.push_back(p);
+    }
+    std::vector<uint8_t*> outs;
+    for (size_t i = 0; i < m.outputs.size(); ++i) {
+        uint64_t bytes = NumElems(m.outputs[i].shape) * uint64_t(DtypeSize(m.outputs[i].dtype));
+        uint8_t* p = ao::rt::AllocGm(bytes, "output " + m.outputs[i].name, 0x7f);
+        outs.push_back(p);
+        args.push_back(p);
+    }
+    uint8_t* ws = ws_total ? ao::rt::AllocGm(ws_total, "workspace", 0x7f) : nullptr;
+    args.push_back(ws);
+    uint8_t* tiling = ao::rt::AllocGm(tr.tiling_data.size(), "tiling", 0);
+    if (!tr.tiling_data.empty()) std::memcpy(tiling, tr.tiling_data.data(), tr.tiling_data.size());
+    args.push_back(tiling);
+    int arity = ascendopt_kernel_arity();
+    if (arity != int(args.size())) {
+        WriteResult("{\"status\": \"runtime_error\", \"error_kind\": \"invalid_argument\", \"message\": "
+                    "\"kernel entry takes " + std::to_string(arity) + " arguments but the OpDef gives " +
+                    std::to_string(args.size()) + " (inputs + outputs + workspace + tiling)\"" + g_partial + "}\n");
+        return 0;
+    }
+
+    ao::rt::LaunchResult lr = ao::rt::LaunchKernel(tr.block_dim, tr.tiling_key, ascendopt_kernel_launch, args.data(), ws);
+
+    for (size_t i = 0; i < m.outputs.size(); ++i) {
+        uint64_t bytes = NumElems(m.outputs[i].shape) * uint64_t(DtypeSize(m.outputs[i].dtype));
+        FILE* f = fopen(m.output_paths[i].c_str(), "wb");
+        if (f == nullptr || fwrite(outs[i], 1, bytes, f) != bytes) {
+            fprintf(stderr, "ascendopt: cannot write output %s\n", m.output_paths[i].c_str());
+            return 2;
+        }
+        fclose(f);
+    }
+    double clock_ghz = m.soc.Get("clock_ghz", 1.8);
+    double launch_us = m.soc.Get("launch_overhead_us", 3.0);
+    double max_cycles = 0;
+    for (const auto& c : lr.cores) max_cycles = c.total_cycles > max_cycles ? c.total_cycles : max_cycles;
+    double duration_us = launch_us + max_cycles / (clock_ghz * 1e3);
+    std::string shapes = "[";
+    for (size_t i = 0; i < tr.inferred_output_shapes.size(); ++i) {
+        shapes += i ? ", [" : "[";
+        for (size_t j = 0; j < tr.inferred_output_shapes[i].size(); ++j)
+            shapes += (j ? ", " : "") + std::to_string(tr.inferred_output_shapes[i][j]);
+        shapes += "]";
+    }
+    shapes += "]";
+    char buf[256];
+    snprintf(buf, sizeof buf, ", \"task_duration_us\": %.4f, \"max_core_cycles\": %.1f, \"clock_ghz\": %.3f",
+             duration_us, max_cycles, clock_ghz);
+    WriteResult("{\"status\": \"ok\"" + g_partial + buf + ", \"inferred_output_shapes\": " + shapes +
+                ", \"cores\": " + CoreStatsJson(lr.cores, clock_ghz) + "}\n");
+    ao::rt::FreeAllGm();
+    return 0;
+}

@@ -1,0 +1,62 @@
+// AscendOptimizer simulator: SoC parameters and run-level state shared by runtime files.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ao::rt {
+
+// SoC parameters, read from the manifest (the Python side loads socs/<name>.toml).
+struct SocParams {
+    std::string name = "Ascend910B2";
+    std::map<std::string, double> values;  // every numeric parameter by key
+    double Get(const std::string& key, double fallback) const {
+        auto it = values.find(key);
+        return it == values.end() ? fallback : it->second;
+    }
+};
+
+const SocParams& Soc();
+void SetSoc(const SocParams& soc);
+
+// Per-core statistics produced by the timing model.
+struct PipeStats {
+    double busy_cycles = 0;
+    uint64_t instrs = 0;
+};
+struct InstrStats {
+    std::string name;
+    int pipe = 0;
+    uint64_t count = 0;
+    double cycles = 0;
+};
+struct CoreStats {
+    double total_cycles = 0;
+    PipeStats pipes[8];
+    std::vector<InstrStats> instrs;
+    uint64_t gm_bytes_in = 0, gm_bytes_out = 0;
+};
+
+// Failure reporting hook: the runner installs one that writes result.json.
+using FailHook = void (*)(const char* kind, const char* message);
+void SetFailHook(FailHook hook);
+
+struct GmAlloc {
+    uint8_t* base;
+    uint64_t size;    // requested bytes
+    uint64_t padded;  // bytes the device runtime would reserve (accessible without fault)
+    std::string name;
+};
+// Allocates GM the way aclrtMalloc does: 64-byte aligned start, size rounded up to 32 B + 32 B.
+uint8_t* AllocGm(uint64_t bytes, const std::string& name, uint8_t fill);
+void FreeAllGm();
+
+struct LaunchResult {
+    std::vector<CoreStats> cores;
+};
+// Runs the kernel entry on block_dim emulated cores, deterministically.
+LaunchResult LaunchKernel(uint32_t block_dim, uint64_t tiling_key, void (*entry)(uint8_t** args),
+                          uint8_t** args, uint8_t* workspace);
+
+}  // namespace ao::rt

@@ -1,0 +1,100 @@
+"""Runs an operator's cases on a backend and checks them against their goldens."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Iterable
+
+from ascendopt.backends.base import BuildResult, RunResult, Status
+from ascendopt.cases import Case, CaseError, compare, load_golden, make_inputs, run_golden
+from ascendopt.operator import Operator
+
+
+@dataclass
+class CaseResult:
+    """Outcome of one case: status plus error metrics and what the run reported."""
+
+    name: str
+    status: str
+    max_abs_err: float | None = None
+    max_rel_err: float | None = None
+    mismatch_ratio: float | None = None
+    message: str = ""
+    error_kind: str = ""
+    block_dim: int = 0
+    tiling_key: int = 0
+    task_duration_us: float | None = None
+    dtypes: dict[str, str] = field(default_factory=dict)
+    build_seconds: float = 0.0
+    run_seconds: float = 0.0
+    seed: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def case_dtypes(case: Case) -> dict[str, str]:
+    """Tensor name -> dtype for the build's DTYPE_<NAME> macros."""
+    return {t.name: t.dtype for t in (*case.inputs, *case.outputs)}
+
+
+def check_case(backend: Any, op: Operator, case: Case, build: BuildResult, seed: int,
+               rtol: float | None = None, atol: float | None = None, timeout_s: float = 60.0,
+               run_result_hook: Callable[[RunResult], None] | None = None) -> CaseResult:
+    """Runs one case with fresh seeded inputs and compares every output with the golden."""
+    res = CaseResult(case.name, Status.OK.value, dtypes=case_dtypes(case), build_seconds=build.seconds, seed=seed)
+    if not build.ok:
+        res.status, res.message = Status.COMPILE_ERROR.value, build.error
+        return res
+    try:
+        inputs = make_inputs(case, seed)
+        expected = run_golden(load_golden(case.golden), case, inputs) if case.golden else None
+    except CaseError as e:
+        res.status, res.error_kind, res.message = "case_error", "case", str(e)
+        return res
+    rr = backend.run(build, op, case, inputs, timeout_s=timeout_s)
+    if run_result_hook:
+        run_result_hook(rr)
+    res.block_dim, res.tiling_key, res.run_seconds = rr.block_dim, rr.tiling_key, rr.seconds
+    res.task_duration_us = rr.task_duration_us
+    if rr.status != Status.OK:
+        res.status, res.error_kind, res.message = rr.status.value, rr.error_kind, rr.message
+        return res
+    if expected is None:
+        res.message = "no golden: outputs not checked"
+        return res
+    worst_abs = worst_rel = worst_ratio = 0.0
+    failures = []
+    for spec, exp in zip(case.outputs, expected):
+        cmp = compare(rr.outputs[spec.name], exp, spec.dtype, rtol=rtol, atol=atol)
+        worst_abs = max(worst_abs, cmp.max_abs_err)
+        worst_rel = max(worst_rel, cmp.max_rel_err)
+        worst_ratio = max(worst_ratio, cmp.mismatch_ratio)
+        if not cmp.passed:
+            failures.append(f"{spec.name}: {cmp.message}")
+    res.max_abs_err, res.max_rel_err, res.mismatch_ratio = worst_abs, worst_rel, worst_ratio
+    if failures:
+        res.status, res.message = Status.WRONG_RESULT.value, "; ".join(failures)
+    return res
+
+
+def check_operator(backend: Any, op: Operator, cases: Iterable[Case], seed: int = 0,
+                   rtol: float | None = None, atol: float | None = None, timeout_s: float = 60.0,
+                   on_result: Callable[[CaseResult], None] | None = None) -> list[CaseResult]:
+    """Builds once per dtype combination and checks every case (in order)."""
+    builds: dict[tuple, BuildResult] = {}
+    results = []
+    for i, case in enumerate(cases):
+        key = tuple(sorted(case_dtypes(case).items()))
+        if key not in builds:
+            t0 = time.perf_counter()
+            builds[key] = backend.build(op, dict(key))
+            if builds[key].seconds == 0 and not builds[key].cached:
+                builds[key] = BuildResult(builds[key].artifact, builds[key].error, builds[key].key,
+                                          time.perf_counter() - t0, builds[key].cached)
+        r = check_case(backend, op, case, builds[key], seed + i, rtol, atol, timeout_s)
+        results.append(r)
+        if on_result:
+            on_result(r)
+    return results

@@ -1,0 +1,155 @@
+"""Operators as immutable source bundles: <tiling T, kernel K, spec S>.
+
+An operator directory in the cann-ops / msOpGen layout is read into an :class:`Operator`:
+every source file under ``op_host/`` and ``op_kernel/`` (relative path -> text), plus the
+directory's ``tests/st`` location. Editing a file yields a new Operator with a parent link;
+identical sources have identical digests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Mapping
+
+SOURCE_SUFFIXES = (".cpp", ".cc", ".h", ".hpp", ".cxx")
+_OP_ADD = re.compile(r"\bOP_ADD\s*\(\s*(\w+)\s*[,)]")
+_IMPL_OPTILING = re.compile(r"\bIMPL_OP_OPTILING\s*\(\s*(\w+)\s*\)")
+_REGISTER_TILING = re.compile(r"\bREGISTER_TILING_DATA_CLASS\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
+_KERNEL_ENTRY = re.compile(
+    r'extern\s+"C"\s+(?:(?:__global__|__aicore__|inline|__attribute__\s*\(\([^)]*\)\))\s+)*void\s+(\w+)\s*\('
+)
+
+
+class OperatorError(ValueError):
+    """The directory is not a usable operator (missing files, no OP_ADD, no kernel entry)."""
+
+
+def snake_case(name: str) -> str:
+    """Converts an op type such as ``AddCustom`` to ``add_custom`` (msOpGen's rule)."""
+    s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    s = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s)
+    return s.lower()
+
+
+def _strip_comments(text: str) -> str:
+    text = re.sub(r"/\*.*?\*/", lambda m: " " * len(m.group(0)), text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+@dataclass(frozen=True)
+class Operator:
+    """Immutable sources of one operator.
+
+    Attributes:
+        name: Directory name (snake case by convention).
+        files: Relative path (``op_host/x.cpp``) -> source text, for host and kernel files.
+        root: The directory it was loaded from (tests, cases and goldens live there).
+        parent: Digest of the operator this one was derived from, if any.
+        origin: Free-form label of how it was made (``"original"``, ``"stage2/evo"``, ...).
+    """
+
+    name: str
+    files: Mapping[str, str]
+    root: Path
+    parent: str | None = None
+    origin: str = "original"
+    _digest: str = field(default="", compare=False, repr=False)
+
+    @staticmethod
+    def load(path: str | Path) -> "Operator":
+        root = Path(path).resolve()
+        if not root.is_dir():
+            raise OperatorError(f"{path}: not a directory")
+        files: dict[str, str] = {}
+        for sub in ("op_host", "op_kernel"):
+            d = root / sub
+            if not d.is_dir():
+                raise OperatorError(f"{root}: missing {sub}/ (expected the cann-ops operator layout)")
+            for f in sorted(d.rglob("*")):
+                if f.is_file() and f.suffix in SOURCE_SUFFIXES:
+                    files[f.relative_to(root).as_posix()] = f.read_text(errors="replace")
+        op = Operator(name=root.name, files=MappingProxyType(files), root=root)
+        op.op_type  # validate early
+        op.kernel_file
+        return op
+
+    @property
+    def digest(self) -> str:
+        """sha256 over the sorted (path, text) pairs."""
+        if not self._digest:
+            h = hashlib.sha256()
+            for k in sorted(self.files):
+                h.update(k.encode() + b"\0" + self.files[k].encode() + b"\0")
+            object.__setattr__(self, "_digest", h.hexdigest())
+        return self._digest
+
+    def with_file(self, rel: str, text: str, origin: str | None = None) -> "Operator":
+        """Returns a new Operator with one file replaced (or added)."""
+        files = dict(self.files)
+        files[rel] = text
+        return Operator(self.name, MappingProxyType(files), self.root, self.digest, origin or self.origin)
+
+    def host_files(self) -> list[str]:
+        return [k for k in self.files if k.startswith("op_host/")]
+
+    def kernel_files(self) -> list[str]:
+        return [k for k in self.files if k.startswith("op_kernel/")]
+
+    @property
+    def op_type(self) -> str:
+        for k in self.host_files():
+            m = _OP_ADD.search(_strip_comments(self.files[k]))
+            if m:
+                return m.group(1)
+        raise OperatorError(f"{self.root}: no OP_ADD(<OpType>) registration found in op_host/")
+
+    @property
+    def kernel_file(self) -> str:
+        """The op_kernel source that defines the extern "C" kernel entry."""
+        candidates = []
+        for k in self.kernel_files():
+            if k.endswith((".cpp", ".cc", ".cxx")) and _KERNEL_ENTRY.search(_strip_comments(self.files[k])):
+                candidates.append(k)
+        if not candidates:
+            raise OperatorError(f'{self.root}: no extern "C" __global__ __aicore__ kernel entry in op_kernel/')
+        preferred = f"op_kernel/{snake_case(self.op_type)}.cpp"
+        return preferred if preferred in candidates else candidates[0]
+
+    @property
+    def kernel_entry(self) -> str:
+        m = _KERNEL_ENTRY.search(_strip_comments(self.files[self.kernel_file]))
+        assert m is not None
+        return m.group(1)
+
+    def tiling_headers(self) -> list[str]:
+        """Host headers that define tiling data structs (needed by the kernel's GET_TILING_DATA)."""
+        return [k for k in self.host_files() if k.endswith((".h", ".hpp")) and "BEGIN_TILING_DATA_DEF" in self.files[k]]
+
+    @property
+    def tiling_struct(self) -> str | None:
+        regs: list[tuple[str, str]] = []
+        for k in self.host_files():
+            regs += _REGISTER_TILING.findall(_strip_comments(self.files[k]))
+        for op, cls in regs:
+            if op == self.op_type:
+                return cls
+        return regs[0][1] if regs else None
+
+    def write_to(self, dest: str | Path) -> Path:
+        """Writes the sources (and a copy of tests/) to a new directory."""
+        import shutil
+
+        dest = Path(dest)
+        dest.mkdir(parents=True, exist_ok=True)
+        for rel, text in self.files.items():
+            p = dest / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(text)
+        tests = self.root / "tests"
+        if tests.is_dir() and not (dest / "tests").exists():
+            shutil.copytree(tests, dest / "tests")
+        return dest
