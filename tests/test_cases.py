@@ -430,6 +430,13 @@ def test_compare_bf16():
     assert not compare(far, e, "bfloat16").passed
 
 
+def test_compare_one_ulp_passes_for_every_float_dtype():
+    for dtype, bits in (("float16", np.uint16), ("bfloat16", np.uint16), ("float32", np.uint32)):
+        e = np.geomspace(1e-3, 1e3, 4096).astype(dtypes.np_dtype(dtype))
+        up = (e.view(bits) + 1).view(e.dtype)
+        assert compare(up, e, dtype, max_mismatch_ratio=0).passed, dtype
+
+
 def test_compare_ints_and_bool_exact():
     e = np.array([1, 2, 3, 2 ** 62 + 1], dtype=np.int64)
     assert compare(e.copy(), e, "int64").passed

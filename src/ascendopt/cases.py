@@ -204,6 +204,8 @@ def _desc_fields(desc: Any, what: str, is_input: bool) -> dict[str, list]:
     """Parse the expandable fields of one tensor description into lists of variants."""
     if not isinstance(desc, dict):
         raise CaseError(f"{what}: tensor description must be an object, got {desc!r}")
+    if not isinstance(desc.get("name"), str) or not desc["name"]:
+        raise CaseError(f"{what}: 'name' must be a non-empty string")
     if "shape" not in desc:
         raise CaseError(f"{what}: missing 'shape'")
     if "type" not in desc:
@@ -348,7 +350,7 @@ _KNOWN_KEYS = {"case_name", "op", "input_desc", "output_desc", "attr", "calc_exp
 def _expand_case(raw: Any, index: int, path: Path) -> list[Case]:
     """Expand one case object of a case file into its concrete cases."""
     if not isinstance(raw, dict) or not isinstance(raw.get("op"), str):
-        raise CaseError(f"case #{index} must be an object with an 'op' string")
+        raise CaseError(f"{path}: case #{index} must be an object with an 'op' string")
     base_name = str(raw.get("case_name") or f"Test_{raw['op']}_{index + 1:03d}")
     try:
         parsed = []
