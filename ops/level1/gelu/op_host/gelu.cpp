@@ -1,12 +1,12 @@
 /**
  * @file gelu.cpp
- * Host side of Gelu (tanh approximation): tiling, shape inference and operator definition.
+ * Host side of Gelu: tiling, shape inference and operator definition.
  *
  * Elements are split over the vector cores in 32-byte blocks: the first `tailBlockNum`
- * cores ("big" cores) take one block more than the others, the last core takes what is left
- * of the real (unpadded) length. Each core walks its share in UB tiles; the last tile of a
- * core may be short. The tile length comes from the UB capacity divided by the bytes every
- * element keeps alive in UB (double-buffered input and output plus fp32 temporaries).
+ * cores ("big" cores) take one block more than the others, and the last core takes what is
+ * left of the real (unpadded) length. Each core walks its share in UB tiles; the last tile of
+ * a core may be short. The tile length is the UB capacity divided by the bytes every element
+ * keeps alive in UB (double-buffered input and output, an fp32 scratch buffer and, for fp16/bf16, an fp32 copy of the tile).
  */
 #include "gelu_tiling.h"
 #include "register/op_def_registry.h"
@@ -32,17 +32,21 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     ascendcPlatform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
     uint32_t coreNum = ascendcPlatform.GetCoreNum();
 
-    ge::DataType dataType = context->GetInputDesc(0)->GetDataType();
-    uint32_t typeBytes = 0;
-    ge::TypeUtils::GetDataTypeLength(dataType, typeBytes);
+    ge::DataType inType = context->GetInputDesc(0)->GetDataType();
+    ge::DataType outType = context->GetOutputDesc(0)->GetDataType();
+    uint32_t inBytes = 0;
+    uint32_t outBytes = 0;
+    ge::TypeUtils::GetDataTypeLength(inType, inBytes);
+    ge::TypeUtils::GetDataTypeLength(outType, outBytes);
     uint64_t totalNum = context->GetInputShape(0)->GetStorageShape().GetShapeSize();
-    if (typeBytes == 0 || totalNum == 0 || coreNum == 0) {
+    if (inBytes == 0 || outBytes == 0 || totalNum == 0 || coreNum == 0) {
         return ge::GRAPH_FAILED;
     }
-    // UB bytes per element: BUFFER_NUM x (input + output), plus fp32 work buffers
-    // (one for fp32, two for fp16/bf16 which are widened to fp32 first).
-    uint32_t tmpBytes = (dataType == ge::DT_FLOAT) ? sizeof(float) : 2 * sizeof(float);
-    uint32_t bytesPerElem = BUFFER_NUM * (typeBytes + typeBytes) + tmpBytes;
+
+    // UB bytes per element: BUFFER_NUM x (input + output) plus work buffers.
+    // fp32 scratch, plus an fp32 copy of the tile for fp16/bf16 inputs.
+    uint32_t tmpBytes = (inType == ge::DT_FLOAT) ? sizeof(float) : 2 * sizeof(float);
+    uint32_t bytesPerElem = BUFFER_NUM * (inBytes + outBytes) + tmpBytes;
 
     // # evolve_tiling_block_start
     uint32_t ubReserveBytes = 0;         // UB kept free for the framework
@@ -50,10 +54,11 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     uint32_t maxCoreNum = coreNum;       // cores the split may use
     // # evolve_tiling_block_end
 
-    uint32_t alignNum = BLOCK_BYTES / typeBytes;     // elements per 32-byte block
-    uint32_t repeatNum = REPEAT_BYTES / typeBytes;   // elements per vector repeat
+    uint32_t minBytes = inBytes < outBytes ? inBytes : outBytes;
+    uint32_t alignNum = BLOCK_BYTES / minBytes;     // elements per 32-byte block of the narrowest tensor
+    uint32_t repeatNum = REPEAT_BYTES / minBytes;   // elements per vector repeat of the narrowest tensor
     uint64_t totalBlocks = (totalNum + alignNum - 1) / alignNum;
-    uint64_t minBlocks = minBytesPerCore / BLOCK_BYTES > 0 ? minBytesPerCore / BLOCK_BYTES : 1;
+    uint64_t minBlocks = minBytesPerCore / (alignNum * minBytes) > 0 ? minBytesPerCore / (alignNum * minBytes) : 1;
     uint64_t usedCores = (totalBlocks + minBlocks - 1) / minBlocks;
     usedCores = usedCores < maxCoreNum ? usedCores : maxCoreNum;
     usedCores = usedCores < totalBlocks ? usedCores : totalBlocks;

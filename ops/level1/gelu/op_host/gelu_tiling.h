@@ -1,6 +1,6 @@
 /**
  * @file gelu_tiling.h
- * Tiling data of Gelu (tanh approximation): elementwise multi-core / multi-tile split.
+ * Tiling data of Gelu: elementwise split over cores (32-byte blocks) and UB tiles.
  */
 #ifndef GELU_TILING_H
 #define GELU_TILING_H

@@ -6,7 +6,7 @@
  *     y = x / (1 + exp(-2 * sqrt(2/pi) * x * (1 + 0.044715 * x^2)))
  * which needs one transcendental (Exp) and one Div per element. fp16/bf16 are widened to
  * fp32 for the computation. In/out queues are double buffered so MTE2, V and MTE3 overlap
- * across tiles.
+ * across tiles; the input buffer is released as soon as it has been read.
  */
 #include "kernel_operator.h"
 
@@ -17,7 +17,7 @@ constexpr float GELU_CUBE_COEF = 0.044715f;
 constexpr float GELU_NEG_TWO_SQRT_2_OVER_PI = -1.5957691216057308f;  // -2 * sqrt(2 / pi)
 }  // namespace
 
-template <typename T>
+template <typename TX, typename TY>
 class KernelGelu {
 public:
     __aicore__ inline KernelGelu() {}
@@ -46,12 +46,12 @@ public:
                 tailDataNum = td.smallTailDataNum;
             }
         }
-        xGm.SetGlobalBuffer((__gm__ T*)x + offset, coreDataNum);
-        yGm.SetGlobalBuffer((__gm__ T*)y + offset, coreDataNum);
-        pipe.InitBuffer(inQueueX, BUFFER_NUM, tileDataNum * sizeof(T));
-        pipe.InitBuffer(outQueueY, BUFFER_NUM, tileDataNum * sizeof(T));
+        xGm.SetGlobalBuffer((__gm__ TX*)x + offset, coreDataNum);
+        yGm.SetGlobalBuffer((__gm__ TY*)y + offset, coreDataNum);
+        pipe.InitBuffer(inQueueX, BUFFER_NUM, tileDataNum * sizeof(TX));
+        pipe.InitBuffer(outQueueY, BUFFER_NUM, tileDataNum * sizeof(TY));
         pipe.InitBuffer(workBuf, tileDataNum * sizeof(float));
-        if constexpr (!std::is_same_v<T, float>) {
+        if constexpr (!std::is_same_v<TX, float>) {
             pipe.InitBuffer(castBuf, tileDataNum * sizeof(float));
         }
     }
@@ -69,19 +69,19 @@ public:
 private:
     __aicore__ inline void CopyIn(uint32_t progress, uint32_t count)
     {
-        AscendC::LocalTensor<T> xLocal = inQueueX.AllocTensor<T>();
+        AscendC::LocalTensor<TX> xLocal = inQueueX.AllocTensor<TX>();
         uint64_t gmOffset = static_cast<uint64_t>(progress) * tileDataNum;
-        if ((count * sizeof(T)) % BLOCK_BYTES == 0) {
+        if ((count * sizeof(TX)) % BLOCK_BYTES == 0) {
             AscendC::DataCopy(xLocal, xGm[gmOffset], count);
         } else {
-            AscendC::DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * sizeof(T)), 0, 0, 0};
-            AscendC::DataCopyPadExtParams<T> padParams{false, 0, 0, T(0)};
+            AscendC::DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * sizeof(TX)), 0, 0, 0};
+            AscendC::DataCopyPadExtParams<TX> padParams{false, 0, 0, TX(0)};
             AscendC::DataCopyPad(xLocal, xGm[gmOffset], copyParams, padParams);
         }
         inQueueX.EnQue(xLocal);
     }
 
-    // y = x / (1 + exp(k * x * (1 + c * x^2))), all in fp32; `xf` is read, `t` is scratch.
+    // dst = xf / (1 + exp(k * xf * (1 + c * xf^2))) in fp32; `t` is scratch. dst may alias xf.
     __aicore__ inline void GeluFp32(const AscendC::LocalTensor<float>& dst, const AscendC::LocalTensor<float>& xf,
                                     const AscendC::LocalTensor<float>& t, uint32_t count)
     {
@@ -97,10 +97,10 @@ private:
 
     __aicore__ inline void Compute(uint32_t count)
     {
-        AscendC::LocalTensor<T> xLocal = inQueueX.DeQue<T>();
-        AscendC::LocalTensor<T> yLocal = outQueueY.AllocTensor<T>();
+        AscendC::LocalTensor<TX> xLocal = inQueueX.DeQue<TX>();
+        AscendC::LocalTensor<TY> yLocal = outQueueY.AllocTensor<TY>();
         AscendC::LocalTensor<float> work = workBuf.Get<float>();
-        if constexpr (std::is_same_v<T, float>) {
+        if constexpr (std::is_same_v<TX, float>) {
             GeluFp32(yLocal, xLocal, work, count);
             inQueueX.FreeTensor(xLocal);
         } else {
@@ -110,17 +110,17 @@ private:
             GeluFp32(xf, xf, work, count);
             AscendC::Cast(yLocal, xf, AscendC::RoundMode::CAST_RINT, count);
         }
-        outQueueY.EnQue<T>(yLocal);
+        outQueueY.EnQue<TY>(yLocal);
     }
 
     __aicore__ inline void CopyOut(uint32_t progress, uint32_t count)
     {
-        AscendC::LocalTensor<T> yLocal = outQueueY.DeQue<T>();
+        AscendC::LocalTensor<TY> yLocal = outQueueY.DeQue<TY>();
         uint64_t gmOffset = static_cast<uint64_t>(progress) * tileDataNum;
-        if ((count * sizeof(T)) % BLOCK_BYTES == 0) {
+        if ((count * sizeof(TY)) % BLOCK_BYTES == 0) {
             AscendC::DataCopy(yGm[gmOffset], yLocal, count);
         } else {
-            AscendC::DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * sizeof(T)), 0, 0, 0};
+            AscendC::DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * sizeof(TY)), 0, 0, 0};
             AscendC::DataCopyPad(yGm[gmOffset], yLocal, copyParams);
         }
         outQueueY.FreeTensor(yLocal);
@@ -130,10 +130,10 @@ private:
     AscendC::TPipe pipe;
     AscendC::TQue<AscendC::QuePosition::VECIN, BUFFER_NUM> inQueueX;
     AscendC::TQue<AscendC::QuePosition::VECOUT, BUFFER_NUM> outQueueY;
-    AscendC::TBuf<AscendC::QuePosition::VECCALC> workBuf;
-    AscendC::TBuf<AscendC::QuePosition::VECCALC> castBuf;
-    AscendC::GlobalTensor<T> xGm;
-    AscendC::GlobalTensor<T> yGm;
+    AscendC::TBuf<AscendC::QuePosition::VECCALC> workBuf;   // fp32 scratch
+    AscendC::TBuf<AscendC::QuePosition::VECCALC> castBuf;   // fp32 copy of a fp16/bf16 tile
+    AscendC::GlobalTensor<TX> xGm;
+    AscendC::GlobalTensor<TY> yGm;
     uint32_t coreDataNum = 0;
     uint32_t tileNum = 0;
     uint32_t tileDataNum = 0;
@@ -143,7 +143,7 @@ private:
 extern "C" __global__ __aicore__ void gelu(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
 {
     GET_TILING_DATA(tilingData, tiling);
-    KernelGelu<DTYPE_X> op;
+    KernelGelu<DTYPE_X, DTYPE_Y> op;
     op.Init(x, y, tilingData);
     op.Process();
 }

@@ -1,6 +1,6 @@
 /**
  * @file silu_tiling.h
- * Tiling data of Silu (x * sigmoid(x)): elementwise multi-core / multi-tile split.
+ * Tiling data of Silu: elementwise split over cores (32-byte blocks) and UB tiles.
  */
 #ifndef SILU_TILING_H
 #define SILU_TILING_H

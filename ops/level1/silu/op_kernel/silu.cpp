@@ -2,7 +2,8 @@
  * @file silu.cpp
  * Silu (swish): y = x * sigmoid(x) = x / (1 + exp(-x)).
  * fp16/bf16 are widened to fp32 for the computation. In/out queues are double buffered so
- * MTE2, V and MTE3 overlap across tiles.
+ * MTE2, V and MTE3 overlap across tiles; the input buffer is released as soon as it has
+ * been read.
  */
 #include "kernel_operator.h"
 
@@ -11,7 +12,7 @@ constexpr int32_t BUFFER_NUM = 2;
 constexpr uint32_t BLOCK_BYTES = 32;
 }  // namespace
 
-template <typename T>
+template <typename TX, typename TY>
 class KernelSilu {
 public:
     __aicore__ inline KernelSilu() {}
@@ -40,12 +41,12 @@ public:
                 tailDataNum = td.smallTailDataNum;
             }
         }
-        xGm.SetGlobalBuffer((__gm__ T*)x + offset, coreDataNum);
-        yGm.SetGlobalBuffer((__gm__ T*)y + offset, coreDataNum);
-        pipe.InitBuffer(inQueueX, BUFFER_NUM, tileDataNum * sizeof(T));
-        pipe.InitBuffer(outQueueY, BUFFER_NUM, tileDataNum * sizeof(T));
+        xGm.SetGlobalBuffer((__gm__ TX*)x + offset, coreDataNum);
+        yGm.SetGlobalBuffer((__gm__ TY*)y + offset, coreDataNum);
+        pipe.InitBuffer(inQueueX, BUFFER_NUM, tileDataNum * sizeof(TX));
+        pipe.InitBuffer(outQueueY, BUFFER_NUM, tileDataNum * sizeof(TY));
         pipe.InitBuffer(workBuf, tileDataNum * sizeof(float));
-        if constexpr (!std::is_same_v<T, float>) {
+        if constexpr (!std::is_same_v<TX, float>) {
             pipe.InitBuffer(castBuf, tileDataNum * sizeof(float));
         }
     }
@@ -63,19 +64,19 @@ public:
 private:
     __aicore__ inline void CopyIn(uint32_t progress, uint32_t count)
     {
-        AscendC::LocalTensor<T> xLocal = inQueueX.AllocTensor<T>();
+        AscendC::LocalTensor<TX> xLocal = inQueueX.AllocTensor<TX>();
         uint64_t gmOffset = static_cast<uint64_t>(progress) * tileDataNum;
-        if ((count * sizeof(T)) % BLOCK_BYTES == 0) {
+        if ((count * sizeof(TX)) % BLOCK_BYTES == 0) {
             AscendC::DataCopy(xLocal, xGm[gmOffset], count);
         } else {
-            AscendC::DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * sizeof(T)), 0, 0, 0};
-            AscendC::DataCopyPadExtParams<T> padParams{false, 0, 0, T(0)};
+            AscendC::DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * sizeof(TX)), 0, 0, 0};
+            AscendC::DataCopyPadExtParams<TX> padParams{false, 0, 0, TX(0)};
             AscendC::DataCopyPad(xLocal, xGm[gmOffset], copyParams, padParams);
         }
         inQueueX.EnQue(xLocal);
     }
 
-    // y = x / (1 + exp(-x)) in fp32; `xf` is read, `t` is scratch.
+    // dst = xf / (1 + exp(-xf)) in fp32; `t` is scratch. dst may alias xf.
     __aicore__ inline void SiluFp32(const AscendC::LocalTensor<float>& dst, const AscendC::LocalTensor<float>& xf,
                                     const AscendC::LocalTensor<float>& t, uint32_t count)
     {
@@ -87,10 +88,10 @@ private:
 
     __aicore__ inline void Compute(uint32_t count)
     {
-        AscendC::LocalTensor<T> xLocal = inQueueX.DeQue<T>();
-        AscendC::LocalTensor<T> yLocal = outQueueY.AllocTensor<T>();
+        AscendC::LocalTensor<TX> xLocal = inQueueX.DeQue<TX>();
+        AscendC::LocalTensor<TY> yLocal = outQueueY.AllocTensor<TY>();
         AscendC::LocalTensor<float> work = workBuf.Get<float>();
-        if constexpr (std::is_same_v<T, float>) {
+        if constexpr (std::is_same_v<TX, float>) {
             SiluFp32(yLocal, xLocal, work, count);
             inQueueX.FreeTensor(xLocal);
         } else {
@@ -100,17 +101,17 @@ private:
             SiluFp32(xf, xf, work, count);
             AscendC::Cast(yLocal, xf, AscendC::RoundMode::CAST_RINT, count);
         }
-        outQueueY.EnQue<T>(yLocal);
+        outQueueY.EnQue<TY>(yLocal);
     }
 
     __aicore__ inline void CopyOut(uint32_t progress, uint32_t count)
     {
-        AscendC::LocalTensor<T> yLocal = outQueueY.DeQue<T>();
+        AscendC::LocalTensor<TY> yLocal = outQueueY.DeQue<TY>();
         uint64_t gmOffset = static_cast<uint64_t>(progress) * tileDataNum;
-        if ((count * sizeof(T)) % BLOCK_BYTES == 0) {
+        if ((count * sizeof(TY)) % BLOCK_BYTES == 0) {
             AscendC::DataCopy(yGm[gmOffset], yLocal, count);
         } else {
-            AscendC::DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * sizeof(T)), 0, 0, 0};
+            AscendC::DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * sizeof(TY)), 0, 0, 0};
             AscendC::DataCopyPad(yGm[gmOffset], yLocal, copyParams);
         }
         outQueueY.FreeTensor(yLocal);
@@ -120,10 +121,10 @@ private:
     AscendC::TPipe pipe;
     AscendC::TQue<AscendC::QuePosition::VECIN, BUFFER_NUM> inQueueX;
     AscendC::TQue<AscendC::QuePosition::VECOUT, BUFFER_NUM> outQueueY;
-    AscendC::TBuf<AscendC::QuePosition::VECCALC> workBuf;
-    AscendC::TBuf<AscendC::QuePosition::VECCALC> castBuf;
-    AscendC::GlobalTensor<T> xGm;
-    AscendC::GlobalTensor<T> yGm;
+    AscendC::TBuf<AscendC::QuePosition::VECCALC> workBuf;   // fp32 scratch
+    AscendC::TBuf<AscendC::QuePosition::VECCALC> castBuf;   // fp32 copy of a fp16/bf16 tile
+    AscendC::GlobalTensor<TX> xGm;
+    AscendC::GlobalTensor<TY> yGm;
     uint32_t coreDataNum = 0;
     uint32_t tileNum = 0;
     uint32_t tileDataNum = 0;
@@ -133,7 +134,7 @@ private:
 extern "C" __global__ __aicore__ void silu(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
 {
     GET_TILING_DATA(tilingData, tiling);
-    KernelSilu<DTYPE_X> op;
+    KernelSilu<DTYPE_X, DTYPE_Y> op;
     op.Init(x, y, tilingData);
     op.Process();
 }

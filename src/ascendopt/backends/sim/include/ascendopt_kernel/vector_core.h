@@ -263,6 +263,12 @@ struct Strd {
 // Contiguous layout of an operand of element size `es` in a plan whose widest element is `wide`.
 inline Strd Contig(uint32_t es, uint32_t wide) { return Strd{1, uint32_t(8 * es / wide)}; }
 
+inline Strd DS(const BinaryRepeatParams& r) { return Strd{r.dstBlkStride, r.dstRepStride}; }
+inline Strd S0(const BinaryRepeatParams& r) { return Strd{r.src0BlkStride, r.src0RepStride}; }
+inline Strd S1(const BinaryRepeatParams& r) { return Strd{r.src1BlkStride, r.src1RepStride}; }
+inline Strd DS(const UnaryRepeatParams& r) { return Strd{r.dstBlkStride, r.dstRepStride}; }
+inline Strd SS(const UnaryRepeatParams& r) { return Strd{r.srcBlkStride, r.srcRepStride}; }
+
 // Element index (relative to the operand start) of element i of repeat r. A narrower operand
 // (es < widest) packs its block of blkElems elements densely; its block stride is counted in
 // those narrow blocks while the repeat stride stays in 32-byte units.

@@ -219,11 +219,6 @@ inline void ScRun(const char* name, const Plan& p, const LocalTensor<T>& d, cons
        Strd{}, [&](uint64_t, uint64_t i, uint64_t) { return ScCompute<OP, T>(A[i], s, roundEn); });
 }
 
-inline Strd DS(const BinaryRepeatParams& r) { return Strd{r.dstBlkStride, r.dstRepStride}; }
-inline Strd S0(const BinaryRepeatParams& r) { return Strd{r.src0BlkStride, r.src0RepStride}; }
-inline Strd S1(const BinaryRepeatParams& r) { return Strd{r.src1BlkStride, r.src1RepStride}; }
-inline Strd DS(const UnaryRepeatParams& r) { return Strd{r.dstBlkStride, r.dstRepStride}; }
-inline Strd SS(const UnaryRepeatParams& r) { return Strd{r.srcBlkStride, r.srcRepStride}; }
 
 template <typename T>
 inline T PowT(T a, T b) {

@@ -1,0 +1,27 @@
+/**
+ * @file muls_custom_tiling.h
+ * Tiling data of MulsCustom: elementwise split over cores (32-byte blocks) and UB tiles.
+ */
+#ifndef MULS_CUSTOM_TILING_H
+#define MULS_CUSTOM_TILING_H
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(MulsCustomTilingData)
+    TILING_DATA_FIELD_DEF(uint32_t, smallCoreDataNum);   // elements of a small core
+    TILING_DATA_FIELD_DEF(uint32_t, bigCoreDataNum);     // elements of a big core (one block more)
+    TILING_DATA_FIELD_DEF(uint32_t, lastCoreDataNum);    // elements of the last core (unpadded)
+    TILING_DATA_FIELD_DEF(uint32_t, tileDataNum);        // elements of one full UB tile
+    TILING_DATA_FIELD_DEF(uint32_t, smallTileNum);
+    TILING_DATA_FIELD_DEF(uint32_t, bigTileNum);
+    TILING_DATA_FIELD_DEF(uint32_t, lastTileNum);
+    TILING_DATA_FIELD_DEF(uint32_t, smallTailDataNum);   // elements of the last tile of a small core
+    TILING_DATA_FIELD_DEF(uint32_t, bigTailDataNum);
+    TILING_DATA_FIELD_DEF(uint32_t, lastTailDataNum);
+    TILING_DATA_FIELD_DEF(uint32_t, tailBlockNum);       // number of big cores (they come first)
+    TILING_DATA_FIELD_DEF(float, value); // scalar multiplier
+END_TILING_DATA_DEF;
+
+REGISTER_TILING_DATA_CLASS(MulsCustom, MulsCustomTilingData)
+}  // namespace optiling
+#endif  // MULS_CUSTOM_TILING_H

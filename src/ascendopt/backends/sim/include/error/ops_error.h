@@ -1,0 +1,3 @@
+// AscendOptimizer simulator (host side).
+#pragma once
+#include "log/ops_log.h"

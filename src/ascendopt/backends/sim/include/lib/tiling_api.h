@@ -1,0 +1,3 @@
+// AscendOptimizer simulator (host side).
+#pragma once
+#include "tiling/tiling_api.h"

@@ -1,0 +1,116 @@
+// AscendOptimizer simulator (host side): IMPL_OP / IMPL_OP_OPTILING / IMPL_OP_INFERSHAPE.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ascendopt_host/gert.h"
+#include "graph/ge_error_codes.h"
+#include "graph/types.h"
+
+namespace gert {
+
+using TilingKernelFunc = ge::graphStatus (*)(TilingContext*);
+using InferShapeKernelFunc = ge::graphStatus (*)(InferShapeContext*);
+using InferDataTypeKernelFunc = ge::graphStatus (*)(InferDataTypeContext*);
+using InferShapeRangeKernelFunc = ge::graphStatus (*)(InferShapeRangeContext*);
+using TilingParseFunc = ge::graphStatus (*)(TilingParseContext*);
+
+struct AoImplEntry {
+    TilingKernelFunc tiling = nullptr;
+    TilingParseFunc tiling_parse = nullptr;
+    std::function<std::shared_ptr<void>()> make_compile_info;
+    InferShapeKernelFunc infer_shape = nullptr;
+    InferDataTypeKernelFunc infer_datatype = nullptr;
+    std::vector<int32_t> data_dependency;
+};
+
+inline std::map<std::string, AoImplEntry>& AoImplRegistry() {
+    static std::map<std::string, AoImplEntry> m;
+    return m;
+}
+
+class OpImplRegisterV2 {
+public:
+    using TilingKernelFunc = gert::TilingKernelFunc;
+    using InferShapeKernelFunc = gert::InferShapeKernelFunc;
+    using InferDataTypeKernelFunc = gert::InferDataTypeKernelFunc;
+
+    explicit OpImplRegisterV2(const char* op_type) : op_type_(op_type ? op_type : "") { Entry(); }
+
+    OpImplRegisterV2& Tiling(TilingKernelFunc fn, size_t = 0) {
+        Entry().tiling = fn;
+        return *this;
+    }
+    template <typename CompileInfoT>
+    OpImplRegisterV2& TilingParse(TilingParseFunc fn) {
+        AoImplEntry& e = Entry();
+        e.tiling_parse = fn;
+        e.make_compile_info = []() {
+            return std::shared_ptr<void>(new CompileInfoT(), [](void* p) { delete static_cast<CompileInfoT*>(p); });
+        };
+        return *this;
+    }
+    OpImplRegisterV2& InferShape(InferShapeKernelFunc fn) {
+        Entry().infer_shape = fn;
+        return *this;
+    }
+    OpImplRegisterV2& InferDataType(InferDataTypeKernelFunc fn) {
+        Entry().infer_datatype = fn;
+        return *this;
+    }
+    template <typename F>
+    OpImplRegisterV2& InferShapeRange(F) {
+        return *this;
+    }
+    OpImplRegisterV2& InputsDataDependency(std::initializer_list<int32_t> idx) {
+        Entry().data_dependency.insert(Entry().data_dependency.end(), idx.begin(), idx.end());
+        return *this;
+    }
+    OpImplRegisterV2& TilingInputsDataDependency(std::initializer_list<int32_t> idx) {
+        return InputsDataDependency(idx);
+    }
+    template <typename P>
+    OpImplRegisterV2& TilingInputsDataDependency(std::initializer_list<int32_t> idx, P) {
+        return InputsDataDependency(idx);
+    }
+    OpImplRegisterV2& OutputShapeDependOnCompute(std::initializer_list<int32_t>) { return *this; }
+    OpImplRegisterV2& InferOutDataTypeSameWithFirstInput() { return *this; }
+    OpImplRegisterV2& HostInputs(std::initializer_list<int32_t>) { return *this; }
+    template <typename V>
+    OpImplRegisterV2& PrivateAttr(const char*, V) {
+        return *this;
+    }
+    OpImplRegisterV2& PrivateAttr(const char*) { return *this; }
+    template <typename F>
+    OpImplRegisterV2& GenSimplifiedKey(F) {
+        return *this;
+    }
+    template <typename F>
+    OpImplRegisterV2& OpExecuteFunc(F) {
+        return *this;
+    }
+    template <typename F>
+    OpImplRegisterV2& InferFormat(F) {
+        return *this;
+    }
+
+private:
+    AoImplEntry& Entry() { return AoImplRegistry()[op_type_]; }
+    std::string op_type_;
+};
+
+}  // namespace gert
+
+#define AO_IMPL_CAT2(a, b) a##b
+#define AO_IMPL_CAT(a, b) AO_IMPL_CAT2(a, b)
+#define IMPL_OP(op_type)                                                                             \
+    static ::gert::OpImplRegisterV2 AO_IMPL_CAT(g_ao_impl_op_, __COUNTER__) __attribute__((unused)) = \
+        ::gert::OpImplRegisterV2(#op_type)
+#define IMPL_OP_OPTILING(op_type) IMPL_OP(op_type)
+#define IMPL_OP_INFERSHAPE(op_type) IMPL_OP(op_type)
+#define IMPL_OP_DEFAULT() IMPL_OP(DefaultImpl)
