@@ -1,28 +1,34 @@
-"""Golden for Gelu (tanh approximation)."""
+"""Golden for Gelu (tanh approximation) (msopst calc_expect_func)."""
 import numpy as np
 
 try:
     import ml_dtypes
     _BF16 = ml_dtypes.bfloat16
-except ImportError:  # bf16 cases need ml_dtypes
+except ImportError:  # only the bf16 cases need ml_dtypes
     _BF16 = None
 
-_DTYPES = {"float16": np.float16, "float": np.float32, "float32": np.float32, "bfloat16": _BF16}
+_DTYPES = {"float16": np.float16, "float": np.float32, "float32": np.float32, "bfloat16": _BF16,
+           "int32": np.int32, "bool": np.bool_}
 
 
 def _value(tensor):
-    return tensor["value"] if isinstance(tensor, dict) else np.asarray(tensor)
+    """The array of an msopst tensor description (or a bare array)."""
+    return np.asarray(tensor["value"] if isinstance(tensor, dict) else tensor)
 
 
 def _dtype(tensor):
+    """numpy dtype of an msopst tensor description (or of a bare array)."""
     if isinstance(tensor, dict):
         return np.dtype(_DTYPES[str(tensor["dtype"]).lower()])
     return np.asarray(tensor).dtype
 
 
 def calc_expect_func(x, y):
-    """y = 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))), computed in fp32."""
-    xv = _value(x).astype(np.float32)
-    inner = np.float32(np.sqrt(2.0 / np.pi)) * (xv + np.float32(0.044715) * xv * xv * xv)
-    res = np.float32(0.5) * xv * (np.float32(1.0) + np.tanh(inner))
+    """y = 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))), computed in fp64.
+
+    The sigmoid form x / (1 + exp(-2u)) avoids the cancellation of 1 + tanh(u) for x << 0.
+    """
+    xv = _value(x).astype(np.float64)
+    u = np.sqrt(2.0 / np.pi) * (xv + 0.044715 * xv * xv * xv)
+    res = xv / (1.0 + np.exp(-2.0 * u))
     return [res.astype(_dtype(y))]

@@ -267,7 +267,7 @@ inline T AoSaturateInt(float v) {
 // Converts one L0C element to the destination type under quantisation mode `mode`.
 template <typename T, typename U>
 inline T AoFixConvert(U v, bool relu, QuantMode_t mode, float scale) {
-    if (relu && v < U(0)) v = U(0);
+    if (relu && v <= U(0)) v = U(0);  // ReLU (-0 becomes +0)
     if constexpr (std::is_same_v<U, float>) {
         if (mode == QuantMode_t::F322F16) {
             if constexpr (std::is_same_v<T, half>) return T(v);

@@ -1,0 +1,78 @@
+// AscendOptimizer simulator: interface between the runner (main.cpp) and the host-side
+// emulation (host_rt.cpp): the registered OpDef and one tiling run.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ao::host {
+
+struct PlatformConfig {
+    std::string soc_name;
+    std::string soc_version;  // family name used by GetSocVersion, e.g. "Ascend910B"
+    uint32_t aiv_cores = 0, aic_cores = 0;
+    uint64_t ub_bytes = 0, l1_bytes = 0, l0a_bytes = 0, l0b_bytes = 0, l0c_bytes = 0, l2_bytes = 0, hbm_bytes = 0,
+             lib_api_workspace_bytes = 0;
+};
+
+struct TensorArg {
+    std::string name;  // IR name; repeated consecutively for the instances of a dynamic input
+    int dtype = 0;     // ge::DataType value
+    int format = 2;    // ge::Format value (FORMAT_ND)
+    std::vector<int64_t> shape;
+    const void* data = nullptr;  // host copy of the input bytes, for GetInputTensor
+    bool present = true;         // false: an absent optional input
+};
+
+struct AttrArg {
+    std::string name;
+    std::string kind;  // "int","float","bool","str","list_int","list_float","list_bool" (list_bool values in li)
+    int64_t i = 0;
+    double f = 0;
+    bool b = false;
+    std::string s;
+    std::vector<int64_t> li;
+    std::vector<double> lf;
+};
+
+struct OpSignature {
+    std::string op_type;
+    struct Param {
+        std::string name;
+        int param_type;  // 0 required, 1 optional, 2 dynamic
+        std::vector<int> dtypes;
+        bool value_depend;
+        bool scalar;
+    };
+    std::vector<Param> inputs, outputs;
+    struct Attr {
+        std::string name;
+        std::string kind;
+        bool required;
+        AttrArg default_value;
+    };
+    std::vector<Attr> attrs;
+    bool has_tiling;
+    bool has_infer_shape;
+};
+
+struct TilingResult {
+    bool ok = false;
+    std::string error;
+    uint32_t block_dim = 0;
+    uint64_t tiling_key = 0;
+    std::vector<uint8_t> tiling_data;
+    std::vector<int64_t> workspace_sizes;
+    uint32_t schedule_mode = 0;
+    std::vector<std::vector<int64_t>> inferred_output_shapes;  // empty inner vector = not inferred
+};
+
+// Exactly one op must be registered (OP_ADD); otherwise nullptr and *error says why.
+const OpSignature* GetRegisteredOp(std::string* error);
+
+// Runs InferShape (if registered) and the tiling function of the registered op.
+// Never throws; crashes (SIGSEGV/SIGFPE/...) inside op code are reported as errors.
+TilingResult RunTiling(const PlatformConfig&, const std::vector<TensorArg>& inputs,
+                       const std::vector<TensorArg>& outputs, const std::vector<AttrArg>& attrs);
+
+}  // namespace ao::host
