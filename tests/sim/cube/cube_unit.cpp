@@ -95,7 +95,18 @@ void Load2d(void*) {
                                                     : Buf<TPosition::B2, T>(pipe, l0b, dstBytes, nullptr, 0xAB);
     LocalTensor<T> d = dst[uint32_t(Arg("dst_off", 0))];
     LocalTensor<T> s = src[uint32_t(Arg("src_off", 0))];
-    if (Arg("trans2d", 0)) {
+    if (Arg("load3d", 0)) {
+        LoadData3DParamsV2<T> p;
+        p.l1H = uint16_t(Arg("l1H", 0));
+        p.l1W = uint16_t(Arg("l1W", 1));
+        p.channelSize = uint16_t(Arg("channelSize", 0));
+        p.kExtension = uint16_t(Arg("kExtension", 0));
+        p.mExtension = uint16_t(Arg("mExtension", 0));
+        p.kStartPt = uint16_t(Arg("kStartPt", 0));
+        p.mStartPt = uint16_t(Arg("mStartPt", 0));
+        p.filterW = uint8_t(Arg("filterW", 1));
+        LoadData(d, s, p);
+    } else if (Arg("trans2d", 0)) {
         LoadData2dTransposeParams p(uint16_t(Arg("startIndex", 0)), uint8_t(Arg("repeatTimes", 1)),
                                     uint16_t(Arg("srcStride", 0)), uint16_t(Arg("dstGap", 0)),
                                     uint16_t(Arg("dstFracGap", 0)));

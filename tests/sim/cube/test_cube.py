@@ -225,6 +225,25 @@ def test_load_with_transpose(run, t):
             np.testing.assert_array_equal(out[o:o + fr], f)
 
 
+@pytest.mark.parametrize("t", ["f16", "f32", "i8"])
+def test_load3dv2_matmul_form(run, t):
+    dt = DT[t]
+    c0 = c0_of(dt)
+    m, k = 40, 3 * c0
+    mA = 48
+    a = rng.integers(-100, 100, size=(m, k)).astype(dt)
+    l1 = nz_from_nd(a, mA)
+    # window: rows 16..47, channels c0..3*c0 -> zZ of a[16:48, c0:3c0] (rows >= 40 are padding)
+    out = np.frombuffer(run("load2d", [l1], t=t, dst="a2", dst_bytes=32 * 2 * c0 * np.dtype(dt).itemsize,
+                            load3d=1, l1H=mA, l1W=1, channelSize=k, kExtension=2 * c0, mExtension=32, kStartPt=c0,
+                            mStartPt=16), dtype=dt)
+    padded = np.zeros((mA, k), dtype=dt)
+    padded[:m] = a
+    np.testing.assert_array_equal(out, zz_from_nd(padded[16:48, c0:3 * c0]))
+    run("load2d", [l1], expect_error="unsupported", t=t, dst="a2", dst_bytes=4096, load3d=1, l1H=mA, l1W=1,
+        channelSize=k, kExtension=c0, mExtension=16, filterW=3)
+
+
 # ------------------------------------------------------------------------------------------ Mmad
 def bf16_bits(x: np.ndarray) -> np.ndarray:
     u = x.astype(np.float32).view(np.uint32)

@@ -83,7 +83,7 @@ TensorArg T(const std::string& name, int dtype, std::vector<int64_t> shape, cons
     return t;
 }
 
-AttrArg AInt(const std::string& n, int64_t v)
+[[maybe_unused]] AttrArg AInt(const std::string& n, int64_t v)
 {
     AttrArg a;
     a.name = n;

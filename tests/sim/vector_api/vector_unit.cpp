@@ -297,7 +297,8 @@ void DupAxpyCases() {
     {
         CASE("duplicate");
         Ctx c;
-        auto d = c.Alloc<half>(1024), e = c.Alloc<float>(512);
+        auto d = c.Alloc<half>(1024);
+        auto e = c.Alloc<float>(512);
         FillConst(d, 1024, half(1.0f));
         FillConst(e, 512, 1.0f);
         Duplicate(d, 2.5f, 333);
@@ -312,7 +313,8 @@ void DupAxpyCases() {
         Ctx c;
         auto a = c.Alloc<float>(300), d = c.Alloc<float>(300);
         auto ah = c.Alloc<half>(300), dh = c.Alloc<half>(300);
-        auto dm = c.Alloc<float>(300), d0 = c.Alloc<float>(300), dh0 = c.Alloc<half>(300);
+        auto dm = c.Alloc<float>(300), d0 = c.Alloc<float>(300);
+        auto dh0 = c.Alloc<half>(300);
         Fill(a, 300, -2, 2);
         Fill(d, 300, -2, 2);
         Fill(ah, 300, -2, 2);
@@ -439,7 +441,8 @@ void SelectCases() {
         CASE("select_count");
         Ctx c;
         const uint32_t n = 384;
-        auto a = c.Alloc<float>(n), b = c.Alloc<float>(n), sel = c.Alloc<uint8_t>(64);
+        auto a = c.Alloc<float>(n), b = c.Alloc<float>(n);
+        auto sel = c.Alloc<uint8_t>(64);
         auto d0 = c.Alloc<float>(n), d1 = c.Alloc<float>(n), d2 = c.Alloc<float>(n);
         Fill(a, n, -3, 3);
         Fill(b, n, -3, 3);
@@ -457,7 +460,9 @@ void SelectCases() {
     {
         CASE("select_mask_f16");
         Ctx c;
-        auto a = c.Alloc<half>(512), b = c.Alloc<half>(512), sel = c.Alloc<uint8_t>(64), d = c.Alloc<half>(512);
+        auto a = c.Alloc<half>(512), b = c.Alloc<half>(512);
+        auto sel = c.Alloc<uint8_t>(64);
+        auto d = c.Alloc<half>(512);
         Fill(a, 512, -3, 3);
         Fill(b, 512, -3, 3);
         for (int i = 0; i < 64; ++i) sel.Data()[i] = uint8_t(Rnd());
@@ -475,7 +480,8 @@ void SelectCases() {
         // Compare into CMPMASK, read it back, Select with it (mode 0, register form).
         CASE("cmpmask_reg");
         Ctx c;
-        auto a = c.Alloc<float>(128), b = c.Alloc<float>(128), d = c.Alloc<float>(128), r = c.Alloc<uint8_t>(32);
+        auto a = c.Alloc<float>(128), b = c.Alloc<float>(128), d = c.Alloc<float>(128);
+        auto r = c.Alloc<uint8_t>(32);
         Fill(a, 128, -3, 3);
         Fill(b, 128, -3, 3);
         FillConst(d, 128, 0.0f);
@@ -493,7 +499,8 @@ void SelectCases() {
     {
         CASE("compare_mask");
         Ctx c;
-        auto a = c.Alloc<half>(512), b = c.Alloc<half>(512), d = c.Alloc<uint8_t>(64);
+        auto a = c.Alloc<half>(512), b = c.Alloc<half>(512);
+        auto d = c.Alloc<uint8_t>(64);
         Fill(a, 512, -3, 3);
         Fill(b, 512, -3, 3);
         FillConst(d, 64, uint8_t(0xAA));
@@ -609,7 +616,8 @@ void BrcbGatherCases() {
     {
         CASE("gather");
         Ctx c;
-        auto a = c.Alloc<float>(256), off = c.Alloc<uint32_t>(256), d = c.Alloc<float>(256), e = c.Alloc<float>(256);
+        auto a = c.Alloc<float>(256), d = c.Alloc<float>(256), e = c.Alloc<float>(256);
+        auto off = c.Alloc<uint32_t>(256);
         Fill(a, 256, -5, 5);
         for (int i = 0; i < 256; ++i) off.Data()[i] = (Rnd() % 200) * 4;
         FillConst(d, 256, 0.0f);

@@ -219,17 +219,16 @@ private:
             WholeReduceSum<float>(dst, acc, FP32_PER_REPEAT, static_cast<int32_t>(n), 1, 1, BLOCKS_PER_REPEAT);
             return;
         }
+        bool copyRows = scratch.GetPhyAddr() != src.GetPhyAddr();
         for (uint32_t r = 0; r < n; ++r) {
             LocalTensor<float> row = scratch[r * alignCols];
+            if (copyRows) {
+                DataCopy(row, src[r * alignCols], alignCols);
+                PipeBarrier<PIPE_V>();
+            }
             uint32_t len = cols;
-            uint32_t mid = AlignUpU32((len + 1) / 2, FP32_PER_BLOCK);
-            // first halving step reads src and writes scratch; the upper part is copied alongside
-            DataCopy(row[mid], src[r * alignCols + mid], alignCols - mid);
-            Add(row, src[r * alignCols], src[r * alignCols + mid], static_cast<int32_t>(len - mid));
-            PipeBarrier<PIPE_V>();
-            len = mid;
             while (len > FP32_PER_REPEAT) {
-                mid = AlignUpU32((len + 1) / 2, FP32_PER_BLOCK);
+                uint32_t mid = AlignUpU32((len + 1) / 2, FP32_PER_BLOCK);
                 Add(row, row, row[mid], static_cast<int32_t>(len - mid));
                 PipeBarrier<PIPE_V>();
                 len = mid;

@@ -134,6 +134,35 @@ struct InitConstValueParams {
     T initValue = T(0);
 };
 
+// Load3Dv2 (img2col) parameters. Only the matmul use is emulated: 1x1 filter, stride 1,
+// dilation 1, no padding, enTranspose = false (L1 NC1HWC0 / NZ -> L0A/L0B zZ).
+template <typename T>
+struct LoadData3DParamsV2 {
+    __aicore__ LoadData3DParamsV2() {
+        for (int i = 0; i < 4; ++i) padList[i] = 0;
+    }
+    uint8_t padList[4] = {0, 0, 0, 0};
+    uint16_t l1H = 0;
+    uint16_t l1W = 0;
+    uint16_t channelSize = 0;
+    uint16_t kExtension = 0;
+    uint16_t mExtension = 0;
+    uint16_t kStartPt = 0;
+    uint16_t mStartPt = 0;
+    uint8_t strideW = 1;
+    uint8_t strideH = 1;
+    uint8_t filterW = 1;
+    uint8_t filterH = 1;
+    uint8_t dilationFilterW = 1;
+    uint8_t dilationFilterH = 1;
+    bool enTranspose = false;
+    bool enSmallK = false;
+    T padValue = T(0);
+    bool filterSizeW = false;
+    bool filterSizeH = false;
+    bool fMatrixCtrl = false;
+};
+
 enum class CO2Layout : uint8_t { NZ = 0, ROW_MAJOR, COLUMN_MAJOR };
 struct FixpipeConfig {
     CO2Layout format;
@@ -212,7 +241,7 @@ void Nd2NzMove(const LocalTensor<T>& dst, const T* src, const Nd2NzParams& p) {
                 uint32_t valid = p.dValue - c * c0;
                 if (valid > c0) valid = c0;
                 std::memcpy(blk, srow + uint64_t(c) * c0, uint64_t(valid) * sizeof(T));
-                if (valid < c0) std::memset(blk + valid, 0, uint64_t(c0 - valid) * sizeof(T));  // zero pad
+                if (valid < c0) std::memset(static_cast<void*>(blk + valid), 0, uint64_t(c0 - valid) * sizeof(T));  // zero pad
             }
         }
     }
@@ -640,6 +669,65 @@ __aicore__ inline void LoadData(const LocalTensor<T>& dst, const GlobalTensor<T>
     uint8_t* d = reinterpret_cast<uint8_t*>(dst.Data());
     for (uint64_t i = 0; i < rep; ++i)
         std::memcpy(d + i * (1 + uint64_t(p.dstGap)) * fb, g + (uint64_t(p.startIndex) + i * p.srcStride) * fb, fb);
+}
+
+// LoadData (3Dv2, img2col) restricted to the matmul form: source = C1 x (l1H*l1W) x C0 (the NZ
+// layout of a [l1H*l1W, channelSize] matrix with dstNzC0Stride = l1H*l1W), destination zZ of the
+// window rows [mStartPt, +mExtension) x channels [kStartPt, +kExtension).
+template <typename T>
+__aicore__ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData3DParamsV2<T>& p) {
+    const char* what = "LoadData(3Dv2)";
+    using ao::rt::Space;
+    if (src.Space() != Space::L1 || (dst.Space() != Space::L0A && dst.Space() != Space::L0B))
+        ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "%s: supported paths are A1 -> A2 and B1 -> B2, got %s -> %s",
+                     what, ao::rt::SpaceName(src.Space()), ao::rt::SpaceName(dst.Space()));
+    if (p.filterW != 1 || p.filterH != 1 || p.strideW != 1 || p.strideH != 1 || p.dilationFilterW != 1 ||
+        p.dilationFilterH != 1 || p.padList[0] || p.padList[1] || p.padList[2] || p.padList[3] || p.enTranspose ||
+        p.enSmallK)
+        ao::rt::Fail(ao::rt::ErrorKind::Unsupported,
+                     "%s: only the matmul form (1x1 filter, stride 1, dilation 1, no padding, no transpose) is "
+                     "emulated",
+                     what);
+    constexpr uint32_t c0 = ao::k::CubeC0<T>();
+    if (p.mExtension % 16 != 0 || p.kExtension % c0 != 0 || p.kStartPt % c0 != 0)
+        ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument,
+                     "%s: mExtension %u must be a multiple of 16, kExtension %u and kStartPt %u multiples of %u", what,
+                     unsigned(p.mExtension), unsigned(p.kExtension), unsigned(p.kStartPt), c0);
+    ao::k::CheckLocalAlignedTo(dst, 512, what, "dst");
+    ao::k::CheckLocalAligned(src, what);
+    if (p.mExtension == 0 || p.kExtension == 0) return;
+    uint64_t hw = uint64_t(p.l1H) * p.l1W;
+    if (uint64_t(p.mStartPt) + p.mExtension > (hw + 15) / 16 * 16 || uint32_t(p.kStartPt) + p.kExtension >
+                                                                            (uint32_t(p.channelSize) + c0 - 1) / c0 * c0)
+        ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument,
+                     "%s: window [%u, +%u) x [%u, +%u) exceeds the source %llu positions x %u channels", what,
+                     unsigned(p.mStartPt), unsigned(p.mExtension), unsigned(p.kStartPt), unsigned(p.kExtension),
+                     (unsigned long long)hw, unsigned(p.channelSize));
+    uint32_t kB = p.kExtension / c0, mB = p.mExtension / 16;
+    uint64_t c1 = (uint64_t(p.kStartPt) + p.kExtension) / c0;
+    uint64_t srcBegin = uint64_t(p.kStartPt / c0) * hw * c0 + uint64_t(p.mStartPt) * c0;
+    uint64_t srcEnd = (c1 - 1) * hw * c0 + (uint64_t(p.mStartPt) + p.mExtension) * c0;
+    ao::rt::Instr ins;
+    ins.name = "LoadData";
+    ins.pipe = ao::rt::Pipe::MTE1;
+    ins.cls = ao::rt::OpClass::CubeLoad;
+    ins.dtype_bytes = sizeof(T);
+    ins.repeats = mB * kB;
+    ins.elems = uint64_t(p.mExtension) * p.kExtension;
+    ins.bytes = ins.elems * sizeof(T);
+    ins.bursts = mB * kB;
+    ins.burst_bytes = ao::k::kFractalBytes;
+    ins.Add(dst.Range(0, ins.elems, true, what));
+    ins.Add(src.Range(srcBegin, srcEnd - srcBegin, false, what));
+    ao::rt::Issue(ins);
+    const T* s = src.Data();
+    T* d = dst.Data();
+    for (uint32_t mb = 0; mb < mB; ++mb)
+        for (uint32_t kb = 0; kb < kB; ++kb)
+            for (uint32_t r = 0; r < 16; ++r)
+                std::memcpy(d + (uint64_t(mb) * kB + kb) * 16 * c0 + uint64_t(r) * c0,
+                            s + (uint64_t(p.kStartPt / c0) + kb) * hw * c0 + (uint64_t(p.mStartPt) + mb * 16 + r) * c0,
+                            c0 * sizeof(T));
 }
 
 // LoadDataWithTranspose: transposes square blocks (b8: 32x32 from two stacked 16x32 fractals;

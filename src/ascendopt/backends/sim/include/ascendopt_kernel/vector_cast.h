@@ -104,7 +104,15 @@ inline void CastRun(const Plan& p, const LocalTensor<D>& dst, const LocalTensor<
     const S* A = src.Data();
     constexpr uint32_t w = sizeof(D) > sizeof(S) ? sizeof(D) : sizeof(S);
     Ew("Cast", ao::rt::OpClass::VecCast, w, p, dst, ds, &src, ss, static_cast<const LocalTensor<D>*>(nullptr), Strd{},
-       [&](uint64_t, uint64_t i, uint64_t) { return CastOne<D>(WidenLD(A[i]), m); });
+       [&](uint64_t, uint64_t i, uint64_t) {
+           if constexpr (std::is_same_v<D, S> && kIsFloatLike<D>) {
+               // Same floating type: round to an integral value (CAST_NONE copies).
+               if (m == RoundMode::CAST_NONE) return A[i];
+               return CastOne<D>(RoundIntLD(WidenLD(A[i]), m), m);
+           } else {
+               return CastOne<D>(WidenLD(A[i]), m);
+           }
+       });
 }
 
 }  // namespace ao::k
