@@ -312,7 +312,7 @@ def round_to_int(x, mode):
     if mode == "trunc":
         return np.trunc(x)
     if mode == "round":
-        return np.sign(x) * np.floor(np.abs(x) + 0.5)
+        return np.copysign(np.floor(np.abs(x) + 0.5), x)
     raise ValueError(mode)
 
 
@@ -339,7 +339,8 @@ def float_cast_ref(x, dtype, mode):
             lo = float(np.nextafter(h, -inf)) if not math.isinf(hv) else maxv
         else:
             lo = hv
-            up = float(np.nextafter(h, inf))
+            with np.errstate(over="ignore"):
+                up = float(np.nextafter(h, inf))
         upv = beyond if math.isinf(up) else up  # overflow candidate
         lov = -beyond if math.isinf(lo) else lo
         if mode == "floor":
@@ -374,8 +375,8 @@ def int_cast_ref(x, dtype, mode):
     info = np.iinfo(dtype)
     r = round_to_int(x, mode)
     r = np.where(np.isnan(r), 0, r)
-    r = np.clip(r, info.min, info.max)
-    return np.array([int(v) for v in r], dtype=dtype)
+    r = np.clip(r, -2.0**64, 2.0**64)
+    return np.array([min(max(int(v), int(info.min)), int(info.max)) for v in r], dtype=dtype)
 
 
 CAST_CASES = [

@@ -91,7 +91,7 @@ void GmToLocal(const char* what, const LocalTensor<T>& dst, const GlobalTensor<T
     uint64_t lspan = uint64_t(count - 1) * pitch + leftPad + len + rightPad;
     ao::rt::Instr ins;
     ins.name = what;
-    ins.pipe = dst.Space() == ao::rt::Space::L1 ? ao::rt::Pipe::MTE2 : ao::rt::Pipe::MTE2;
+    ins.pipe = ao::rt::Pipe::MTE2;
     ins.cls = ao::rt::OpClass::CopyIn;
     ins.dtype_bytes = sizeof(T);
     ins.bytes = uint64_t(count) * len;

@@ -138,6 +138,16 @@ struct AoNoTilingStruct { uint8_t unused; };
         if (!(x)) ::ao::rt::Fail(::ao::rt::ErrorKind::AssertFailed, "ASSERT(%s) failed at %s:%d", #x, \
                                  __FILE__, __LINE__);                                              \
     } while (0)
+// Core-type guards. The simulator runs cube and vector work of a block on one emulated core,
+// so both guards are true and mixed kernels execute both halves in program order.
+namespace AscendC {
+enum CoreType : int8_t { AIC = 0, AIV = 1, MIX = 2 };
+constexpr CoreType g_coreType = AIV;
+}  // namespace AscendC
+#define ASCEND_IS_AIV (true)
+#define ASCEND_IS_AIC (true)
+#define ASCEND_IS_NOT_AIV (false)
+#define ASCEND_IS_NOT_AIC (false)
 #ifndef __CCE_AICORE__
 #define __CCE_AICORE__ 220
 #endif

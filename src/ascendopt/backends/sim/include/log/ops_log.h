@@ -37,13 +37,12 @@ inline const char* Name(const T* ctx) {
 #define OPS_REPORT_CUBE_INNER_ERR(name, ...) AO_LOG_PRINT("E", name, __VA_ARGS__)
 #define CUBE_INNER_ERR_REPORT(name, ...) AO_LOG_PRINT("E", name, __VA_ARGS__)
 
+// No do/while: real code uses it both with and without a trailing semicolon.
 #define OPS_LOG_E_IF_NULL(ctx, ptr, action)                                  \
-    do {                                                                     \
-        if ((ptr) == nullptr) {                                              \
-            AO_LOG_PRINT("E", ctx, "%s is nullptr", #ptr);                   \
-            action;                                                          \
-        }                                                                    \
-    } while (0)
+    if ((ptr) == nullptr) {                                                  \
+        AO_LOG_PRINT("E", ctx, "%s is nullptr", #ptr);                       \
+        action;                                                              \
+    }
 #define OPS_CHECK_NULL_WITH_CONTEXT(ctx, ptr) OPS_LOG_E_IF_NULL(ctx, ptr, return ge::GRAPH_FAILED)
 #define OPS_CHECK_NULL_WITH_CONTEXT_RET(ctx, ptr, ret) OPS_LOG_E_IF_NULL(ctx, ptr, return ret)
 #define OP_CHECK_NULL_WITH_CONTEXT(ctx, ptr) OPS_LOG_E_IF_NULL(ctx, ptr, return ge::GRAPH_FAILED)
