@@ -46,12 +46,12 @@ def _load(op_dir: Path, cases_files: list[Path], golden: Optional[str], names: l
     return op, cases
 
 
-def _backend(soc: str):
+def _backend(soc: str, noise_pct: float = 0.0, noise_seed: int = 0):
     from ascendopt.backends.sim.backend import SimBackend
 
     try:
-        return SimBackend(soc)
-    except SocError as e:
+        return SimBackend(soc, noise_pct=noise_pct, noise_seed=noise_seed)
+    except (SocError, ValueError) as e:
         _fail(str(e))
 
 
@@ -66,13 +66,14 @@ def run(
     atol: Optional[float] = typer.Option(None, "--atol", help="Absolute tolerance (default: per-dtype policy)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the generated inputs."),
     timeout: float = typer.Option(60.0, "--timeout", help="Seconds allowed per case run."),
+    noise_pct: float = typer.Option(0.0, "--noise-pct", help="Seeded timing noise (percent std) for tests."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
     """Build an operator on the simulator, run its cases and check them against the golden."""
     from ascendopt.evaluate.check import check_operator
 
     op, selected = _load(op_dir, cases, golden, case)
-    backend = _backend(soc)
+    backend = _backend(soc, noise_pct, seed)
     if as_json:
         results = check_operator(backend, op, selected, seed=seed, rtol=rtol, atol=atol, timeout_s=timeout)
     else:

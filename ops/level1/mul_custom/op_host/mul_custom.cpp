@@ -49,14 +49,12 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
         inBytesSum += bytes;
         minBytes = (minBytes == 0 || bytes < minBytes) ? bytes : minBytes;
     }
-    ge::DataType computeType = context->GetInputDesc(0)->GetDataType();
     uint32_t outBytes = 0;
     ge::TypeUtils::GetDataTypeLength(context->GetOutputDesc(0)->GetDataType(), outBytes);
     if (outBytes == 0 || totalNum == 0 || coreNum == 0) {
         return ge::GRAPH_FAILED;
     }
     minBytes = outBytes < minBytes ? outBytes : minBytes;
-    (void)computeType;
 
     // UB bytes per element: BUFFER_NUM x (inputs + output) plus work buffers.
     uint32_t tmpBytes = 0;

@@ -40,13 +40,20 @@ class SimBackend:
         soc: SoC name (``socs/<name>.toml``).
         builder: Shared builder (its cache); a default one is made if omitted.
         memory_bytes: Address-space limit of each runner process.
+        noise_pct: Standard deviation (percent) of seeded multiplicative noise added to the
+            modeled task duration, to exercise noise handling; 0 keeps the model exact.
+        noise_seed: Seed of the noise generator (each backend owns its generator).
     """
 
     name = "sim"
 
     def __init__(self, soc: str = DEFAULT_SOC, builder: SimBuilder | None = None,
-                 memory_bytes: int = DEFAULT_MEMORY_BYTES):
+                 memory_bytes: int = DEFAULT_MEMORY_BYTES, noise_pct: float = 0.0, noise_seed: int = 0):
+        if noise_pct < 0:
+            raise ValueError("noise_pct must be >= 0")
         self.soc: Soc = load_soc(soc)
+        self.noise_pct = noise_pct
+        self._noise = np.random.default_rng(noise_seed)
         self.builder = builder or SimBuilder()
         self.memory_bytes = memory_bytes
         self._signatures: dict[Path, dict[str, Any]] = {}
@@ -156,8 +163,11 @@ class SimBackend:
             outputs[spec.name] = data.reshape(spec.shape)
         profile = {k: res[k] for k in ("cores", "max_core_cycles", "clock_ghz", "workspace_bytes", "tiling_bytes",
                                        "inferred_output_shapes") if k in res}
-        return RunResult(Status.OK, outputs=outputs, task_duration_us=float(res.get("task_duration_us", 0.0)),
-                         profile=profile, **common)
+        duration = float(res.get("task_duration_us", 0.0))
+        if self.noise_pct > 0:
+            profile["modeled_task_duration_us"] = duration
+            duration *= max(0.01, 1.0 + self._noise.normal(0.0, self.noise_pct / 100.0))
+        return RunResult(Status.OK, outputs=outputs, task_duration_us=duration, profile=profile, **common)
 
 
 def _attr_line(name: str, kind: str, value: Any) -> str:

@@ -41,6 +41,9 @@ _GE_MACROS = {
 }
 
 
+_TILING_DEF = re.compile(r"BEGIN_TILING_DATA_DEF\s*\(\s*(\w+)\s*\)")
+
+
 def _hash(*parts: str | bytes) -> str:
     h = hashlib.sha256()
     for p in parts:
@@ -198,9 +201,14 @@ class SimBuilder:
         for name, code in _GE_MACROS.items():
             lines += [f"#ifndef {name}", f"#define {name} {code}", "#endif"]
         lines.append('#include "kernel_operator.h"')
+        usings = []
         for h in op.tiling_headers():
             lines.append(f'#include "{src_dir / h}"')
-        lines += ["namespace optiling {}", "using namespace optiling;",
+            if re.search(r"namespace\s+optiling", op.files[h]):
+                usings += [f"using optiling::{n};" for n in _TILING_DEF.findall(op.files[h])]
+        # Kernels name tiling structs unqualified (CANN generates them at global scope); a
+        # blanket `using namespace optiling` would make host constants clash with kernel ones.
+        lines += ["namespace optiling {}", *dict.fromkeys(usings),
                   f"#define {op.kernel_entry} ascendopt_kernel_entry",
                   f'#include "{src_dir / op.kernel_file}"',
                   f"#undef {op.kernel_entry}",

@@ -40,13 +40,13 @@ inline LD RoundToFormat(LD x, int prec, int emin, LD maxv, RoundMode m) {
     LD v = __builtin_ldexpl(r, q);
     if (v == 0) v = x < 0 ? -0.0L : 0.0L;
     if (__builtin_fabsl(v) > maxv) {
-        bool neg = v < 0;
+        bool isNeg = v < 0;
         LD inf = __builtin_infl();
         switch (m) {
-            case RoundMode::CAST_TRUNC: case RoundMode::CAST_ODD: v = neg ? -maxv : maxv; break;
-            case RoundMode::CAST_FLOOR: v = neg ? -inf : maxv; break;
-            case RoundMode::CAST_CEIL: v = neg ? -maxv : inf; break;
-            default: v = neg ? -inf : inf; break;
+            case RoundMode::CAST_TRUNC: case RoundMode::CAST_ODD: v = isNeg ? -maxv : maxv; break;
+            case RoundMode::CAST_FLOOR: v = isNeg ? -inf : maxv; break;
+            case RoundMode::CAST_CEIL: v = isNeg ? -maxv : inf; break;
+            default: v = isNeg ? -inf : inf; break;
         }
     }
     return v;

@@ -38,8 +38,8 @@ struct UnaryRepeatParams {
     __aicore__ UnaryRepeatParams(const uint16_t dBlk, const uint16_t sBlk, const uint8_t dRep, const uint8_t sRep)
         : dstBlkStride(dBlk), srcBlkStride(sBlk), dstRepStride(dRep), srcRepStride(sRep) {}
     __aicore__ UnaryRepeatParams(const uint16_t dBlk, const uint16_t sBlk, const uint8_t dRep, const uint8_t sRep,
-                                 const bool half)
-        : dstBlkStride(dBlk), srcBlkStride(sBlk), dstRepStride(dRep), srcRepStride(sRep), halfBlock(half) {}
+                                 const bool halfBlk)
+        : dstBlkStride(dBlk), srcBlkStride(sBlk), dstRepStride(dRep), srcRepStride(sRep), halfBlock(halfBlk) {}
 };
 
 struct BrcbRepeatParams {
@@ -279,15 +279,15 @@ inline uint64_t Idx(const Plan& p, uint32_t r, uint32_t i, uint32_t es, Strd s) 
 
 struct Hull {
     uint64_t lo = ~0ull, hi = 0;
-    bool any = false;
+    bool hasAny = false;
     void Add(uint64_t i) {
         if (i < lo) lo = i;
         if (i > hi) hi = i;
-        any = true;
+        hasAny = true;
     }
     template <typename T>
     void AddTo(ao::rt::Instr& ins, const LocalTensor<T>& t, bool write, const char* name) const {
-        if (any) ins.Add(t.Range(lo, hi - lo + 1, write, name));
+        if (hasAny) ins.Add(t.Range(lo, hi - lo + 1, write, name));
     }
 };
 

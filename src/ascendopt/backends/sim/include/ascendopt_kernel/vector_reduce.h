@@ -29,7 +29,7 @@ enum class RedOp : uint8_t { Sum, Max, Min };
 
 // Reduces the active elements of repeat r. Returns the value (in float) and the in-repeat index.
 template <RedOp OP, typename T>
-inline float RepReduce(const Plan& p, uint32_t r, const T* S, Strd ss, uint32_t& idx, bool& any) {
+inline float RepReduce(const Plan& p, uint32_t r, const T* S, Strd ss, uint32_t& idx, bool& hasAny) {
     float buf[256];
     uint32_t pos[256];
     uint32_t n = 0;
@@ -38,7 +38,7 @@ inline float RepReduce(const Plan& p, uint32_t r, const T* S, Strd ss, uint32_t&
             buf[n] = ToF32(S[Idx(p, r, i, sizeof(T), ss)]);
             pos[n++] = i;
         }
-    any = n > 0;
+    hasAny = n > 0;
     idx = 0;
     if (n == 0) return 0.0f;
     if constexpr (OP == RedOp::Sum) return TreeSum(buf, n);
@@ -144,9 +144,9 @@ inline void ReduceMasked(const char* name, const Plan& p, const LocalTensor<T>& 
     uint32_t m = 0;
     for (uint32_t r = 0; r < p.repeats; ++r) {
         uint32_t idx = 0;
-        bool any = false;
-        float v = RepReduce<OP, T>(p, r, S, ss, idx, any);
-        if (!any) continue;
+        bool hasAny = false;
+        float v = RepReduce<OP, T>(p, r, S, ss, idx, hasAny);
+        if (!hasAny) continue;
         vals[m] = ToF32(FromF32<T>(v));
         gidx[m++] = Idx(p, r, idx, sizeof(T), ss);
     }
@@ -194,13 +194,13 @@ inline void WholeReduce(const char* name, const Plan& p, const LocalTensor<T>& d
     ao::rt::Issue(ins);
     const T* S = src.Data();
     uint8_t* D = reinterpret_cast<uint8_t*>(dst.Data());
-    struct Res { T v; T i; uint32_t raw; bool any; };
+    struct Res { T v; T i; uint32_t raw; bool hasAny; };
     Res res[256];
     for (uint32_t r = 0; r < p.repeats; ++r) {
         uint32_t idx = 0;
-        bool any = false;
-        float v = RepReduce<OP, T>(p, r, S, ss, idx, any);
-        res[r] = Res{FromF32<T>(v), IndexAs<T>(idx), idx, any};
+        bool hasAny = false;
+        float v = RepReduce<OP, T>(p, r, S, ss, idx, hasAny);
+        res[r] = Res{FromF32<T>(v), IndexAs<T>(idx), idx, hasAny};
     }
     for (uint32_t r = 0; r < p.repeats; ++r) {
         uint8_t* o = D + stride * r;
@@ -428,7 +428,7 @@ inline void GatherRun(const ao::k::Plan& p, const LocalTensor<T>& dst, ao::k::St
             ++n;
         }
     // Offsets must be read (bounds-checked) before they can be used.
-    if (ho.any) (void)off.Range(ho.lo, ho.hi - ho.lo + 1, false, "Gather");
+    if (ho.hasAny) (void)off.Range(ho.lo, ho.hi - ho.lo + 1, false, "Gather");
     for (uint32_t r = 0; r < p.repeats; ++r)
         for (uint32_t i = 0; i < p.perRep; ++i) {
             if (!p.On(r, i)) continue;
