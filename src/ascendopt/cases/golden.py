@@ -1,0 +1,133 @@
+"""Loading and calling msopst golden functions (calc_expect_func)."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import itertools
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from ascendopt.dtypes import CaseError
+from ascendopt.cases.spec import Case, TensorSpec
+
+# ---------------------------------------------------------------------------- golden
+
+_golden_counter = itertools.count()
+
+
+def load_golden(spec: str) -> Callable[..., Any]:
+    """Import a golden (expected-output) function from ``"path/to/file.py:func"``.
+
+    The file is imported under a fresh module name, with its directory on ``sys.path``
+    only while it is being imported, so goldens of different operators never collide.
+
+    Args:
+        spec: File path and function name separated by ``:``.
+
+    Returns:
+        The callable.
+
+    Raises:
+        CaseError: If the file is missing, fails to import (e.g. ``import tensorflow``
+            without TensorFlow installed), or lacks the function.
+    """
+    path_str, sep, func_name = spec.rpartition(":")
+    if not sep or not path_str or not func_name:
+        raise CaseError(f"golden spec must be 'file.py:function', got {spec!r}")
+    path = Path(path_str).resolve()
+    if not path.is_file():
+        raise CaseError(f"golden file not found: {path}")
+    module_name = f"_ascendopt_golden_{path.stem}_{next(_golden_counter)}"
+    module_spec = importlib.util.spec_from_file_location(module_name, path)
+    if module_spec is None or module_spec.loader is None:
+        raise CaseError(f"cannot import golden file {path}")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[module_name] = module
+    sys.path.insert(0, str(path.parent))
+    try:
+        module_spec.loader.exec_module(module)
+    except BaseException as err:  # noqa: BLE001 - any failure of user code is reported
+        sys.modules.pop(module_name, None)
+        if isinstance(err, KeyboardInterrupt):
+            raise
+        reason = traceback.format_exception_only(type(err), err)[-1].strip()
+        raise CaseError(f"cannot import golden file {path}: {reason}") from None
+    finally:
+        try:
+            sys.path.remove(str(path.parent))
+        except ValueError:
+            pass
+    func = getattr(module, func_name, None)
+    if not callable(func):
+        raise CaseError(f"golden file {path} has no function {func_name!r}")
+    return func
+
+
+def _tensor_dict(spec: TensorSpec, value: np.ndarray | None = None) -> dict[str, Any]:
+    desc: dict[str, Any] = {"dtype": spec.dtype, "shape": list(spec.shape),
+                            "format": spec.format, "ori_shape": list(spec.shape),
+                            "ori_format": spec.format, "param_type": "required"}
+    if value is not None:
+        desc["value"] = np.array(value, copy=True)
+    return desc
+
+
+def _call_golden(func: Callable[..., Any], case: Case, ins: list[dict], outs: list[dict]) -> Any:
+    """Bind tensors by name when every tensor name is a parameter of ``func``, else by position."""
+    names = [s.name for s in case.inputs + case.outputs]
+    try:
+        params = inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        params = {}
+    by_name = all(n in params and params[n].kind != inspect.Parameter.POSITIONAL_ONLY
+                  for n in names)
+    if by_name:
+        return func(**dict(zip(names, ins + outs)), **case.attrs)
+    return func(*ins, *outs, **case.attrs)
+
+
+def run_golden(func: Callable[..., Any], case: Case, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """Compute expected outputs with a golden function, msopst-style.
+
+    The function receives one dict per input (``value``, ``dtype``, ``shape``, ``format``),
+    then one per output (same keys without ``value``), then the attributes as keyword
+    arguments. Tensors are bound by parameter name when all names match the signature
+    (msopst requires input names to equal the function's parameter names), otherwise by
+    position. Inputs are passed as copies.
+
+    Returns:
+        One array per output, cast to the output's dtype and reshaped to its shape.
+
+    Raises:
+        CaseError: If an input is missing, the function raises, or the results do not
+            match the outputs in number or size.
+    """
+    missing = [s.name for s in case.inputs if s.name not in inputs]
+    if missing:
+        raise CaseError(f"case {case.name!r}: inputs missing: {missing}")
+    ins = [_tensor_dict(s, inputs[s.name]) for s in case.inputs]
+    outs = [_tensor_dict(s) for s in case.outputs]
+    try:
+        result = _call_golden(func, case, ins, outs)
+    except Exception as err:  # noqa: BLE001 - any failure of user code is reported
+        reason = traceback.format_exception_only(type(err), err)[-1].strip()
+        raise CaseError(f"case {case.name!r}: golden function raised {reason}") from None
+    results = list(result) if isinstance(result, (list, tuple)) else [result]
+    if len(results) != len(case.outputs):
+        raise CaseError(f"case {case.name!r}: golden returned {len(results)} arrays for "
+                        f"{len(case.outputs)} outputs")
+    arrays = []
+    for spec, res in zip(case.outputs, results):
+        arr = np.asarray(res)
+        if arr.size != spec.size:
+            raise CaseError(f"case {case.name!r}: golden output {spec.name!r} has {arr.size} "
+                            f"elements, shape {spec.shape} needs {spec.size}")
+        arrays.append(arr.astype(spec.np_dtype).reshape(spec.shape))
+    return arrays
+
+
