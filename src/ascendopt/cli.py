@@ -109,6 +109,126 @@ def run(
     raise typer.Exit(1 if failed else 0)
 
 
+def _case_elements(case) -> int:
+    total = 0
+    for t in case.inputs:
+        n = 1
+        for d in t.shape:
+            n *= int(d)
+        total += n
+    return total
+
+
+@app.command("profile")
+def profile_cmd(
+    op_dir: Path = typer.Argument(..., help="Operator directory (cann-ops layout)."),
+    case: Optional[str] = typer.Option(None, "--case", help="Case to profile (default: largest by input elements)."),
+    cases: List[Path] = typer.Option([], "--cases", help="Extra msopst case file(s)."),
+    golden: Optional[str] = typer.Option(None, "--golden", help="FILE.py:FUNC golden overriding the case files'."),
+    soc: str = typer.Option(DEFAULT_SOC, "--soc", help="SoC to simulate."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default ./profile_<op>_<case>/)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the generated inputs."),
+    timeout: float = typer.Option(60.0, "--timeout", help="Seconds allowed for the run."),
+    top: int = typer.Option(8, "--top", help="Instructions to list by cycles."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
+) -> None:
+    """Profile one case on the simulator: msprof-format files plus a bottleneck summary."""
+    import tempfile
+
+    from ascendopt.evaluate.check import case_dtypes, check_case
+    from ascendopt.operator import snake_case
+    from ascendopt.profile import Profile, ProfileError
+
+    op, selected = _load(op_dir, cases, golden, [case] if case else [])
+    chosen = max(selected, key=_case_elements) if not case else selected[0]
+    backend = _backend(soc)
+    try:
+        op_type = op.op_type
+        kernel = op.kernel_entry
+    except OperatorError as e:
+        _fail(str(e))
+    out_dir = out or Path(f"profile_{snake_case(op_type)}_{chosen.name}")
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="aoprof-") as tmp:
+        trace_csv = Path(tmp) / "trace.csv"
+
+        class _Tracing:  # passes trace_path through check_case to the backend
+            name = backend.name
+
+            def run(self, build, op_, case_, inputs, timeout_s=60.0):
+                return backend.run(build, op_, case_, inputs, timeout_s=timeout_s, trace_path=trace_csv)
+
+        def work():
+            build = backend.build(op, case_dtypes(chosen))
+            return check_case(_Tracing(), op, chosen, build, seed, timeout_s=timeout, run_result_hook=runs.append)
+
+        if as_json:
+            result = work()
+        else:
+            with console.status(f"building and profiling {op_type} case {chosen.name} on {soc} ..."):
+                result = work()
+        rr = runs[0] if runs else None
+        if rr is None or rr.status.value != "ok":
+            if as_json:
+                print(json.dumps({"op": op_type, "soc": soc, "case": chosen.name, "check": result.to_dict(),
+                                  "profile": None}, indent=2))
+            else:
+                _fail(f"{op_type} case {chosen.name}: {result.status}"
+                      f"{' (' + result.error_kind + ')' if result.error_kind else ''}: {result.message.strip()[:4000]}",
+                      code=1)
+            raise typer.Exit(1)
+        try:
+            prof = Profile.from_run(rr, kernel, op_type, backend.soc,
+                                    trace_path=trace_csv if trace_csv.exists() else None)
+            prof.meta.update({"case": chosen.name, "op_dir": str(op_dir), "check_status": result.status})
+            prof.write(out_dir)
+        except (ProfileError, OSError) as e:
+            _fail(f"cannot write the profile to {out_dir}: {e}")
+    summ = prof.summary(backend.soc, top=top)
+    ok = result.status == "ok"
+    if as_json:
+        print(json.dumps({"op": op_type, "soc": soc, "case": chosen.name, "out": str(out_dir),
+                          "check": result.to_dict(), "summary": summ.to_dict()}, indent=2))
+        raise typer.Exit(0 if ok else 1)
+    style = _STATUS_STYLE.get(result.status, "white")
+    console.print(f"[bold]{op_type}[/bold] case [bold]{chosen.name}[/bold] on {soc}: "
+                  f"[{style}]{result.status}[/{style}]")
+    if not ok:
+        console.print(f"  {result.message.strip()[:2000]}", markup=False, highlight=False)
+    fmt_us = lambda v: "-" if v is None else f"{v:.3f} us"  # noqa: E731
+    console.print(f"task duration {summ.task_duration_us:.3f} us (kernel {summ.kernel_time_us:.3f} us), "
+                  f"block dim {summ.block_dim}"
+                  + (f", mix block dim {summ.mix_block_dim}" if summ.mix_block_dim is not None else "")
+                  + f", op type {summ.op_type}")
+    table = Table(title="pipe busy ratio (busy / core time)")
+    table.add_column("pipe")
+    table.add_column("mean over cores", justify="right")
+    table.add_column(f"slowest core (block {summ.slowest_block})", justify="right")
+    for pipe in ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX"):
+        if pipe in summ.pipe_ratio_mean or pipe in summ.pipe_ratio_slowest:
+            m, s_ = summ.pipe_ratio_mean.get(pipe), summ.pipe_ratio_slowest.get(pipe)
+            table.add_row(pipe, "-" if m is None else f"{m:.1%}", "-" if s_ is None else f"{s_:.1%}")
+    console.print(table)
+    console.print(f"bound: [bold]{summ.bound}[/bold] ({summ.bound_ratio:.0%})")
+    console.print(f"roofline: lower bound {summ.roofline_us:.3f} us = {summ.roofline_limiter} term "
+                  f"+ {summ.launch_overhead_us:.3f} us launch (HBM {fmt_us(summ.hbm_time_us)}, "
+                  f"vector {fmt_us(summ.vec_time_us)}, cube {fmt_us(summ.cube_time_us)}); achieved "
+                  + ("-" if summ.achieved_fraction is None else f"{summ.achieved_fraction:.1%}"))
+    if summ.top_instructions:
+        it = Table(title="top instructions by cycles (all cores)")
+        for col in ("instruction", "pipe", "count", "cycles", "share"):
+            it.add_column(col, justify="left" if col in ("instruction", "pipe") else "right")
+        for r in summ.top_instructions:
+            it.add_row(r["name"], r["pipe"], str(r["count"]), f"{r['cycles']:.0f}", f"{r['share']:.1%}")
+        console.print(it)
+    for n in summ.notes:
+        console.print(f"note: {n}", markup=False, highlight=False)
+    console.print(f"profile written to {out_dir}/ (OpBasicInfo.csv, PipeUtilization.csv, Memory.csv, "
+                  f"ArithmeticUtilization.csv, simulator/trace.json, simulator/core*/…_instr_exe.csv)",
+                  markup=False, highlight=False)
+    raise typer.Exit(0 if ok else 1)
+
+
 @app.command("ops")
 def list_ops(
     root: Path = typer.Argument(Path("ops"), help="Directory holding operator directories."),
@@ -136,6 +256,38 @@ def list_ops(
     for r in rows:
         table.add_row(r["path"], r["op_type"], str(r["cases"]), ", ".join(r["dtypes"]) or r.get("error", ""))
     console.print(table)
+
+
+@app.command("records")
+def records_cmd(
+    args: List[str] = typer.Argument(None, metavar="[DB] | show DIGEST",
+                                     help="Record database to list (default ./ascendopt.db), or `show DIGEST`."),
+    run_id: Optional[int] = typer.Option(None, "--run", help="List the evaluations of this run."),
+    db: Optional[Path] = typer.Option(None, "--db", help="Record database (default ./ascendopt.db)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
+) -> None:
+    """List recorded runs and evaluations, or show a candidate's sources and diff against its parent.
+
+    `ascendopt records [DB] [--run ID] [--json]`; `ascendopt records show DIGEST [--db DB]`.
+    """
+    from ascendopt.evaluate.records import print_records, show_candidate
+    from ascendopt.evaluate.store import DEFAULT_DB, SQLiteStore, StoreError
+
+    args = list(args or [])
+    show = bool(args) and args[0] == "show"
+    if show and len(args) != 2:
+        _fail("usage: ascendopt records show DIGEST [--db DB]")
+    if not show and len(args) > 1:
+        _fail("usage: ascendopt records [DB] [--run ID] [--json]")
+    path = db or (Path(args[0]) if args and not show else DEFAULT_DB)
+    try:
+        with SQLiteStore(path, readonly=True) as store:
+            if show:
+                print(show_candidate(store, args[1]), end="")
+            else:
+                print_records(store, console, run_id, as_json)
+    except StoreError as e:
+        _fail(str(e))
 
 
 def main() -> None:  # pragma: no cover

@@ -77,6 +77,42 @@ class Operator:
         op.kernel_file
         return op
 
+    @staticmethod
+    def from_files(name: str, files: Mapping[str, str], root: str | Path = ".", parent: str | None = None,
+                   origin: str = "original") -> "Operator":
+        """Builds an Operator from a ``relative path -> text`` mapping (e.g. sources read back
+        from the record store). `root` is where the operator's tests/cases live, if anywhere."""
+        bad = [k for k in files if not k.startswith(("op_host/", "op_kernel/"))]
+        if bad:
+            raise OperatorError(f"{name}: source paths must start with op_host/ or op_kernel/: {bad}")
+        return Operator(name=name, files=MappingProxyType(dict(sorted(files.items()))), root=Path(root),
+                        parent=parent, origin=origin)
+
+    def __reduce__(self):
+        # MappingProxyType does not pickle; ship a plain dict (process pools, Ray).
+        return (_restore, (self.name, dict(self.files), str(self.root), self.parent, self.origin))
+
+    def diff(self, other: "Operator | Mapping[str, str] | None" = None, context: int = 3) -> str:
+        """Unified diff from `other` (default: nothing, i.e. every file added) to this operator.
+
+        Typical use: ``child.diff(parent)``; ``other`` may also be a plain files mapping, such
+        as sources read back from the record store by the parent digest.
+        """
+        import difflib
+
+        old = dict(other.files) if isinstance(other, Operator) else dict(other or {})
+        out: list[str] = []
+        for rel in sorted(set(old) | set(self.files)):
+            a, b = old.get(rel), self.files.get(rel)
+            if a == b:
+                continue
+            out += difflib.unified_diff((a or "").splitlines(keepends=True), (b or "").splitlines(keepends=True),
+                                        fromfile=f"a/{rel}" if a is not None else "/dev/null",
+                                        tofile=f"b/{rel}" if b is not None else "/dev/null", n=context)
+            if out and not out[-1].endswith("\n"):
+                out[-1] += "\n"
+        return "".join(out)
+
     @property
     def digest(self) -> str:
         """sha256 over the sorted (path, text) pairs."""
@@ -153,3 +189,7 @@ class Operator:
         if tests.is_dir() and not (dest / "tests").exists():
             shutil.copytree(tests, dest / "tests")
         return dest
+
+
+def _restore(name: str, files: dict[str, str], root: str, parent: str | None, origin: str) -> Operator:
+    return Operator(name, MappingProxyType(files), Path(root), parent, origin)

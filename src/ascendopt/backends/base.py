@@ -29,6 +29,7 @@ class BuildResult:
         key: Content hash of everything that went into the artifact.
         seconds: Wall time spent building (0 when served from the cache).
         cached: True when no compiler ran.
+        timed_out: True when a compiler was killed at the build timeout (never cached).
     """
 
     artifact: Path | None
@@ -36,6 +37,7 @@ class BuildResult:
     key: str = ""
     seconds: float = 0.0
     cached: bool = False
+    timed_out: bool = False
 
     @property
     def ok(self) -> bool:

@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ascendopt.backends.sim.build import KERNEL_RUNTIME_SOURCES
+
 HERE = Path(__file__).resolve().parent
 SIM = HERE.parents[2] / "src" / "ascendopt" / "backends" / "sim"
 INCLUDE = SIM / "include"
@@ -26,7 +28,7 @@ def cube_bin(tmp_path_factory) -> Path:
     if not (INCLUDE / "ascendopt_kernel" / "testing.h").exists():
         pytest.skip("runtime test helpers (ascendopt_kernel/testing.h) not available")
     out = tmp_path_factory.mktemp("cube_bin") / "cube_unit"
-    sources = [HERE / "cube_unit.cpp", RUNTIME / "kernel_rt.cpp", RUNTIME / "timing.cpp"]
+    sources = [HERE / "cube_unit.cpp", *(RUNTIME / s for s in KERNEL_RUNTIME_SOURCES)]
     cmd = ["g++", "-std=c++17", "-O1", f"-I{INCLUDE}", f"-I{RUNTIME}", *map(str, sources), "-lpthread", "-o", str(out)]
     res = subprocess.run(cmd, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr[-4000:]

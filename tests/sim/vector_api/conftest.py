@@ -14,6 +14,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from ascendopt.backends.sim.build import KERNEL_RUNTIME_SOURCES
+
 HERE = Path(__file__).resolve().parent
 SIM = HERE.parents[2] / "src" / "ascendopt" / "backends" / "sim"
 INCLUDE = SIM / "include"
@@ -27,10 +29,7 @@ DTYPES = {
 
 def build_vector_unit(out: Path) -> Path:
     """Compiles tests/sim/vector_api/*.cpp + the kernel runtime into `out`."""
-    sources = sorted(HERE.glob("*.cpp")) + [RUNTIME / "kernel_rt.cpp"]
-    timing = RUNTIME / "timing.cpp"
-    if timing.exists():
-        sources.append(timing)
+    sources = sorted(HERE.glob("*.cpp")) + [RUNTIME / s for s in KERNEL_RUNTIME_SOURCES]
     cmd = ["g++", "-std=c++17", "-O1", f"-I{INCLUDE}", f"-I{RUNTIME}", *map(str, sources), "-lpthread", "-o", str(out)]
     res = subprocess.run(cmd, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr[-6000:]

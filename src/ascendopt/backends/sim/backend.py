@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import resource
 import shutil
 import signal
@@ -69,7 +70,7 @@ class SimBackend:
             if cache.exists():
                 sig = json.loads(cache.read_text())
             else:
-                out = subprocess.run([str(build.artifact), "--signature"], capture_output=True, text=True,
+                out = subprocess.run([str(build.artifact), "--signature"], capture_output=True, text=True, errors="replace",
                                      timeout=30, preexec_fn=lambda: _limit_memory(self.memory_bytes))
                 sig = json.loads(out.stdout) if out.returncode == 0 and out.stdout.strip() else {
                     "error": out.stderr.strip() or f"runner exited with {out.returncode}"}
@@ -79,8 +80,13 @@ class SimBackend:
         return self._signatures[build.artifact]
 
     def run(self, build: BuildResult, op: Operator, case: Case, inputs: dict[str, np.ndarray],
-            timeout_s: float = DEFAULT_TIMEOUT_S) -> RunResult:
-        """Runs one case; outputs come back by name. Never raises for a bad candidate."""
+            timeout_s: float = DEFAULT_TIMEOUT_S, trace_path: str | Path | None = None) -> RunResult:
+        """Runs one case; outputs come back by name. Never raises for a bad candidate.
+
+        With ``trace_path`` the runner is asked (manifest line ``trace <path>``) for its
+        instruction/synchronisation trace CSV, which is kept at ``trace_path`` and named in
+        ``profile["trace_path"]`` when the runner wrote one.
+        """
         t0 = time.perf_counter()
         sig = self.signature(build)
         if "error" in sig:
@@ -88,14 +94,21 @@ class SimBackend:
         work = Path(tempfile.mkdtemp(prefix="aorun-"))
         try:
             manifest = self._manifest(work, sig, case, inputs)
+            if trace_path is not None:
+                with manifest.open("a") as mf:
+                    mf.write(f"trace {work / 'trace.csv'}\n")
             try:
-                proc = subprocess.run([str(build.artifact), str(manifest)], capture_output=True, text=True,
-                                      timeout=timeout_s, preexec_fn=lambda: _limit_memory(self.memory_bytes))
+                proc = _run_bounded([str(build.artifact), str(manifest)], work, timeout_s, self.memory_bytes)
             except subprocess.TimeoutExpired:
                 return RunResult(Status.TIMEOUT, "timeout",
                                  f"the run did not finish within {timeout_s:g} s (kernel loop or hang?)",
                                  seconds=time.perf_counter() - t0)
-            return self._collect(work, proc, case, time.perf_counter() - t0)
+            result = self._collect(work, proc, case, time.perf_counter() - t0)
+            if trace_path is not None and (work / "trace.csv").exists():
+                Path(trace_path).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(work / "trace.csv", trace_path)
+                result.profile["trace_path"] = str(trace_path)
+            return result
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
@@ -162,12 +175,43 @@ class SimBackend:
             data = np.fromfile(work / f"out{i}.bin", dtype=spec.np_dtype)
             outputs[spec.name] = data.reshape(spec.shape)
         profile = {k: res[k] for k in ("cores", "max_core_cycles", "clock_ghz", "workspace_bytes", "tiling_bytes",
-                                       "inferred_output_shapes") if k in res}
+                                       "inferred_output_shapes", "gm_bytes_total", "l2_hit_bytes", "vector_elems",
+                                       "cube_fractals", "launch_overhead_us", "hbm_bytes_total", "task_cycles")
+                   if k in res}
         duration = float(res.get("task_duration_us", 0.0))
         if self.noise_pct > 0:
             profile["modeled_task_duration_us"] = duration
             duration *= max(0.01, 1.0 + self._noise.normal(0.0, self.noise_pct / 100.0))
         return RunResult(Status.OK, outputs=outputs, task_duration_us=duration, profile=profile, **common)
+
+
+_OUTPUT_TAIL_BYTES = 64 << 10
+
+
+def _tail(path: Path) -> str:
+    with path.open("rb") as f:
+        f.seek(0, 2)
+        f.seek(max(0, f.tell() - _OUTPUT_TAIL_BYTES))
+        return f.read().decode("utf-8", errors="replace")
+
+
+def _run_bounded(cmd: list[str], work: Path, timeout_s: float, memory_bytes: int) -> subprocess.CompletedProcess:
+    """Runs candidate code: own process group (killed whole at the timeout), RLIMIT_AS, and
+    stdout/stderr to files of which only the tail is read (a kernel printing garbage cannot
+    flood the driver's memory or break decoding)."""
+    with (work / "stdout.txt").open("wb") as so, (work / "stderr.txt").open("wb") as se:
+        p = subprocess.Popen(cmd, stdout=so, stderr=se, stdin=subprocess.DEVNULL, start_new_session=True,
+                             preexec_fn=lambda: _limit_memory(memory_bytes))
+        try:
+            p.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            p.wait()
+            raise
+    return subprocess.CompletedProcess(cmd, p.returncode, _tail(work / "stdout.txt"), _tail(work / "stderr.txt"))
 
 
 def _attr_line(name: str, kind: str, value: Any) -> str:

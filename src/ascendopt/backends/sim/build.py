@@ -13,7 +13,9 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import resource
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -27,11 +29,19 @@ from ascendopt.operator import Operator
 SIM_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = SIM_DIR / "include"
 RUNTIME_DIR = SIM_DIR / "runtime"
-RUNTIME_SOURCES = ("kernel_rt.cpp", "timing.cpp", "host_rt.cpp", "main.cpp")
+RUNTIME_SOURCES = ("kernel_rt.cpp", "timing.cpp", "race.cpp", "host_rt.cpp", "main.cpp")
+# The kernel-side runtime alone (no host emulation, no runner main): for C++ unit tests of APIs.
+KERNEL_RUNTIME_SOURCES = tuple(s for s in RUNTIME_SOURCES if s not in ("host_rt.cpp", "main.cpp"))
 BASE_FLAGS = ("-std=c++17", "-fno-strict-aliasing", "-pthread")
 RUNTIME_FLAGS = ("-O2", "-Wall", "-Wextra")
 USER_FLAGS = ("-O1", "-w")
 BUILD_TIMEOUT_S = 300.0
+BUILD_MEMORY_BYTES = 4 << 30
+COMPILER_TIMEOUT = "compiler timed out"
+# Host emulation headers every op_host source includes; precompiled once per toolchain and
+# force-included (-include) into host compiles: they dominate host compile time (~60k lines).
+HOST_PCH_HEADERS = ("register/tilingdata_base.h", "register/op_def_registry.h",
+                    "tiling/platform/platform_ascendc.h", "graph/utils/type_utils.h")
 
 # ge::DataType enumerator names, defined as macros for `#if ORIG_DTYPE_X == DT_FLOAT16` in kernels.
 _GE_MACROS = {
@@ -77,13 +87,20 @@ class SimBuilder:
     Args:
         cache_dir: Where objects and executables are kept.
         cxx: The C++ compiler.
-        timeout_s: Wall-clock limit for one compiler invocation.
+        timeout_s: Wall-clock limit for one compiler invocation (killed with its children).
+        memory_bytes: Address-space limit (RLIMIT_AS) of every compiler/linker process.
+        host_pch: Force-include a precompiled header of the host emulation headers into host
+            compiles (same flags; falls back to plain includes if it cannot be built).
     """
 
-    def __init__(self, cache_dir: Path | None = None, cxx: str = "g++", timeout_s: float = BUILD_TIMEOUT_S):
+    def __init__(self, cache_dir: Path | None = None, cxx: str = "g++", timeout_s: float = BUILD_TIMEOUT_S,
+                 memory_bytes: int = BUILD_MEMORY_BYTES, host_pch: bool = True):
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.cxx = cxx
         self.timeout_s = timeout_s
+        self.memory_bytes = memory_bytes
+        self.host_pch = host_pch
+        self._pch: Path | None | bool = None  # None: not tried; False: unavailable
         self._toolchain: str | None = None
         self._runtime: Path | None = None
 
@@ -126,10 +143,12 @@ class SimBuilder:
         """Builds the runner for `op` with `dtypes` (tensor name -> msopst dtype name)."""
         t0 = time.perf_counter()
         self.runtime_lib()
-        host_key = _hash(self.toolchain_key, "host", *(k + "\0" + op.files[k] for k in sorted(op.host_files())))
+        pch = self.host_prelude()
+        host_key = _hash(self.toolchain_key, "host", f"pch={bool(pch)}",
+                         *(k + "\0" + op.files[k] for k in sorted(op.host_files())))
         kernel_defines = self._kernel_defines(op, dtypes)
         kernel_key = _hash(self.toolchain_key, "kernel", " ".join(kernel_defines),
-                           *(k + "\0" + op.files[k] for k in sorted(op.files)))
+                           *(k + "\0" + op.files[k] for k in sorted(self._kernel_inputs(op))))
         exe_key = _hash(host_key, kernel_key)
         exe_dir = self.cache_dir / "bin" / exe_key
         if (exe_dir / "runner").exists():
@@ -146,8 +165,7 @@ class SimBuilder:
             host_tmp = Path(tempfile.mkdtemp(prefix="host-", dir=self._mkdir(self.cache_dir / "tmp")))
             for i, rel in enumerate(k for k in sorted(op.host_files()) if k.endswith((".cpp", ".cc", ".cxx"))):
                 out = host_tmp / f"h{i}.o"
-                jobs.append(_Job([self.cxx, *BASE_FLAGS, *USER_FLAGS, "-I", str(INCLUDE_DIR),
-                                  "-I", str((src_dir / rel).parent), "-c", str(src_dir / rel), "-o", str(out)], out))
+                jobs.append(_Job(self.host_compile_cmd(src_dir / rel, out), out))
         if not (kern_dir / "ok").exists():
             kern_tmp = Path(tempfile.mkdtemp(prefix="kern-", dir=self._mkdir(self.cache_dir / "tmp")))
             wrapper = kern_tmp / "kernel_wrapper.cpp"
@@ -158,12 +176,14 @@ class SimBuilder:
                               *kernel_defines, "-c", str(wrapper), "-o", str(out)], out))
         err = self._run_jobs(jobs)
         if err:
+            timed_out = COMPILER_TIMEOUT in err
             err = self._clean_error(err, src_dir, op)
-            self._store_error(exe_dir, err)
+            if not timed_out:  # a timeout may be load-dependent: never cache it
+                self._store_error(exe_dir, err)
             for d in (host_tmp, kern_tmp):
                 if d:
                     shutil.rmtree(d, ignore_errors=True)
-            return BuildResult(None, error=err, key=exe_key, seconds=time.perf_counter() - t0)
+            return BuildResult(None, error=err, key=exe_key, seconds=time.perf_counter() - t0, timed_out=timed_out)
         if host_tmp:
             (host_tmp / "ok").write_text("")
             self._publish(host_tmp, host_dir)
@@ -175,14 +195,54 @@ class SimBuilder:
         err = self._run_jobs([_Job([self.cxx, *BASE_FLAGS, *objs, str(self.runtime_lib()), "-o",
                                     str(link_tmp / "runner")], link_tmp / "runner")])
         if err:
+            timed_out = COMPILER_TIMEOUT in err
             err = self._clean_error(err, src_dir, op)
-            self._store_error(exe_dir, err)
+            if not timed_out:
+                self._store_error(exe_dir, err)
             shutil.rmtree(link_tmp, ignore_errors=True)
-            return BuildResult(None, error=err, key=exe_key, seconds=time.perf_counter() - t0)
+            return BuildResult(None, error=err, key=exe_key, seconds=time.perf_counter() - t0, timed_out=timed_out)
         self._publish(link_tmp, exe_dir)
         return BuildResult(exe_dir / "runner", key=exe_key, seconds=time.perf_counter() - t0)
 
+    # ------------------------------------------------------------------- host precompiled header
+    def host_prelude(self) -> Path | None:
+        """The force-included host prelude header (its ``.gch`` beside it), built once per
+        toolchain key; None when disabled or when it could not be built."""
+        if not self.host_pch:
+            return None
+        if self._pch is None:
+            out_dir = self.cache_dir / "pch" / self.toolchain_key
+            header = out_dir / "host_prelude.h"
+            if not (out_dir / "ok").exists() and not (out_dir / "failed").exists():
+                tmp = Path(tempfile.mkdtemp(prefix="pch-", dir=self._mkdir(self.cache_dir / "tmp")))
+                (tmp / "host_prelude.h").write_text(
+                    "// generated by ascendopt: host emulation headers, precompiled\n"
+                    + "".join(f'#include "{h}"\n' for h in HOST_PCH_HEADERS))
+                err = self._run_jobs([_Job([self.cxx, *BASE_FLAGS, *USER_FLAGS, "-I", str(INCLUDE_DIR),
+                                            "-x", "c++-header", str(tmp / "host_prelude.h"),
+                                            "-o", str(tmp / "host_prelude.h.gch")], tmp / "host_prelude.h.gch")])
+                (tmp / ("failed" if err else "ok")).write_text(err)
+                self._publish(tmp, out_dir)
+            self._pch = header if (out_dir / "ok").exists() else False
+        return self._pch or None
+
+    def host_compile_cmd(self, src: Path, out: Path) -> list[str]:
+        """The compiler command for one op_host source (identical flags to the PCH's)."""
+        pch = self.host_prelude()
+        return [self.cxx, *BASE_FLAGS, *USER_FLAGS, "-I", str(INCLUDE_DIR), "-I", str(src.parent),
+                *(["-include", str(pch)] if pch else []), "-c", str(src), "-o", str(out)]
+
     # ------------------------------------------------------------------------------ helpers
+    @staticmethod
+    def _kernel_inputs(op: Operator) -> list[str]:
+        """Files the kernel translation unit can see: op_kernel/*, op_host headers (tiling
+        data), and any op_host source a kernel file names. A change to an op_host .cpp alone
+        therefore recompiles only host objects and relinks."""
+        kernel_text = "\n".join(op.files[k] for k in op.kernel_files())
+        return [k for k in op.files
+                if k.startswith("op_kernel/") or k.endswith((".h", ".hpp"))
+                or Path(k).name in kernel_text]
+
     @staticmethod
     def _kernel_defines(op: Operator, dtypes: dict[str, str]) -> list[str]:
         defs = []
@@ -238,18 +298,31 @@ class SimBuilder:
         return d
 
     def _run_jobs(self, jobs: list[_Job]) -> str:
+        """Runs compiler jobs concurrently, each in its own process group under RLIMIT_AS; at
+        the deadline the whole group (driver, cc1plus, as, ld) is killed."""
+        limit = self.memory_bytes
+
+        def limits() -> None:
+            if limit:
+                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
         procs = []
         for j in jobs:
-            procs.append(subprocess.Popen(j.cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+            procs.append(subprocess.Popen(j.cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+                                          start_new_session=True, preexec_fn=limits))
         errors = []
         deadline = time.monotonic() + self.timeout_s
         for p in procs:
             try:
-                out, _ = p.communicate(timeout=max(1.0, deadline - time.monotonic()))
+                out, _ = p.communicate(timeout=max(0.05, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                p.kill()
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
                 p.communicate()
-                errors.append(f"compiler timed out after {self.timeout_s:.0f} s")
+                errors.append(f"{COMPILER_TIMEOUT} after {self.timeout_s:g} s (killed)")
                 continue
             if p.returncode != 0:
                 errors.append(out.strip() or f"compiler exited with {p.returncode}")

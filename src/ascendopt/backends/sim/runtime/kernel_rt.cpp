@@ -24,7 +24,24 @@ namespace {
 SocParams g_soc;
 FailHook g_fail_hook = nullptr;
 std::vector<GmAlloc> g_gm;
+uint64_t g_next_dev = 0;
+constexpr uint64_t kDevBase = uint64_t(1) << 32;
+constexpr uint64_t kDevAlign = uint64_t(2) << 20;
+uint64_t NextDev(uint64_t bytes) {
+    uint64_t d = kDevBase + g_next_dev;
+    g_next_dev += (bytes + kDevAlign - 1) / kDevAlign * kDevAlign + kDevAlign;
+    return d;
+}
+L2Model g_l2;  // shared by all cores of one launch (see timing.h)
 }  // namespace
+
+uint64_t GmDeviceAddr(uint64_t host_addr) {
+    for (const auto& a : g_gm) {
+        uint64_t b = reinterpret_cast<uint64_t>(a.base);
+        if (host_addr >= b && host_addr < b + a.padded) return a.dev + (host_addr - b);
+    }
+    return host_addr;  // unknown pointer: keep as is
+}
 
 const SocParams& Soc() { return g_soc; }
 void SetSoc(const SocParams& soc) { g_soc = soc; }
@@ -89,17 +106,18 @@ uint8_t* AllocGm(uint64_t bytes, const std::string& name, uint8_t fill) {
         _exit(4);
     }
     std::memset(p, fill, padded);
-    g_gm.push_back({static_cast<uint8_t*>(p), bytes, padded, name});
+    g_gm.push_back({static_cast<uint8_t*>(p), NextDev(padded), bytes, padded, name});
     return static_cast<uint8_t*>(p);
 }
 
 void FreeAllGm() {
     for (auto& a : g_gm) free(a.base);
     g_gm.clear();
+    g_next_dev = 0;
 }
 
 void RegisterGm(const void* base, uint64_t bytes, const char* name) {
-    g_gm.push_back({static_cast<uint8_t*>(const_cast<void*>(base)), bytes, bytes, name});
+    g_gm.push_back({static_cast<uint8_t*>(const_cast<void*>(base)), NextDev(bytes), bytes, bytes, name});
 }
 
 void CheckGm(const void* addr, uint64_t bytes, const char* what) {
@@ -169,7 +187,7 @@ void SetupCore(CoreBox& box, int idx, int num, uint64_t tiling_key, uint8_t* wor
         box.core.mem[s] = box.mem[s].get();
         box.core.cap[s] = n;
     }
-    box.model.reset(new TimingModel(g_soc, idx, num));
+    box.model.reset(new TimingModel(g_soc, idx, num, &g_l2));
     box.core.model = box.model.get();
 }
 
@@ -252,6 +270,7 @@ LaunchResult LaunchKernel(uint32_t block_dim, uint64_t tiling_key, void (*entry)
     g_sched.barrier_time = 0;
     g_sched.generation = 0;
     g_sched.active = true;
+    g_l2.Reset(g_soc, int(block_dim));
     std::vector<std::thread> threads;
     threads.reserve(block_dim);
     for (uint32_t i = 0; i < block_dim; ++i) {
@@ -289,6 +308,7 @@ LaunchResult LaunchKernel(uint32_t block_dim, uint64_t tiling_key, void (*entry)
 
 void RunOnOneCore(void (*fn)(void*), void* arg) {
     CoreBox box;
+    g_l2.Reset(g_soc, 1);
     SetupCore(box, 0, 1, 0, nullptr);
     g_core = &box.core;
     fn(arg);
@@ -314,6 +334,8 @@ uint32_t NextQueueUid() {
 
 TPipe::TPipe() { ao::rt::Cur().tpipe = this; }
 TPipe::~TPipe() {
+    // Releasing the pipe's buffers ends their use: the library synchronises all pipes here.
+    if (ao::rt::g_core != nullptr && ao::rt::g_core->model != nullptr) ao::rt::Model().EndOfPipe();
     if (ao::rt::g_core != nullptr && ao::rt::Cur().tpipe == this) ao::rt::Cur().tpipe = nullptr;
 }
 
@@ -331,7 +353,11 @@ uint64_t TPipe::Take(ao::rt::Space sp, uint32_t len, const char* what) {
 
 TPipe* GetTPipePtr() { return static_cast<TPipe*>(ao::rt::Cur().tpipe); }
 
-int64_t GetSystemCycle() { return int64_t(ao::rt::Model().Now()); }
+// The system counter runs at 50 MHz (AscendC GetSystemCycle docs: 50 ticks per microsecond).
+int64_t GetSystemCycle() {
+    double ghz = ao::rt::Soc().Get("clock_ghz", 1.85);
+    return int64_t(ao::rt::Model().Now() / (ghz * 1000.0) * 50.0);
+}
 
 }  // namespace AscendC
 

@@ -12,6 +12,7 @@
 //   attr <name> str <hex-bytes>
 //   attr <name> list_int|list_float|list_bool <n> <values...>
 //   result <path>                              where result.json goes
+//   trace <path>                               optional: per-instruction CSV trace (docs/timing-model.md)
 // Outputs are written as raw little-endian bytes to their paths.
 #include <cinttypes>
 #include <cstdio>
@@ -35,6 +36,7 @@ struct Manifest {
     std::vector<std::string> input_paths, output_paths;
     std::vector<ao::host::AttrArg> attrs;
     std::string result_path;
+    std::string trace_path;
 };
 
 std::string g_result_path;
@@ -148,6 +150,8 @@ bool ParseManifest(const char* path, Manifest& m, std::string& err) {
             m.attrs.push_back(a);
         } else if (tag == "result") {
             in >> m.result_path;
+        } else if (tag == "trace") {
+            in >> m.trace_path;
         }
     }
     if (m.result_path.empty()) {
@@ -213,14 +217,16 @@ std::string CoreStatsJson(const std::vector<ao::rt::CoreStats>& cores, double cl
     std::string s = "[";
     for (size_t c = 0; c < cores.size(); ++c) {
         const auto& cs = cores[c];
-        char buf[256];
+        char buf[512];
         snprintf(buf, sizeof buf, "{\"block\": %zu, \"cycles\": %.1f, \"time_us\": %.4f, \"gm_bytes_in\": %" PRIu64
-                 ", \"gm_bytes_out\": %" PRIu64 ", \"pipes\": {", c, cs.total_cycles, cs.total_cycles / (clock_ghz * 1e3),
-                 cs.gm_bytes_in, cs.gm_bytes_out);
+                 ", \"gm_bytes_out\": %" PRIu64 ", \"vector_elems\": %" PRIu64 ", \"cube_fractals\": %" PRIu64
+                 ", \"l2_hit_bytes\": %" PRIu64 ", \"hbm_bytes\": %" PRIu64 ", \"pipes\": {",
+                 c, cs.total_cycles, cs.total_cycles / (clock_ghz * 1e3), cs.gm_bytes_in, cs.gm_bytes_out,
+                 cs.vector_elems, cs.cube_fractals, cs.l2_hit_bytes, cs.hbm_bytes);
         s += buf;
         for (int p = 0; p < 7; ++p) {
-            snprintf(buf, sizeof buf, "%s\"%s\": {\"busy_cycles\": %.1f, \"instrs\": %" PRIu64 "}", p ? ", " : "",
-                     pipes[p], cs.pipes[p].busy_cycles, cs.pipes[p].instrs);
+            snprintf(buf, sizeof buf, "%s\"%s\": {\"busy_cycles\": %.1f, \"instrs\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",
+                     p ? ", " : "", pipes[p], cs.pipes[p].busy_cycles, cs.pipes[p].instrs, cs.pipes[p].bytes);
             s += buf;
         }
         s += "}, \"instrs\": [";
@@ -331,6 +337,7 @@ int main(int argc, char** argv) {
         return 0;
     }
 
+    ao::rt::SetTraceEnabled(!m.trace_path.empty());
     ao::rt::LaunchResult lr = ao::rt::LaunchKernel(tr.block_dim, tr.tiling_key, ascendopt_kernel_launch, args.data(), ws);
 
     for (size_t i = 0; i < m.outputs.size(); ++i) {
@@ -342,11 +349,50 @@ int main(int argc, char** argv) {
         }
         fclose(f);
     }
-    double clock_ghz = m.soc.Get("clock_ghz", 1.8);
+    double clock_ghz = m.soc.Get("clock_ghz", 1.85);
     double launch_us = m.soc.Get("launch_overhead_us", 3.0);
     double max_cycles = 0;
     for (const auto& c : lr.cores) max_cycles = c.total_cycles > max_cycles ? c.total_cycles : max_cycles;
-    double duration_us = launch_us + max_cycles / (clock_ghz * 1e3);
+    // Task duration = launch overhead + the slowest physical core. With more blocks than
+    // physical cores, blocks are dispatched in order to the earliest free core (waves).
+    double task_cycles = max_cycles;
+    {
+        size_t phys = size_t(m.soc.Get("aiv_cores", 48) < 1 ? 1 : m.soc.Get("aiv_cores", 48));
+        if (lr.cores.size() > phys) {
+            std::vector<double> free_at(phys, 0.0);
+            for (const auto& c : lr.cores) {
+                size_t best = 0;
+                for (size_t k = 1; k < phys; ++k)
+                    if (free_at[k] < free_at[best]) best = k;
+                free_at[best] += c.total_cycles;
+            }
+            task_cycles = 0;
+            for (double f : free_at) task_cycles = f > task_cycles ? f : task_cycles;
+        }
+    }
+    double duration_us = launch_us + task_cycles / (clock_ghz * 1e3);
+    uint64_t gm_total = 0, l2_hit = 0, hbm_total = 0;
+    for (const auto& c : lr.cores) {
+        gm_total += c.gm_bytes_in + c.gm_bytes_out;
+        l2_hit += c.l2_hit_bytes;
+        hbm_total += c.hbm_bytes;
+    }
+    if (!m.trace_path.empty()) {
+        static const char* pn[] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL"};
+        FILE* tf = fopen(m.trace_path.c_str(), "w");
+        if (tf != nullptr) {
+            for (size_t b = 0; b < lr.cores.size(); ++b) {
+                for (const auto& ev : lr.cores[b].trace) {
+                    if (ev.kind == 'i')
+                        fprintf(tf, "i,%zu,%s,%s,%.1f,%.1f\n", b, pn[ev.pipe & 7], ev.name, ev.start, ev.end);
+                    else
+                        fprintf(tf, "f,%zu,%s,%s,%.1f,%.1f\n", b, pn[ev.pipe & 7], pn[ev.dst & 7], ev.start, ev.end);
+                }
+            }
+            if (ao::rt::TraceDropped() > 0) fprintf(tf, "truncated,%" PRIu64 "\n", ao::rt::TraceDropped());
+            fclose(tf);
+        }
+    }
     std::string shapes = "[";
     for (size_t i = 0; i < tr.inferred_output_shapes.size(); ++i) {
         shapes += i ? ", [" : "[";
@@ -355,9 +401,11 @@ int main(int argc, char** argv) {
         shapes += "]";
     }
     shapes += "]";
-    char buf[256];
-    snprintf(buf, sizeof buf, ", \"task_duration_us\": %.4f, \"max_core_cycles\": %.1f, \"clock_ghz\": %.3f",
-             duration_us, max_cycles, clock_ghz);
+    char buf[512];
+    snprintf(buf, sizeof buf, ", \"task_duration_us\": %.4f, \"max_core_cycles\": %.1f, \"clock_ghz\": %.3f"
+             ", \"launch_overhead_us\": %.3f, \"task_cycles\": %.1f, \"gm_bytes_total\": %" PRIu64
+             ", \"l2_hit_bytes\": %" PRIu64 ", \"hbm_bytes_total\": %" PRIu64,
+             duration_us, max_cycles, clock_ghz, launch_us, task_cycles, gm_total, l2_hit, hbm_total);
     WriteResult("{\"status\": \"ok\"" + g_partial + buf + ", \"inferred_output_shapes\": " + shapes +
                 ", \"cores\": " + CoreStatsJson(lr.cores, clock_ghz) + "}\n");
     ao::rt::FreeAllGm();

@@ -24,6 +24,15 @@ void SetSoc(const SocParams& soc);
 struct PipeStats {
     double busy_cycles = 0;
     uint64_t instrs = 0;
+    uint64_t bytes = 0;  // bytes moved by the pipe's instructions (copies)
+};
+// One trace record: an instruction ('i') or a flag/queue synchronisation pair ('f').
+struct TraceEvent {
+    char kind = 'i';
+    int8_t pipe = 0;          // 'i': pipe; 'f': source pipe
+    int8_t dst = 0;           // 'f': destination pipe
+    const char* name = "";
+    double start = 0, end = 0;  // 'f': set cycle, wait cycle
 };
 struct InstrStats {
     std::string name;
@@ -36,7 +45,21 @@ struct CoreStats {
     PipeStats pipes[8];
     std::vector<InstrStats> instrs;
     uint64_t gm_bytes_in = 0, gm_bytes_out = 0;
+    uint64_t vector_elems = 0, cube_fractals = 0;
+    uint64_t l2_hit_bytes = 0, hbm_bytes = 0;
+    std::vector<TraceEvent> trace;
 };
+
+// Tracing (manifest line `trace <path>`): when on, timing models record TraceEvents; at most
+// kTraceCap instruction records are kept over all cores, the rest are counted.
+constexpr uint64_t kTraceCap = 500000;
+void SetTraceEnabled(bool on);
+bool TraceEnabled();
+uint64_t TraceDropped();
+
+// Deterministic device-side address of a host GM pointer (allocations are laid out 2 MiB
+// apart from a fixed base, as the device allocator aligns them; see docs/timing-model.md).
+uint64_t GmDeviceAddr(uint64_t host_addr);
 
 // Failure reporting hook: the runner installs one that writes result.json.
 using FailHook = void (*)(const char* kind, const char* message);
@@ -44,6 +67,7 @@ void SetFailHook(FailHook hook);
 
 struct GmAlloc {
     uint8_t* base;
+    uint64_t dev;     // deterministic device address of base
     uint64_t size;    // requested bytes
     uint64_t padded;  // bytes the device runtime would reserve (accessible without fault)
     std::string name;

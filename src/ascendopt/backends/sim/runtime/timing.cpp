@@ -1,87 +1,454 @@
-// AscendOptimizer simulator: a first pipe-level timing model (to be calibrated).
+// AscendOptimizer simulator: pipe-level timing model, shared L2 model, race-check hooks.
+// See docs/timing-model.md for the model and socs/*.toml for every parameter and its source.
 #include "timing.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstring>
+#include <string>
 
 namespace ao::rt {
 
-TimingModel::TimingModel(const SocParams& soc, int, int block_num) : soc_(soc), block_num_(block_num) {}
+// ---------------------------------------------------------------------------------- tracing
+namespace {
+bool g_trace_on = false;
+std::atomic<uint64_t> g_trace_kept{0}, g_trace_dropped{0}, g_flag_kept{0};
+}  // namespace
+void SetTraceEnabled(bool on) { g_trace_on = on; }
+bool TraceEnabled() { return g_trace_on; }
+uint64_t TraceDropped() { return g_trace_dropped.load(); }
 
-double TimingModel::Cost(const Instr& ins) const {
-    switch (ins.cls) {
-        case OpClass::CopyIn:
-        case OpClass::CopyOut: {
-            double startup = soc_.Get("dma_startup_cycles", 400);
-            double per_core = soc_.Get("dma_bytes_per_cycle", 64);
-            double hbm = soc_.Get("hbm_bytes_per_cycle", 880) / std::max(1, block_num_);
-            double bw = std::min(per_core, hbm);
-            return startup + double(ins.bytes) / bw + ins.bursts * soc_.Get("dma_burst_cycles", 2);
+// ---------------------------------------------------------------------------------------- L2
+void L2Model::Reset(const SocParams& soc, int block_num) {
+    lines_.clear();
+    line_ = uint64_t(soc.Get("l2_line_bytes", 512));
+    if (line_ == 0) line_ = 512;
+    capacity_ = soc.Get("l2_bytes", 201326592) * soc.Get("l2_usable_fraction", 1.0);
+    int phys = int(std::max(1.0, soc.Get("aiv_cores", 48)));
+    active_ = std::max(1, std::min(block_num, phys));
+}
+
+void L2Model::Touch(int core, double now, uint64_t own, uint64_t addr, uint64_t len, bool write, Result& r) {
+    if (len == 0) return;
+    uint64_t first = addr / line_, last = (addr + len - 1) / line_;
+    double rate = now > 1.0 ? double(own) / now : 0.0;  // this core's bytes per cycle so far
+    for (uint64_t l = first; l <= last; ++l) {
+        uint64_t lb = std::max(addr, l * line_), le = std::min(addr + len, (l + 1) * line_);
+        uint64_t part = le - lb;
+        auto it = lines_.find(l);
+        bool hit = false;
+        if (it != lines_.end()) {
+            const Stamp& s = it->second;
+            double dist = s.core == core ? double(own - std::min(own, s.own)) * active_
+                                         : std::fabs(now - s.time) * rate * active_;
+            hit = dist < capacity_;
         }
-        case OpClass::CopyLocal:
-            return soc_.Get("vec_startup_cycles", 12) + double(ins.bytes) / 128.0;
-        case OpClass::VecTranscend:
-            return soc_.Get("vec_startup_cycles", 12) + ins.repeats * 4.0;
-        case OpClass::VecReduce:
-            return soc_.Get("vec_startup_cycles", 12) + ins.repeats * 2.0;
-        case OpClass::ScalarGm:
-            return soc_.Get("scalar_gm_cycles", 200);
-        case OpClass::ScalarLocal:
-            return soc_.Get("scalar_ub_cycles", 6);
-        case OpClass::CubeMmad:
-            return 20 + ins.repeats * 1.0;
-        case OpClass::Sync:
-            return 0;
+        if (write) {
+            r.miss_bytes += (part + 31) / 32 * 32;  // written back to HBM eventually
+        } else if (hit) {
+            r.hit_bytes += part;
+        } else {
+            r.miss_bytes += line_;  // a miss fills the whole line from HBM
+        }
+        lines_[l] = Stamp{now, own, core};
+    }
+}
+
+// ------------------------------------------------------------------------------ timing model
+TimingModel::TimingModel(const SocParams& soc, int block_idx, int block_num, L2Model* l2)
+    : soc_(soc), block_idx_(block_idx), block_num_(block_num), l2_(l2) {
+    scalar_issue_ = soc.Get("scalar_issue_cycles", 2);
+    scalar_ub_ = soc.Get("scalar_ub_cycles", 5);
+    scalar_gm_ = soc.Get("scalar_gm_cycles", 150);
+    vec_startup_ = soc.Get("vec_startup_cycles", 24);
+    for (double& v : vec_rep_) v = soc.Get("vec_elementwise_cycles_per_repeat", 1);
+    vec_rep_[int(OpClass::VecTranscend)] = soc.Get("vec_transcend_cycles_per_repeat", 4);
+    vec_rep_[int(OpClass::VecReduce)] = soc.Get("vec_reduce_cycles_per_repeat", 2);
+    vec_rep_[int(OpClass::VecCast)] = soc.Get("vec_cast_cycles_per_repeat", 1);
+    vec_rep_[int(OpClass::VecGather)] = soc.Get("vec_gather_cycles_per_repeat", 4);
+    rr_pen_ = soc.Get("ub_rr_conflict_cycles", 1.0);
+    rw_pen_ = soc.Get("ub_rw_conflict_cycles", 0.8);
+    dma_issue_ = soc.Get("dma_issue_cycles", 12);
+    dma_burst_ = soc.Get("dma_burst_cycles", 0.5);
+    dma_latency_ = soc.Get("dma_latency_cycles", 128);
+    core_ddr_ = soc.Get("core_hbm_bytes_per_cycle", 32);
+    core_l2_ = soc.Get("core_l2_bytes_per_cycle", 110);
+    int active = l2_ != nullptr ? l2_->Active() : std::max(1, block_num);
+    hbm_share_ = soc.Get("hbm_bytes_per_cycle", 810) / active;
+    l2_share_ = soc.Get("l2_bytes_per_cycle", 3550) / active;
+    line_ = soc.Get("l2_line_bytes", 512);
+    mte1_startup_ = soc.Get("mte1_startup_cycles", 16);
+    l1_l0a_ = soc.Get("l1_to_l0a_bytes_per_cycle", 512);
+    l1_l0b_ = soc.Get("l1_to_l0b_bytes_per_cycle", 256);
+    l1_ub_ = soc.Get("l1_to_ub_bytes_per_cycle", 128);
+    ub_l1_ = soc.Get("ub_to_l1_bytes_per_cycle", 256);
+    fix_startup_ = soc.Get("fix_startup_cycles", 16);
+    fix_rate_ = soc.Get("l0c_out_bytes_per_cycle", 512);
+    cube_startup_ = soc.Get("cube_startup_cycles", 32);
+    cube_per_fractal_ = soc.Get("cube_cycles_per_fractal", 1);
+    sync_all_ = soc.Get("sync_all_cycles", 1000);
+    barrier_cycles_ = soc.Get("barrier_cycles", 4);
+}
+
+void TimingModel::Record(char kind, int pipe, int dst, const char* name, double a, double b) {
+    if (!g_trace_on) return;
+    if (kind == 'i') {
+        if (g_trace_kept.fetch_add(1) >= kTraceCap) {
+            g_trace_kept.fetch_sub(1);
+            g_trace_dropped.fetch_add(1);
+            return;
+        }
+    } else if (g_flag_kept.fetch_add(1) >= kTraceCap) {
+        return;
+    }
+    TraceEvent ev;
+    ev.kind = kind;
+    ev.pipe = int8_t(pipe);
+    ev.dst = int8_t(dst);
+    ev.name = name;
+    ev.start = a;
+    ev.end = b;
+    stats_.trace.push_back(ev);
+}
+
+// UB bank geometry (Atlas A2, asc-devkit bank_conflict_ub): address bits [17:16] bank id,
+// [15:9] row, [8:5] bank group (16 groups), [4:0] byte in the 32-byte row. Two reads of one
+// repeat in the same bank group conflict; a write conflicts with a read in the same bank
+// (group and id). The write of repeat r happens during repeat r+1 (the hardware delays a write whose banks
+// coincide with a read's by one repeat; other writes happen in their own repeat).
+double TimingModel::BankConflictCycles(const Instr& ins) const {
+    uint32_t R = ins.repeats;
+    if (R == 0) return 0;
+    struct Op {
+        uint64_t b, s, f;
+        bool write;
+    } ops[kMaxAccess];
+    int n = 0;
+    for (int k = 0; k < ins.n_access; ++k) {
+        const Access& a = ins.access[k];
+        if (a.space != Space::UB || a.end <= a.begin) continue;
+        if (!a.write) {  // the dst re-read of in-place APIs shares the dst's banks: skip it
+            bool dup = false;
+            for (int j = 0; j < ins.n_access; ++j)
+                if (j != k && ins.access[j].write && ins.access[j].space == a.space &&
+                    ins.access[j].begin == a.begin && ins.access[j].end == a.end)
+                    dup = true;
+            if (dup) continue;
+        }
+        uint64_t span = a.end - a.begin, s = 0, f;
+        if (R > 1) {
+            if (span >= uint64_t(R - 1) * 256 + 1 && span <= uint64_t(R) * 256) s = 256;
+            else s = (span / R + 16) / 32 * 32;
+        }
+        uint64_t used = uint64_t(R - 1) * s;
+        f = span > used ? span - used : 32;
+        f = std::min<uint64_t>(256, std::max<uint64_t>(32, (f + 31) / 32 * 32));
+        ops[n++] = {a.begin, s, f, a.write};
+    }
+    if (n < 2) return 0;
+    auto masks = [&](const Op& o, uint32_t r, uint32_t& bg, uint64_t& bank) {
+        bg = 0;
+        bank = 0;
+        uint64_t base = o.b + uint64_t(r) * o.s;
+        for (uint64_t off = 0; off < o.f; off += 32) {
+            uint64_t ad = base + off;
+            uint32_t g = uint32_t(ad >> 5) & 15u, id = uint32_t(ad >> 16) & 3u;
+            bg |= 1u << g;
+            bank |= uint64_t(1) << (id * 16 + g);
+        }
+    };
+    uint32_t S = std::min<uint32_t>(R, 16);
+    double rr = 0, rw = 0;
+    for (uint32_t r = 0; r < S; ++r) {
+        uint32_t bgs[kMaxAccess];
+        uint64_t banks[kMaxAccess];
+        for (int i = 0; i < n; ++i) masks(ops[i], r, bgs[i], banks[i]);
+        bool crr = false, crw = false;
+        for (int i = 0; i < n; ++i)
+            for (int j = i + 1; j < n; ++j)
+                if (!ops[i].write && !ops[j].write && (bgs[i] & bgs[j])) crr = true;
+        for (int i = 0; i < n; ++i) {
+            if (!ops[i].write) continue;
+            // A write whose banks coincide with a read's banks in the same repeat is delayed by
+            // one repeat (README scenarios 4 and 6); otherwise it happens in the same repeat.
+            bool delayed = false;
+            for (int j = 0; j < n; ++j)
+                if (!ops[j].write && banks[j] == banks[i]) delayed = true;
+            uint64_t wbank = banks[i];
+            if (delayed) {
+                if (r == 0) continue;
+                uint32_t pbg;
+                masks(ops[i], r - 1, pbg, wbank);
+            }
+            for (int j = 0; j < n; ++j)
+                if (!ops[j].write && (wbank & banks[j])) crw = true;
+        }
+        rr += crr;
+        rw += crw;
+    }
+    double scale = double(R) / S;
+    return (rr * rr_pen_ + rw * rw_pen_) * scale;
+}
+
+double TimingModel::VecCost(const Instr& ins) {
+    uint32_t R = ins.repeats;
+    if (R == 0 && ins.bytes > 0) R = uint32_t((ins.bytes + 255) / 256);
+    double per = vec_rep_[int(ins.cls) & 15];
+    if (ins.cls == OpClass::CopyLocal) per = vec_rep_[int(OpClass::VecElementwise)];
+    return vec_startup_ + R * per + BankConflictCycles(ins) + ins.ub_stride_conflicts;
+}
+
+TimingModel::Cost TimingModel::DmaCost(const Instr& ins) {
+    // Returns the bandwidth-bound part in `busy` (the channel time) and the fixed part in
+    // `latency`; Issue() combines them with the per-core HBM channel.
+    Cost c;
+    const Access* gm = nullptr;
+    for (int k = 0; k < ins.n_access; ++k)
+        if (ins.access[k].space == Space::GM) gm = &ins.access[k];
+    uint32_t bursts = std::max<uint32_t>(1, ins.bursts);
+    uint64_t len = ins.burst_bytes ? ins.burst_bytes : (ins.bytes + bursts - 1) / bursts;
+    if (gm == nullptr || l2_ == nullptr) {
+        c.busy = double(ins.bytes) / core_ddr_;
+        return c;
+    }
+    uint64_t dev = GmDeviceAddr(gm->begin);
+    uint64_t span = gm->end - gm->begin;
+    uint64_t stride = bursts > 1 && span > len ? (span - len) / (bursts - 1) : len;
+    bool write = gm->write;
+    L2Model::Result res;
+    uint64_t extra = 0, L = uint64_t(line_);
+    for (uint32_t i = 0; i < bursts; ++i) {
+        uint64_t a = dev + uint64_t(i) * stride;
+        l2_->Touch(block_idx_, now_, l2_own_, a, len, write, res);
+        uint64_t spanned = (a + len - 1) / L - a / L + 1, minimal = (len + L - 1) / L;
+        if (spanned > minimal) extra += (spanned - minimal) * L;  // unaligned: one more transaction
+    }
+    l2_own_ += ins.bytes;
+    double hbm = std::min(core_ddr_, hbm_share_), l2 = std::min(core_l2_, l2_share_);
+    double extra_rate = res.miss_bytes > 0 ? hbm : l2;
+    c.busy = double(res.miss_bytes) / hbm + double(res.hit_bytes) / l2 + double(extra) / extra_rate;
+    stats_.l2_hit_bytes += res.hit_bytes;
+    stats_.hbm_bytes += res.miss_bytes + extra;
+    return c;
+}
+
+TimingModel::Cost TimingModel::Price(const Instr& ins) {
+    Cost c;
+    switch (ins.cls) {
+        case OpClass::Scalar: c.busy = 1; break;
+        case OpClass::ScalarLocal: c.busy = scalar_ub_; break;
+        case OpClass::ScalarGm: c.busy = scalar_gm_; break;
+        case OpClass::Sync: c.busy = 0; break;
+        case OpClass::CubeMmad: c.busy = cube_startup_ + ins.repeats * cube_per_fractal_; break;
+        case OpClass::CubeLoad: {
+            double rate = l1_l0b_;
+            for (int k = 0; k < ins.n_access; ++k)
+                if (ins.access[k].write && ins.access[k].space == Space::L0A) rate = l1_l0a_;
+            c.busy = mte1_startup_ + double(ins.bytes) / rate;
+            break;
+        }
+        case OpClass::CopyLocal: {
+            if (ins.pipe == Pipe::V) {
+                c.busy = VecCost(ins);
+            } else {
+                double rate = ins.pipe == Pipe::MTE3 ? ub_l1_ : ins.pipe == Pipe::FIX ? fix_rate_ : l1_ub_;
+                for (int k = 0; k < ins.n_access; ++k) {
+                    if (!ins.access[k].write) continue;
+                    if (ins.access[k].space == Space::L0A) rate = l1_l0a_;
+                    if (ins.access[k].space == Space::L0B) rate = l1_l0b_;
+                }
+                c.busy = (ins.pipe == Pipe::FIX ? fix_startup_ : mte1_startup_) + double(ins.bytes) / rate;
+            }
+            break;
+        }
         default:
-            return soc_.Get("vec_startup_cycles", 12) + ins.repeats * 1.0;
+            if (ins.pipe == Pipe::V || int(ins.cls) >= int(OpClass::VecElementwise)) c.busy = VecCost(ins);
+            else c.busy = 1;
+    }
+    return c;
+}
+
+void TimingModel::MergeIssue(int p) {
+    if (p < kRacePipes && merged_epoch_[p] != issue_epoch_) {
+        vc_[p].Merge(issue_vc_);
+        merged_epoch_[p] = issue_epoch_;
     }
 }
 
 void TimingModel::Issue(const Instr& ins) {
     int p = int(ins.pipe);
-    double cost = Cost(ins);
-    if (ins.pipe == Pipe::S) {
-        now_ = std::max(now_, wait_[p]) + cost;
-        free_at_[p] = now_;
-    } else {
-        double start = std::max({now_, free_at_[p], wait_[p]});
-        free_at_[p] = start + cost;
-        now_ += 1;  // issue slot
+    if (p >= kRacePipes) p = int(Pipe::S);
+    // ---- race check (program order) ----
+    MergeIssue(p);
+    uint32_t seq = ++vc_[p].c[p];
+    Access acc[kMaxAccess];
+    int n = 0;
+    for (int k = 0; k < ins.n_access; ++k) {
+        acc[n] = ins.access[k];
+        if (acc[n].space == Space::GM) {
+            uint64_t d = GmDeviceAddr(acc[n].begin);
+            acc[n].end = d + (acc[n].end - acc[n].begin);
+            acc[n].begin = d;
+        }
+        ++n;
     }
-    stats_.pipes[p].busy_cycles += cost;
-    stats_.pipes[p].instrs += 1;
+    race_.Access(ins, p, seq, vc_[p], acc, n);
+
+    // ---- timing ----
+    bool dma = ins.cls == OpClass::CopyIn || ins.cls == OpClass::CopyOut ||
+               (ins.cls == OpClass::Fixpipe && [&] {
+                   for (int k = 0; k < ins.n_access; ++k)
+                       if (ins.access[k].space == Space::GM) return true;
+                   return false;
+               }());
+    double start, end, busy;
+    if (p == int(Pipe::S)) {
+        Cost c = Price(ins);
+        start = std::max(now_, wait_[p]);
+        end = start + c.busy;
+        busy = c.busy;
+        now_ = end;
+        free_at_[p] = done_[p] = end;
+    } else if (dma) {
+        start = std::max({now_, free_at_[p], wait_[p]});
+        uint32_t bursts = std::max<uint32_t>(1, ins.bursts);
+        double fixed = dma_issue_ + bursts * dma_burst_ + (ins.cls == OpClass::Fixpipe ? fix_startup_ : 0);
+        double xfer = DmaCost(ins).busy;
+        // The core's share of HBM/L2 bandwidth is one channel used by MTE2, MTE3 and FIX.
+        end = PlaceOnChannel(start + fixed, xfer);
+        busy = end - start;
+        free_at_[p] = end;
+        done_[p] = std::max(done_[p], end + dma_latency_);
+        now_ += scalar_issue_;
+    } else {
+        Cost c = Price(ins);
+        start = std::max({now_, free_at_[p], wait_[p]});
+        end = start + c.busy;
+        busy = c.busy;
+        free_at_[p] = end;
+        done_[p] = std::max(done_[p], end + c.latency);
+        now_ += scalar_issue_;
+    }
+    Record('i', p, 0, ins.name, start, end);
+
+    // ---- statistics ----
+    PipeStats& ps = stats_.pipes[p];
+    ps.busy_cycles += busy;
+    ps.instrs += 1;
+    ps.bytes += ins.bytes;
     if (ins.cls == OpClass::CopyIn) stats_.gm_bytes_in += ins.bytes;
     if (ins.cls == OpClass::CopyOut) stats_.gm_bytes_out += ins.bytes;
-    std::string key = ins.name;
-    auto it = instr_index_.find(key);
-    if (it == instr_index_.end()) {
-        instr_index_[key] = stats_.instrs.size();
-        stats_.instrs.push_back({key, p, 1, cost});
+    if (p == int(Pipe::V) && int(ins.cls) >= int(OpClass::VecElementwise) && int(ins.cls) <= int(OpClass::VecGather))
+        stats_.vector_elems += ins.elems;
+    if (ins.cls == OpClass::CubeMmad) stats_.cube_fractals += ins.repeats;
+    auto& index = instr_index_[p];
+    auto it = index.find(ins.name);
+    if (it == index.end()) {
+        index.emplace(ins.name, stats_.instrs.size());
+        stats_.instrs.push_back({ins.name, p, 1, busy});
     } else {
         stats_.instrs[it->second].count += 1;
-        stats_.instrs[it->second].cycles += cost;
+        stats_.instrs[it->second].cycles += busy;
     }
 }
 
-void TimingModel::SyncSet(Pipe src, Pipe, uint64_t key) {
-    double t = src == Pipe::S ? now_ : std::max(free_at_[int(src)], now_);
-    tokens_[key] = t;
+double TimingModel::PlaceOnChannel(double ready, double dur) {
+    // Drop intervals no future transfer can overlap (every later DMA is ready after now_).
+    size_t keep = 0;
+    while (keep < chan_.size() && chan_[keep].second < now_) ++keep;
+    if (keep > 64) chan_.erase(chan_.begin(), chan_.begin() + long(keep));
+    std::vector<std::pair<double, double>> add;
+    double pos = ready, left = dur, end = ready;
+    for (const auto& iv : chan_) {
+        if (left <= 0) break;
+        if (iv.second <= pos) continue;
+        if (iv.first > pos) {
+            double take = std::min(iv.first - pos, left);
+            add.push_back({pos, pos + take});
+            left -= take;
+            end = pos + take;
+        }
+        pos = std::max(pos, iv.second);
+    }
+    if (left > 0) {
+        add.push_back({pos, pos + left});
+        end = pos + left;
+    }
+    if (dur <= 0) return ready;
+    chan_.insert(chan_.end(), add.begin(), add.end());
+    std::sort(chan_.begin(), chan_.end());
+    std::vector<std::pair<double, double>> merged;
+    for (const auto& iv : chan_) {
+        if (!merged.empty() && iv.first <= merged.back().second + 1e-9) merged.back().second = std::max(merged.back().second, iv.second);
+        else merged.push_back(iv);
+    }
+    chan_.swap(merged);
+    return end;
 }
 
-void TimingModel::SyncWait(Pipe, Pipe dst, uint64_t key) {
+void TimingModel::SyncSet(Pipe src, Pipe dst, uint64_t key) {
+    Token tok;
+    if (src == Pipe::ALL || int(src) >= kRacePipes) {
+        double t = now_;
+        for (int i = 0; i < kRacePipes; ++i) {
+            t = std::max({t, done_[i], wait_[i]});
+            MergeIssue(i);
+            tok.vc.Merge(vc_[i]);
+        }
+        tok.time = t;
+    } else {
+        int s = int(src);
+        MergeIssue(s);
+        tok.time = src == Pipe::S ? now_ : std::max({now_, done_[s], wait_[s]});
+        tok.vc = vc_[s];
+    }
+    (void)dst;
+    tokens_[key].push_back(tok);
+}
+
+void TimingModel::SyncWait(Pipe src, Pipe dst, uint64_t key) {
     auto it = tokens_.find(key);
-    if (it == tokens_.end()) return;  // waiting on a flag never set: model as no wait
-    int d = int(dst);
-    if (dst == Pipe::S) now_ = std::max(now_, it->second);
-    else wait_[d] = std::max(wait_[d], it->second);
+    if (it == tokens_.end() || it->second.empty()) return;  // never set: no ordering, no wait
+    Token tok = it->second.front();
+    it->second.pop_front();
+    auto apply = [&](int d) {
+        double arrival = d == int(Pipe::S) ? now_ : std::max({now_, free_at_[d], wait_[d]});
+        if (d == int(Pipe::S)) now_ = std::max(now_, tok.time);
+        else wait_[d] = std::max(wait_[d], tok.time);
+        MergeIssue(d);
+        vc_[d].Merge(tok.vc);
+        if (d == int(Pipe::S)) {
+            issue_vc_.Merge(tok.vc);
+            ++issue_epoch_;
+        }
+        Record('f', int(src) < kRacePipes ? int(src) : 0, d, "", tok.time, std::max(tok.time, arrival));
+    };
+    if (dst == Pipe::ALL || int(dst) >= kRacePipes) {
+        for (int d = 0; d < kRacePipes; ++d) apply(d);
+    } else {
+        apply(int(dst));
+    }
+}
+
+void TimingModel::EndOfPipe() {
+    VClock m = issue_vc_;
+    for (auto& v : vc_) m.Merge(v);
+    for (auto& v : vc_) v = m;
+    issue_vc_ = m;
+    ++issue_epoch_;
 }
 
 void TimingModel::Barrier(Pipe p) {
-    if (p == Pipe::ALL) {
+    if (p == Pipe::ALL || int(p) >= kRacePipes) {
         double t = now_;
-        for (double f : free_at_) t = std::max(t, f);
-        now_ = t;
-        for (double& w : wait_) w = std::max(w, t);
+        for (int i = 0; i < kRacePipes; ++i) t = std::max({t, done_[i], wait_[i]});
+        now_ = t + barrier_cycles_;
+        for (double& w : wait_) w = std::max(w, now_);
+        EndOfPipe();
+    } else {
+        int q = int(p);
+        wait_[q] = std::max(wait_[q], done_[q]);  // the pipe drains before its next instruction
     }
 }
 
@@ -91,14 +458,31 @@ double TimingModel::ArriveAll() {
 }
 
 void TimingModel::LeaveAll(double t) {
-    now_ = std::max(now_, t) + soc_.Get("sync_all_cycles", 500);
+    now_ = std::max(now_, t) + sync_all_;
     for (double& w : wait_) w = std::max(w, now_);
 }
 
 CoreStats TimingModel::Finish() {
-    Barrier(Pipe::ALL);
+    double t = now_;
+    for (int i = 0; i < kRacePipes; ++i) t = std::max({t, done_[i], free_at_[i]});
+    now_ = t;
     stats_.total_cycles = now_;
-    return stats_;
+    // Merge instruction stats whose names are equal strings at different addresses.
+    std::vector<InstrStats> merged;
+    std::unordered_map<std::string, size_t> by;
+    for (auto& in : stats_.instrs) {
+        std::string key = in.name + "\x1f" + std::to_string(in.pipe);
+        auto it = by.find(key);
+        if (it == by.end()) {
+            by.emplace(key, merged.size());
+            merged.push_back(in);
+        } else {
+            merged[it->second].count += in.count;
+            merged[it->second].cycles += in.cycles;
+        }
+    }
+    stats_.instrs = std::move(merged);
+    return std::move(stats_);
 }
 
 }  // namespace ao::rt

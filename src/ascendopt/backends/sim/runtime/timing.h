@@ -1,21 +1,64 @@
-// AscendOptimizer simulator: per-core timing model interface.
+// AscendOptimizer simulator: per-core timing model, shared L2 model and race detector.
+// The model and every parameter it reads are described in docs/timing-model.md; the
+// parameters themselves (with their public sources) live in socs/<SoC>.toml.
 #pragma once
+#include <cstdint>
+#include <deque>
 #include <unordered_map>
+#include <vector>
+
 #include "ascendopt_kernel/runtime.h"
+#include "race.h"
 #include "sim_config.h"
 
 namespace ao::rt {
+
+// L2 cache in front of HBM, shared by all cores of one launch.
+//
+// Cores are simulated one after another, so a plain LRU over simulation order would see each
+// core's traffic alone. Instead every 512-byte line remembers who touched it last, when (model
+// cycle) and how many bytes that core had moved so far. A re-touch hits when the estimated
+// traffic of the whole chip since the last touch is below the L2 capacity:
+//   same core:   (own bytes now - own bytes then) x active cores   (cores progress alike)
+//   other core:  |t_now - t_then| x (own bytes now / t_now) x active cores
+// A line that another core fetched "later" in model time still counts as a hit if it is within
+// that distance: the first core simulated pays the miss, which keeps the chip-wide HBM traffic
+// right while slightly misplacing which core pays it.
+class L2Model {
+public:
+    void Reset(const SocParams& soc, int block_num);
+    struct Result {
+        uint64_t hit_bytes = 0;   // bytes served by L2
+        uint64_t miss_bytes = 0;  // bytes fetched from HBM (whole lines)
+    };
+    // Reads or writes `len` bytes at device address `addr` for core `core` at cycle `now`.
+    // `own` is the core's cumulative L2 traffic before this access.
+    void Touch(int core, double now, uint64_t own, uint64_t addr, uint64_t len, bool write, Result& r);
+    int Active() const { return active_; }
+
+private:
+    struct Stamp {
+        double time;
+        uint64_t own;
+        int32_t core;
+    };
+    std::unordered_map<uint64_t, Stamp> lines_;
+    double capacity_ = 0;
+    uint64_t line_ = 512;
+    int active_ = 1;
+};
 
 // Pipe-level timing model of one AI core. The scalar unit issues instructions in program
 // order to asynchronous pipes; each pipe executes its instructions in order. Ordering
 // between pipes comes only from SyncSet/SyncWait (queues, flags) and barriers.
 class TimingModel {
 public:
-    TimingModel(const SocParams& soc, int block_idx, int block_num);
+    TimingModel(const SocParams& soc, int block_idx, int block_num, L2Model* l2);
     void Issue(const Instr& ins);
     void SyncSet(Pipe src, Pipe dst, uint64_t key);
     void SyncWait(Pipe src, Pipe dst, uint64_t key);
     void Barrier(Pipe p);
+    void EndOfPipe();  // TPipe destroyed: all pipes drained (race bookkeeping only)
     // Cross-core barrier: time at which this core arrives / all cores leave.
     double ArriveAll();
     void LeaveAll(double t);
@@ -23,15 +66,52 @@ public:
     CoreStats Finish();
 
 private:
-    double Cost(const Instr& ins) const;
+    struct Cost {
+        double busy = 0;     // pipe occupancy
+        double latency = 0;  // extra cycles until the result is visible to other pipes
+    };
+    Cost Price(const Instr& ins);
+    Cost DmaCost(const Instr& ins);
+    double VecCost(const Instr& ins);
+    double BankConflictCycles(const Instr& ins) const;
+    void MergeIssue(int p);
+    void Record(char kind, int pipe, int dst, const char* name, double a, double b);
+
     const SocParams& soc_;
+    int block_idx_;
     int block_num_;
-    double now_ = 0;                        // scalar unit issue time
-    double free_at_[int(Pipe::COUNT)] = {};  // when each pipe finishes its last instruction
+    L2Model* l2_;
+    // cached parameters
+    double scalar_issue_, vec_startup_, vec_rep_[16], rr_pen_, rw_pen_, scalar_ub_, scalar_gm_;
+    double dma_issue_, dma_burst_, dma_latency_, core_ddr_, core_l2_, hbm_share_, l2_share_, line_;
+    double mte1_startup_, l1_l0a_, l1_l0b_, l1_ub_, ub_l1_, fix_startup_, fix_rate_;
+    double cube_startup_, cube_per_fractal_, sync_all_, barrier_cycles_;
+
+    double now_ = 0;                          // scalar unit issue time
+    double free_at_[int(Pipe::COUNT)] = {};  // when each pipe can start its next instruction
+    double done_[int(Pipe::COUNT)] = {};     // when each pipe's issued work is complete
     double wait_[int(Pipe::COUNT)] = {};     // earliest start imposed by waits
-    std::unordered_map<uint64_t, double> tokens_;
+    struct Token {
+        double time;
+        VClock vc;
+    };
+    std::unordered_map<uint64_t, std::deque<Token>> tokens_;
+    uint64_t l2_own_ = 0;
+    // The core's GM bandwidth channel, shared by MTE2/MTE3/FIX: busy intervals (sorted). A
+    // transfer fills the earliest idle time from its ready time on (fluid sharing), so a later
+    // copy-in can use bandwidth left idle while an earlier-issued copy-out waits for its data.
+    std::vector<std::pair<double, double>> chan_;
+    double PlaceOnChannel(double ready, double dur);
+
+    // race detection
+    VClock vc_[kRacePipes];
+    VClock issue_vc_;  // what the scalar unit has waited for: inherited by everything it issues
+    uint32_t issue_epoch_ = 1;
+    uint32_t merged_epoch_[kRacePipes] = {};
+    RaceTracker race_;
+
     CoreStats stats_;
-    std::unordered_map<std::string, size_t> instr_index_;
+    std::unordered_map<const char*, size_t> instr_index_[int(Pipe::COUNT)];
 };
 
 }  // namespace ao::rt

@@ -1,0 +1,348 @@
+"""The evaluator: build -> correctness on every case -> profile on the benchmark case(s).
+
+An :class:`Evaluator` turns one candidate :class:`~ascendopt.operator.Operator` into one
+:class:`Evaluation`. It never raises for a bad candidate: compiler errors, tiling failures,
+typed simulator errors, wrong results and timeouts all become a status plus its message.
+All candidate code (compilers, runner executables) runs in child processes bounded by a
+wall-clock timeout and an address-space limit, which the backend enforces; the evaluator
+itself only generates inputs, computes goldens and compares.
+
+It writes nothing: the driver (:class:`~ascendopt.evaluate.budget.BudgetedEvaluator`) records
+evaluations in the store, whichever executor produced them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any, Sequence
+
+from ascendopt.backends.base import Backend, BuildResult, RunResult, Status
+from ascendopt.cases import Case
+from ascendopt.evaluate.check import CaseResult, case_dtypes, check_case
+from ascendopt.operator import Operator, OperatorError
+
+#: Profile runs draw their inputs from ``seed + PROFILE_SEED_OFFSET + k`` (fresh, not the
+#: correctness runs' data).
+PROFILE_SEED_OFFSET = 1_000_003
+#: Bumped when the meaning of an evaluation changes (part of every config key).
+EVALUATOR_VERSION = 1
+_FAILURE_ORDER = (Status.COMPILE_ERROR, Status.TILING_ERROR, Status.RUNTIME_ERROR, Status.TIMEOUT,
+                  Status.WRONG_RESULT)
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """How candidates are evaluated. Everything but `jobs` is part of the dedup key.
+
+    Attributes:
+        seed: Base seed; a candidate's seed is derived from it and the candidate digest
+            (recorded), case *i* uses ``seed + i``.
+        benchmark_cases: Names of the cases to profile; empty = the largest case by elements.
+        profile_repeats: Profile runs per benchmark case (each with fresh inputs, each checked).
+        run_timeout_s: Wall-clock limit of one runner process.
+        rtol: Relative tolerance override (None: per-dtype policy).
+        atol: Absolute tolerance override (None: per-dtype policy).
+        fail_fast: Stop at the first failing build or case (a looping kernel then costs one
+            timeout, not one per case).
+        jobs: Threads used inside one evaluation for builds and case runs (0: one per core).
+    """
+
+    seed: int = 0
+    benchmark_cases: tuple[str, ...] = ()
+    profile_repeats: int = 1
+    run_timeout_s: float = 60.0
+    rtol: float | None = None
+    atol: float | None = None
+    fail_fast: bool = True
+    jobs: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "EvalConfig":
+        known = {f.name for f in fields(cls)}
+        kw = {k: v for k, v in d.items() if k in known}
+        if "benchmark_cases" in kw:
+            kw["benchmark_cases"] = tuple(kw["benchmark_cases"])
+        return cls(**kw)
+
+
+@dataclass
+class Evaluation:
+    """Outcome of evaluating one candidate (the unit of the budget and of the record store).
+
+    Attributes:
+        status: ``ok``, ``compile_error``, ``tiling_error``, ``runtime_error``,
+            ``wrong_result`` or ``timeout`` (a :class:`Status` value).
+        error: Error text (compiler output, the simulator's message, mismatch summary).
+        error_kind: The simulator's typed reason for a runtime error (``ub_overflow``,
+            ``race``, ``segfault``, ...), ``timeout``, ...; empty when ok.
+        latency_us: Task duration on the benchmark case(s) (mean over cases and repeats);
+            None unless ok.
+        cases: Per-case correctness results, in case order (up to the first failure with
+            ``fail_fast``).
+        benchmark: The profile runs' results (their outputs are checked too).
+        profile: Profile summary of the benchmark case(s) by case name.
+        seed: The seed the inputs were generated from.
+        timings: ``build_s``, ``check_s``, ``profile_s``, ``total_s`` (wall seconds).
+        backend: Backend name (``sim``, ``npu``).
+        soc: SoC name.
+        op_name: Operator name (directory name).
+        digest: Candidate digest.
+        parent: Digest of the candidate it was derived from.
+        origin: How it was made (``original``, ``stage2/evo``, ``rewind/double_buffer``, ...).
+        config_key: Hash of the evaluation config, cases, backend and toolchain (dedup key).
+        duplicate: True when answered from the records instead of being evaluated.
+    """
+
+    status: str
+    error: str = ""
+    error_kind: str = ""
+    latency_us: float | None = None
+    cases: list[CaseResult] = field(default_factory=list)
+    benchmark: list[CaseResult] = field(default_factory=list)
+    profile: dict[str, Any] = field(default_factory=dict)
+    seed: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+    backend: str = ""
+    soc: str = ""
+    op_name: str = ""
+    digest: str = ""
+    parent: str | None = None
+    origin: str = ""
+    config_key: str = ""
+    duplicate: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.status == Status.OK.value
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Evaluation":
+        known = {f.name for f in fields(cls)}
+        kw = {k: v for k, v in d.items() if k in known}
+        case_fields = {f.name for f in fields(CaseResult)}
+        for k in ("cases", "benchmark"):
+            kw[k] = [CaseResult(**{a: b for a, b in c.items() if a in case_fields}) for c in kw.get(k, [])]
+        return cls(**kw)
+
+
+def case_elements(case: Case) -> int:
+    """Elements of all inputs and outputs of a case (how "large" it is)."""
+    return sum(math.prod(t.shape) for t in (*case.inputs, *case.outputs))
+
+
+def benchmark_cases(cases: Sequence[Case], names: Sequence[str] = ()) -> list[Case]:
+    """The named cases, or the largest case by elements (first on ties)."""
+    if names:
+        by_name = {c.name: c for c in cases}
+        missing = [n for n in names if n not in by_name]
+        if missing:
+            raise ValueError(f"unknown benchmark case(s) {missing}; available: {sorted(by_name)}")
+        return [by_name[n] for n in names]
+    return [max(cases, key=case_elements)] if cases else []
+
+
+def _file_hash(path: str) -> str:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+    except OSError:
+        return "missing"
+
+
+def case_fingerprint(case: Case) -> dict[str, Any]:
+    """What about a case affects an evaluation (shapes, dtypes, ranges, attrs, golden code)."""
+    golden = case.golden.rpartition(":") if case.golden else None
+    return {
+        "name": case.name,
+        "inputs": [(t.name, t.dtype, list(t.shape), t.format, t.distribution, list(t.value_range),
+                    None if t.value is None else hashlib.sha256(repr(t.value).encode()).hexdigest()[:16])
+                   for t in case.inputs],
+        "outputs": [(t.name, t.dtype, list(t.shape), t.format) for t in case.outputs],
+        "attrs": json.loads(json.dumps(case.attrs, default=str)),
+        "golden": None if golden is None else (golden[2], _file_hash(golden[0])),
+    }
+
+
+def backend_identity(backend: Any) -> dict[str, Any]:
+    """Backend name, SoC (with a hash of its parameters) and toolchain key, when known."""
+    soc = getattr(backend, "soc", None)
+    ident: dict[str, Any] = {"backend": getattr(backend, "name", type(backend).__name__),
+                             "soc": getattr(soc, "name", str(soc or ""))}
+    params = getattr(soc, "params", None)
+    if params:
+        ident["soc_params"] = hashlib.sha256(json.dumps(params, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    builder = getattr(backend, "builder", None)
+    if builder is not None and hasattr(builder, "toolchain_key"):
+        ident["toolchain"] = builder.toolchain_key
+    for attr in ("noise_pct",):
+        if getattr(backend, attr, None):
+            ident[attr] = getattr(backend, attr)
+    return ident
+
+
+class Evaluator:
+    """Builds, checks and profiles candidates on one backend.
+
+    Args:
+        backend: Any :class:`~ascendopt.backends.base.Backend` (``sim`` or ``npu``).
+        config: How to evaluate.
+
+    The evaluator is picklable (executors ship it to worker processes or Ray workers).
+    """
+
+    def __init__(self, backend: Backend, config: EvalConfig | None = None):
+        self.backend = backend
+        self.config = config or EvalConfig()
+        ident = backend_identity(backend)
+        self.backend_name = ident["backend"]
+        self.soc_name = ident["soc"]
+        self._identity = ident
+
+    # ----------------------------------------------------------------------------- keys
+    def config_key(self, cases: Sequence[Case]) -> str:
+        """Dedup key: evaluator version, config (minus `jobs`), cases, backend and toolchain."""
+        cfg = self.config.to_dict()
+        cfg.pop("jobs", None)
+        blob = json.dumps({"v": EVALUATOR_VERSION, "config": cfg, "backend": self._identity,
+                           "cases": [case_fingerprint(c) for c in cases]}, sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:32]
+
+    def seed_for(self, op: Operator) -> int:
+        """Deterministic per-candidate seed: replaying a candidate replays its inputs."""
+        h = hashlib.sha256(f"{self.config.seed}:{op.digest}".encode()).digest()
+        return int.from_bytes(h[:4], "little") & 0x3FFFFFFF
+
+    # ------------------------------------------------------------------------- evaluate
+    def evaluate(self, op: Operator, cases: Sequence[Case], seed: int | None = None,
+                 config_key: str | None = None) -> Evaluation:
+        """Evaluates one candidate on `cases`. Never raises for a bad candidate."""
+        t0 = time.perf_counter()
+        cfg = self.config
+        seed = self.seed_for(op) if seed is None else seed
+        ev = Evaluation(Status.OK.value, seed=seed, backend=self.backend_name, soc=self.soc_name, op_name=op.name,
+                        digest=op.digest, parent=op.parent, origin=op.origin,
+                        config_key=config_key or self.config_key(cases))
+        timings = {"build_s": 0.0, "check_s": 0.0, "profile_s": 0.0}
+        try:
+            self._evaluate(op, list(cases), ev, timings)
+        finally:
+            timings["total_s"] = time.perf_counter() - t0
+            ev.timings = {k: round(v, 4) for k, v in timings.items()}
+        return ev
+
+    def _evaluate(self, op: Operator, cases: list[Case], ev: Evaluation, timings: dict[str, float]) -> None:
+        cfg = self.config
+        try:
+            op.op_type, op.kernel_file  # noqa: B018 - validates the candidate's structure
+        except OperatorError as e:
+            ev.status, ev.error, ev.error_kind = Status.COMPILE_ERROR.value, str(e), "structure"
+            return
+        jobs = cfg.jobs or os.cpu_count() or 1
+        bench = benchmark_cases(cases, cfg.benchmark_cases)
+        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="ao-eval") as pool:
+            # 1. builds, one per dtype combination, concurrently.
+            t = time.perf_counter()
+            combos = list(dict.fromkeys(tuple(sorted(case_dtypes(c).items())) for c in (*cases, *bench)))
+            # The first build compiles the (dtype-independent) host objects; the others then
+            # only compile their kernel and relink, concurrently.
+            builds = {combos[0]: self._build(op, dict(combos[0]))} if combos else {}
+            builds.update(zip(combos[1:], pool.map(lambda k: self._build(op, dict(k)), combos[1:])))
+            timings["build_s"] = time.perf_counter() - t
+            for key in combos:
+                b = builds[key]
+                if not b.ok:
+                    ev.status = (Status.TIMEOUT if b.timed_out else Status.COMPILE_ERROR).value
+                    ev.error_kind = "build_timeout" if b.timed_out else "compiler"
+                    ev.error = b.error
+                    if cfg.fail_fast:
+                        return
+            # 2. correctness on every case, fresh seeded inputs per case.
+            t = time.perf_counter()
+
+            def check(i: int, case: Case) -> CaseResult:
+                b = builds[tuple(sorted(case_dtypes(case).items()))]
+                return check_case(self.backend, op, case, b, ev.seed + i, cfg.rtol, cfg.atol, cfg.run_timeout_s)
+
+            futures: list[Future] = [pool.submit(check, i, c) for i, c in enumerate(cases)]
+            for f in futures:
+                r = f.result()
+                ev.cases.append(r)
+                if r.status != Status.OK.value and cfg.fail_fast:
+                    for g in futures:
+                        g.cancel()
+                    break
+            # cancelled futures never ran; finished-but-unread ones are kept for diagnosis
+            ev.cases += [g.result() for g in futures[len(ev.cases):] if g.done() and not g.cancelled()]
+            ev.cases.sort(key=lambda r: [c.name for c in cases].index(r.name))
+            timings["check_s"] = time.perf_counter() - t
+        if self._fail_from(ev, ev.cases) or ev.status != Status.OK.value:
+            return
+        # 3. profile the benchmark case(s): fresh inputs again, outputs checked again.
+        t = time.perf_counter()
+        durations: list[float] = []
+        for j, case in enumerate(bench):
+            b = builds[tuple(sorted(case_dtypes(case).items()))]
+            per_case: list[float] = []
+            runs: list[RunResult] = []
+            for k in range(max(1, cfg.profile_repeats)):
+                r = check_case(self.backend, op, case, b, ev.seed + PROFILE_SEED_OFFSET + j * 1009 + k,
+                               cfg.rtol, cfg.atol, cfg.run_timeout_s, run_result_hook=runs.append)
+                ev.benchmark.append(r)
+                if r.status != Status.OK.value:
+                    timings["profile_s"] = time.perf_counter() - t
+                    self._fail_from(ev, [r], prefix=f"benchmark run of {case.name}: ")
+                    return
+                per_case.append(float(r.task_duration_us or 0.0))
+            durations.append(sum(per_case) / len(per_case))
+            ev.profile[case.name] = self._summarize(op, runs[-1], per_case)
+        timings["profile_s"] = time.perf_counter() - t
+        ev.latency_us = sum(durations) / len(durations) if durations else None
+
+    def _build(self, op: Operator, dtypes: dict[str, str]) -> BuildResult:
+        t = time.perf_counter()
+        b = self.backend.build(op, dtypes)
+        if b.seconds == 0 and not b.cached:
+            b = BuildResult(b.artifact, b.error, b.key, time.perf_counter() - t, b.cached, b.timed_out)
+        return b
+
+    @staticmethod
+    def _fail_from(ev: Evaluation, results: Sequence[CaseResult], prefix: str = "") -> bool:
+        """Sets the evaluation's status from the first failing case (by severity, then order)."""
+        failing = [r for r in results if r.status != Status.OK.value]
+        if not failing:
+            return False
+        rank = {s.value: i for i, s in enumerate(_FAILURE_ORDER)}
+        worst = min(failing, key=lambda r: rank.get(r.status, len(rank)))
+        if worst.status == "case_error":  # input/golden problem: reported, attributed to the run
+            ev.status, ev.error_kind = Status.RUNTIME_ERROR.value, "case_error"
+        else:
+            ev.status, ev.error_kind = worst.status, worst.error_kind
+        ev.error = f"{prefix}{worst.name}: {worst.message}".strip()
+        return True
+
+    def _summarize(self, op: Operator, run: RunResult, durations: list[float]) -> dict[str, Any]:
+        """A compact, JSON-friendly profile summary of one benchmark run."""
+        summary: dict[str, Any] = {"task_duration_us": sum(durations) / len(durations),
+                                   "runs_us": durations, "block_dim": run.block_dim, "tiling_key": run.tiling_key}
+        try:
+            from ascendopt.profile import Profile
+
+            prof = Profile.from_run(run, op.kernel_entry, soc=getattr(self.backend, "soc", None))
+            summary.update(json.loads(json.dumps(prof.summary(top=5).to_dict(), default=str)))
+            summary["task_duration_us"] = sum(durations) / len(durations)
+        except Exception as e:  # noqa: BLE001 - the summary is best-effort; raw scalars remain
+            summary["summary_error"] = f"{type(e).__name__}: {e}"
+            summary.update({k: v for k, v in run.profile.items() if isinstance(v, (int, float, str))})
+        return summary

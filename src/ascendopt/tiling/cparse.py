@@ -1,0 +1,121 @@
+"""Thin tree-sitter-cpp helpers for AscendC sources.
+
+AscendC's function/space qualifiers (``__aicore__``, ``__global__``, ``__gm__``, ...) are not
+C++ the grammar knows; they are blanked with spaces of equal length before parsing, so every
+byte offset the tree reports is an offset into the original (UTF-8 encoded) text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+import tree_sitter_cpp
+from tree_sitter import Language, Node, Parser, Tree
+
+_QUALIFIERS = re.compile(rb"\b(?:__aicore__|__global__|__gm__|__inline__|__ubuf__|__cbuf__|__ca__|__cb__|__cc__)\b")
+INT_TYPES = frozenset({
+    "int", "unsigned", "signed", "long", "short", "size_t", "ssize_t", "auto",
+    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+})
+_NUM = re.compile(r"^(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)([uUlL]*)$")
+
+
+@lru_cache(maxsize=1)
+def language() -> Language:
+    return Language(tree_sitter_cpp.language())
+
+
+def blank_qualifiers(src: bytes) -> bytes:
+    """Replaces AscendC qualifiers with spaces of equal length (offsets stay valid)."""
+    return _QUALIFIERS.sub(lambda m: b" " * len(m.group(0)), src)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """One parsed file: the original bytes and the tree of the blanked copy."""
+
+    file: str
+    src: bytes
+    tree: Tree
+
+    def text(self, node: Node) -> str:
+        return self.src[node.start_byte:node.end_byte].decode(errors="replace")
+
+    def line(self, byte: int) -> int:
+        return self.src.count(b"\n", 0, byte) + 1
+
+
+def parse(file: str, text: str) -> Parsed:
+    src = text.encode()
+    return Parsed(file, src, Parser(language()).parse(blank_qualifiers(src)))
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """Pre-order traversal."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.children))
+
+
+def int_literal(text: str) -> tuple[int, str] | None:
+    """Parses a C++ integer literal (``1024``, ``2u``, ``0x10UL``) -> (value, suffix)."""
+    m = _NUM.match(text.replace("'", ""))
+    if not m:
+        return None
+    body = m.group(1)
+    if len(body) > 1 and body[0] == "0" and body[1] in "xX":
+        return int(body, 16), m.group(2)
+    if len(body) > 1 and body[0] == "0" and body[1] in "bB":
+        return int(body[2:], 2), m.group(2)
+    if len(body) > 1 and body[0] == "0":
+        return int(body, 8), m.group(2)
+    return int(body), m.group(2)
+
+
+def const_int_value(p: Parsed, node: Node) -> int | None:
+    """Value of an integer expression made only of literals (``8 * 1024``, ``(1 << 12)``), else None."""
+    t = node.type
+    if t == "number_literal":
+        r = int_literal(p.text(node))
+        return None if r is None else r[0]
+    if t == "parenthesized_expression":
+        inner = [c for c in node.named_children if c.type != "comment"]
+        return const_int_value(p, inner[0]) if len(inner) == 1 else None
+    if t == "binary_expression":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        op = node.child_by_field_name("operator")
+        if left is None or right is None or op is None:
+            return None
+        a, b = const_int_value(p, left), const_int_value(p, right)
+        if a is None or b is None:
+            return None
+        o = p.text(op)
+        try:
+            return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+                    "/": lambda: a // b, "%": lambda: a % b, "<<": lambda: a << b, ">>": lambda: a >> b}[o]()
+        except (KeyError, ZeroDivisionError, ValueError):
+            return None
+    return None
+
+
+def is_int_type(p: Parsed, type_node: Node | None) -> bool:
+    if type_node is None:
+        return False
+    return p.text(type_node).split("::")[-1].strip() in INT_TYPES
+
+
+def declarator_name(p: Parsed, node: Node | None) -> str | None:
+    """Identifier declared by a (possibly pointer/reference/qualified) declarator."""
+    while node is not None:
+        if node.type in ("identifier", "field_identifier"):
+            return p.text(node)
+        if node.type in ("qualified_identifier",):
+            return p.text(node).split("::")[-1]
+        nxt = node.child_by_field_name("declarator") or node.child_by_field_name("name")
+        node = nxt
+    return None

@@ -1,0 +1,161 @@
+"""``evo``: the project's evolutionary tiling search (steady-state, elitist, failure-aware).
+
+Parents are drawn by tournament from the ``population_size`` fastest *feasible* configs told so
+far (so the best are never lost: elitism; configs that failed or were never told are never
+parents). A child is a uniform crossover of two parents (with probability ``crossover_rate``)
+followed by mutation: each knob moves with probability ``mutation_rate`` (at least one does) by a
+neighbour step, a power-of-two jump or a resample. Failures teach: every failed config adds one
+failure to each (knob, value-region) it used, successes add one success, and of ``candidates``
+children generated per ask one is picked with weight prod((1 + s) / (1 + s + penalty * f)), so
+regions that failed are sampled less but not forbidden. Configs already asked are not asked
+again when avoidable.
+
+An optional :class:`LLMMutator` may rewrite the evolvable region's *logic*; its proposals ride
+in the config under :data:`~ascendopt.tiling.space.REGION_KEY`. It is unused by default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from ascendopt.tiling.space import MUTATIONS, REGION_KEY, Config, KnobSpace
+from ascendopt.tiling.strategies.base import Strategy, TrialResult
+
+
+@runtime_checkable
+class LLMMutator(Protocol):
+    """Proposes a rewritten evolvable region (the text between the markers).
+
+    ``history`` holds (config, result) pairs told so far, oldest first. Returns None to decline.
+    """
+
+    def propose(self, region_text: str, history: Sequence[tuple[Config, TrialResult]]) -> str | None: ...
+
+
+class EvoStrategy(Strategy):
+    """Evolutionary search; see the module docstring. Options are documented in ``EVO_OPTIONS``."""
+
+    name = "evo"
+
+    def __init__(self, space: KnobSpace, seed: int = 0, *, population_size: int = 16, init_size: int = 8,
+                 tournament_size: int = 3, crossover_rate: float = 0.5, mutation_rate: float = 0.3,
+                 mutation_weights: Mapping[str, float] | None = None, fail_penalty: float = 2.0,
+                 candidates: int = 8, llm_mutator: LLMMutator | None = None, llm_rate: float = 0.0,
+                 start_with_default: bool = True, max_tries: int = 64):
+        super().__init__(space, seed, start_with_default, max_tries)
+        self.population_size = population_size
+        self.init_size = init_size
+        self.tournament_size = tournament_size
+        self.crossover_rate = crossover_rate
+        self.mutation_rate = mutation_rate
+        w = dict(mutation_weights or {"neighbour": 0.5, "pow2": 0.25, "resample": 0.25})
+        unknown = set(w) - set(MUTATIONS)
+        if unknown:
+            raise ValueError(f"unknown mutations {sorted(unknown)}; known: {MUTATIONS}")
+        self.mutation_weights = w
+        self.fail_penalty = fail_penalty
+        self.candidates = candidates
+        self.llm_mutator = llm_mutator
+        self.llm_rate = llm_rate
+        self.population: list[tuple[Config, float]] = []       # fastest feasible first
+        self.stats: dict[tuple[str, int], list[int]] = {}       # (knob, bucket) -> [successes, failures]
+
+    # -- proposing -------------------------------------------------------------------------
+    def _propose(self) -> Config:
+        if not self.population or len(self.asked) < self.init_size:
+            cands = [self.space.sample(self.rng) for _ in range(self.candidates)]
+        else:
+            if self.llm_mutator is not None and self.llm_rate > 0 and self.rng.random() < self.llm_rate:
+                c = self._llm_child()
+                if c is not None and not self.seen(c):
+                    return c
+            cands = [self._child() for _ in range(self.candidates)]
+        fresh = [c for c in cands if not self.seen(c)]
+        tries = 0
+        while not fresh and tries < self.max_tries:
+            c = self._child() if self.population else self.space.sample(self.rng)
+            if not self.seen(c):
+                fresh.append(c)
+            tries += 1
+        if not fresh:
+            return self._unseen_sample()
+        weights = [self.weight(c) for c in fresh]
+        return self.rng.choices(fresh, weights=weights, k=1)[0]
+
+    def weight(self, config: Mapping[str, Any]) -> float:
+        """Failure-aware sampling weight of a candidate (1.0 when nothing failed near it)."""
+        w = 1.0
+        for k in self.space.knobs:
+            s, f = self.stats.get((k.id, self.space.domain(k.id).bucket(config[k.id])), (0, 0))
+            w *= (1.0 + s) / (1.0 + s + self.fail_penalty * f)
+        return w
+
+    def _tournament(self) -> Config:
+        k = min(self.tournament_size, len(self.population))
+        idx = sorted(self.rng.sample(range(len(self.population)), k))
+        return dict(self.population[idx[0]][0])  # population is sorted: lowest index is fastest
+
+    def _child(self) -> Config:
+        a = self._tournament()
+        if len(self.population) > 1 and self.rng.random() < self.crossover_rate:
+            b = self._tournament()
+            a = {key: (a[key] if self.rng.random() < 0.5 else b.get(key, a[key])) for key in a}
+            if REGION_KEY in b and REGION_KEY not in a and self.rng.random() < 0.5:
+                a[REGION_KEY] = b[REGION_KEY]
+        return self._mutate(a)
+
+    def _mutate(self, c: Config) -> Config:
+        ids = self.space.ids
+        if not ids:
+            return c
+        chosen = [i for i in ids if self.rng.random() < self.mutation_rate] or [self.rng.choice(ids)]
+        ops, w = zip(*self.mutation_weights.items())
+        for kid in chosen:
+            c = self.space.mutate_knob(c, kid, self.rng.choices(ops, weights=w, k=1)[0], self.rng)
+        return c
+
+    def _llm_child(self) -> Config | None:
+        parent = self._tournament()
+        text = parent.get(REGION_KEY, self.space.region_text)
+        assert self.llm_mutator is not None
+        new = self.llm_mutator.propose(text, list(self.history))
+        if not new or new == text:
+            return None
+        return {**parent, REGION_KEY: new}
+
+    # -- learning --------------------------------------------------------------------------
+    def _observe(self, config: Config, result: TrialResult) -> None:
+        slot = 0 if result.usable else 1
+        for k in self.space.knobs:
+            key = (k.id, self.space.domain(k.id).bucket(config[k.id]))
+            self.stats.setdefault(key, [0, 0])[slot] += 1
+        if result.usable:
+            self.population.append((dict(config), float(result.latency_us)))  # type: ignore[arg-type]
+            self.population.sort(key=lambda t: t[1])  # stable: earlier wins ties
+            del self.population[self.population_size:]
+
+    def _extra_state(self) -> dict:
+        return {"population": [[c, lat] for c, lat in self.population],
+                "stats": [[k, b, s, f] for (k, b), (s, f) in self.stats.items()]}
+
+    def _load_extra_state(self, extra: Mapping[str, Any]) -> None:
+        self.population = [(dict(c), float(lat)) for c, lat in extra.get("population", [])]
+        self.stats = {(k, int(b)): [int(s), int(f)] for k, b, s, f in extra.get("stats", [])}
+
+
+EVO_OPTIONS: dict[str, tuple[Any, str]] = {
+    "population_size": (16, "fastest feasible configs kept as parents (elitist, steady state)"),
+    "init_size": (8, "configs asked (default first, then failure-weighted random) before evolving"),
+    "tournament_size": (3, "parents are the fastest of this many random population members"),
+    "crossover_rate": (0.5, "probability a child is a uniform crossover of two parents"),
+    "mutation_rate": (0.3, "per-knob mutation probability (at least one knob always mutates)"),
+    "mutation_weights": ({"neighbour": 0.5, "pow2": 0.25, "resample": 0.25},
+                         "relative odds of neighbour step / power-of-two jump / resample"),
+    "fail_penalty": (2.0, "how strongly failures of a (knob, value region) down-weight it"),
+    "candidates": (8, "children generated per ask; one is picked by failure-aware weight"),
+    "llm_mutator": (None, "optional LLMMutator that rewrites the region's logic"),
+    "llm_rate": (0.0, "probability an ask uses the LLM mutator (when one is given)"),
+    "start_with_default": (True, "ask the original sources' config first"),
+    "max_tries": (64, "attempts to avoid re-asking a config before accepting a repeat"),
+}

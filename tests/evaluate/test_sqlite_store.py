@@ -1,0 +1,67 @@
+"""SQLite specifics: WAL, durability across reopen, schema version and migrations."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from ascendopt.evaluate import store as store_mod
+from ascendopt.evaluate.store import SQLiteStore, StoreError
+
+from .test_store_conformance import make_eval
+
+
+def test_wal_and_reopen(tmp_path):
+    path = tmp_path / "r.db"
+    s = SQLiteStore(path)
+    assert s._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    run = s.create_run("a", {"x": 1})
+    s.add_evaluation(run, make_eval("d1"))
+    s.put_sources("d1", {"op_kernel/k.cpp": "x"})
+    s.close()
+    ro = SQLiteStore(path, readonly=True)
+    assert ro.schema_version == store_mod.SCHEMA_VERSION
+    assert ro.list_evaluations(run)[0].evaluation.digest == "d1"
+    assert ro.get_sources("d1") == {"op_kernel/k.cpp": "x"}
+    with pytest.raises(sqlite3.OperationalError):
+        ro.create_run("b", {})
+    ro.close()
+
+
+def test_readonly_refuses_missing_or_foreign_files(tmp_path):
+    with pytest.raises(StoreError):
+        SQLiteStore(tmp_path / "missing.db", readonly=True)
+    sqlite3.connect(tmp_path / "other.db").execute("CREATE TABLE t (x)").connection.commit()
+    with pytest.raises(StoreError, match="not an ascendopt"):
+        SQLiteStore(tmp_path / "other.db", readonly=True)
+
+
+def test_migration_hook_upgrades_old_files(tmp_path, monkeypatch):
+    path = tmp_path / "old.db"
+    s = SQLiteStore(path)
+    s.add_evaluation(s.create_run("a", {}), make_eval("d1"))
+    s.close()
+
+    def v1_to_v2(db):
+        db.execute("ALTER TABLE evaluations ADD COLUMN note TEXT NOT NULL DEFAULT ''")
+
+    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", 2)
+    monkeypatch.setitem(store_mod.MIGRATIONS, 1, v1_to_v2)
+    s = SQLiteStore(path)
+    assert s.schema_version == 2
+    cols = [r[1] for r in s._db.execute("PRAGMA table_info(evaluations)")]
+    assert "note" in cols
+    assert s.list_evaluations()[0].evaluation.digest == "d1"  # old records survive
+    s.close()
+
+
+def test_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "new.db"
+    SQLiteStore(path).close()
+    db = sqlite3.connect(path)
+    db.execute("UPDATE schema_version SET version = 99")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match="newer"):
+        SQLiteStore(path)

@@ -1,0 +1,172 @@
+"""Every strategy replayed on CPU against a synthetic landscape with an infeasible region."""
+
+from __future__ import annotations
+
+import json
+import statistics
+
+import pytest
+
+from ascendopt.tiling.space import REGION_KEY
+from ascendopt.tiling.strategies import (
+    STRATEGIES,
+    EvoStrategy,
+    LLMMutator,
+    TrialResult,
+    make_strategy,
+)
+
+from .landscape import evaluate, make_space
+
+ALL = list(STRATEGIES)
+
+
+def run(strategy, steps: int, batch: int = 1) -> list[dict]:
+    out = []
+    while len(out) < steps:
+        cs = strategy.ask(batch)
+        for c in cs:
+            strategy.tell(c, evaluate(c))
+        out += cs
+    return out
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_configs_stay_in_space_and_are_fresh(name):
+    if name == "cmaes":
+        pytest.importorskip("cmaes")
+    space = make_space()
+    s = make_strategy(name, space, seed=3)
+    cs = run(s, 30, batch=3)
+    assert cs[0] == space.defaults()
+    for c in cs:
+        assert space.contains(c) and set(c) == set(space.ids), c
+    keys = [space.key(c) for c in cs]
+    if name in ("evo", "random"):
+        assert len(set(keys)) == len(keys)
+    else:
+        assert len(set(keys)) >= 0.8 * len(keys)
+    assert s.iteration == 30 and len(s.history) == 30
+    best = s.best()
+    assert best is not None and best[1] > 0
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_state_round_trip(name):
+    """N steps == N/2 steps + save/load into a fresh strategy + N/2 steps."""
+    if name == "cmaes":
+        pytest.importorskip("cmaes")
+    space = make_space()
+    n = 24
+    a = make_strategy(name, space, seed=11)
+    full = run(a, n, batch=2)
+    b = make_strategy(name, space, seed=11)
+    first = run(b, n // 2, batch=2)
+    state = json.loads(json.dumps(b.state_dict()))
+    c = make_strategy(name, space, seed=999)   # the seed comes from the state
+    c.load_state_dict(state)
+    second = run(c, n // 2, batch=2)
+    assert first + second == full
+    assert c.state_dict()["rng"] == a.state_dict()["rng"]
+
+
+def test_state_of_other_strategy_is_rejected():
+    space = make_space()
+    st = make_strategy("random", space).state_dict()
+    with pytest.raises(ValueError):
+        make_strategy("evo", space).load_state_dict(st)
+
+
+def _best_after(name: str, seed: int, budget: int) -> float:
+    s = make_strategy(name, make_space(), seed=seed)
+    run(s, budget)
+    return s.best()[1]
+
+
+def test_evo_beats_random_on_average():
+    seeds = range(10)
+    evo = statistics.mean(_best_after("evo", s, 60) for s in seeds)
+    rnd = statistics.mean(_best_after("random", s, 60) for s in seeds)
+    assert evo < rnd * 0.95, (evo, rnd)
+
+
+def test_failed_configs_never_become_parents():
+    space = make_space()
+    s = EvoStrategy(space, seed=2, init_size=4)
+    failed = set()
+    for _ in range(40):
+        for c in s.ask(2):
+            r = evaluate(c)
+            s.tell(c, r)
+            if not r.usable:
+                failed.add(space.key(c))
+        assert not any(space.key(c) in failed for c, _ in s.population)
+        assert all(lat > 0 for _, lat in s.population)
+    assert failed  # the landscape's infeasible region was visited
+    # and failures make their region less likely
+    big = {**space.defaults(), "tile": 16384, "buf": 4}
+    assert s.weight(big) < s.weight(space.defaults())
+
+
+def test_evo_learns_infeasible_region():
+    space = make_space()
+    s = EvoStrategy(space, seed=4)
+    run(s, 120)
+    late = s.history[60:]
+    early = s.history[:60]
+    fail_rate = lambda h: sum(not r.feasible for _, r in h) / len(h)
+    assert fail_rate(late) <= fail_rate(early) + 0.05
+
+
+def test_untold_pending_configs_are_not_reasked():
+    space = make_space()
+    s = make_strategy("evo", space, seed=0)
+    cs = s.ask(40)
+    assert len({space.key(c) for c in cs}) == 40
+
+
+def test_tell_of_unasked_config_is_accepted():
+    space = make_space()
+    for name in ("evo", "tpe", "random"):
+        s = make_strategy(name, space, seed=0)
+        c = {**space.defaults(), "tile": 2048}
+        s.tell(c, TrialResult("ok", 50.0, True))
+        s.tell({**c, "buf": 4, "tile": 16384}, TrialResult("ub_overflow", None, False))
+        assert s.best() == (c, 50.0)
+        assert all(space.contains(x) for x in s.ask(3))
+
+
+def test_registry_options_documented_and_validated():
+    for name, (factory, options) in STRATEGIES.items():
+        assert callable(factory)
+        for opt, spec in options.items():
+            assert isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[1], str) and spec[1]
+    with pytest.raises(ValueError):
+        make_strategy("nope", make_space())
+    with pytest.raises(ValueError):
+        make_strategy("evo", make_space(), bogus=1)
+    s = make_strategy("evo", make_space(), seed=1, population_size=4, mutation_weights={"pow2": 1.0})
+    assert s.population_size == 4
+
+
+class FakeLLM:
+    def __init__(self):
+        self.calls = 0
+
+    def propose(self, region_text, history):
+        self.calls += 1
+        return region_text + f"\n// variant {self.calls}\n"
+
+
+def test_llm_mutator_slot():
+    assert isinstance(FakeLLM(), LLMMutator)
+    space = make_space()
+    space.region_text = "uint32_t tile = 1024;"
+    llm = FakeLLM()
+    s = EvoStrategy(space, seed=0, llm_mutator=llm, llm_rate=0.5, init_size=4)
+    cs = run(s, 30)
+    assert llm.calls > 0
+    assert any(REGION_KEY in c for c in cs)
+    assert len({space.key(c) for c in cs}) == len(cs)
+    # unused by default
+    assert all(REGION_KEY not in c for c in run(EvoStrategy(space, seed=0), 20))
