@@ -1,0 +1,125 @@
+"""``ascendopt tune``: Stage II tiling search from the command line."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ascendopt.backends.sim.soc import DEFAULT_SOC
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def _fail(msg: str, code: int = 2) -> None:
+    err_console.print(f"[red]error:[/red] {msg}")
+    raise typer.Exit(code)
+
+
+def show_space(space, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(space.to_json(), indent=2, default=str))
+        return
+    if not space.knobs:
+        console.print("no knobs found (no tiling function located, or it has no tunable constants)")
+        return
+    table = Table(title="tiling knobs")
+    for col in ("knob", "location", "source", "default", "range", "role", "rebuild"):
+        table.add_column(col)
+    for k in space.knobs:
+        d = k.domain
+        rng = f"{{{', '.join(map(str, d.choices))}}}" if d.kind == "cat" else f"{d.kind} [{d.lo}, {d.hi}]"
+        table.add_row(k.id, f"{k.file}:{k.line}", k.text.strip()[:40], str(k.default), rng, k.role, k.rebuild or "host")
+    console.print(table)
+
+
+def tune_command(
+    op_dir: Path = typer.Argument(..., help="Operator directory (cann-ops layout)."),
+    budget: int = typer.Option(50, "--budget", help="Evaluations allowed (every built/run candidate counts)."),
+    strategy: str = typer.Option("evo", "--strategy", help="evo, random, tpe, cmaes or nsga2."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default ./tune_<op>)."),
+    show_space_only: bool = typer.Option(False, "--show-space", help="Print the knob space and exit."),
+    case: List[str] = typer.Option([], "--case", help="Check only these cases (repeatable)."),
+    cases_files: List[Path] = typer.Option([], "--cases", help="Extra msopst case file(s)."),
+    golden: Optional[str] = typer.Option(None, "--golden", help="FILE.py:FUNC golden override."),
+    bench_case: List[str] = typer.Option([], "--bench-case", help="Benchmark case(s) (default: the largest)."),
+    soc: str = typer.Option(DEFAULT_SOC, "--soc"),
+    seed: int = typer.Option(0, "--seed", help="Seed of the strategy and of the inputs."),
+    workers: int = typer.Option(1, "--workers", help="Candidates evaluated in parallel (processes)."),
+    db: Path = typer.Option(Path("ascendopt.db"), "--db", help="Record store (SQLite)."),
+    timeout: float = typer.Option(60.0, "--timeout", help="Seconds allowed per case run."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Stage II: search the host tiling program's knobs with profiling in the loop."""
+    from ascendopt.cli import _backend, _load
+    from ascendopt.evaluate.budget import BudgetedEvaluator
+    from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
+    from ascendopt.evaluate.executors import InlineExecutor, LocalExecutor
+    from ascendopt.evaluate.store import SQLiteStore, StoreError
+    from ascendopt.tiling.search import tune, write_outputs
+    from ascendopt.tiling.space import KnobSpace
+    from ascendopt.tiling.strategies import STRATEGIES, make_strategy
+
+    op, cases = _load(op_dir, cases_files, golden, case)
+    space = KnobSpace.from_operator(op, soc=soc)
+    if show_space_only:
+        show_space(space, as_json)
+        return
+    if strategy not in STRATEGIES:
+        _fail(f"unknown strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
+    if budget < 1:
+        _fail("--budget must be at least 1")
+    if not space.knobs:
+        _fail(f"{op_dir}: no tunable knobs found in the tiling program (see --show-space)")
+    names = {c.name for c in cases}
+    bad = [b for b in bench_case if b not in names]
+    if bad:
+        _fail(f"unknown benchmark case(s) {', '.join(bad)}")
+    backend = _backend(soc)
+    evaluator = Evaluator(backend, EvalConfig(seed=seed, benchmark_cases=tuple(bench_case), run_timeout_s=timeout))
+    try:
+        store = SQLiteStore(db)
+    except (StoreError, OSError) as e:
+        _fail(f"cannot open record store {db}: {e}")
+    executor = LocalExecutor(workers) if workers > 1 else InlineExecutor()
+    beval = BudgetedEvaluator(evaluator, store, budget=budget, executor=executor, run_label=op.name,
+                              run_config={"command": "tune", "strategy": strategy, "seed": seed,
+                                          "op_dir": str(op_dir)})
+    strat = make_strategy(strategy, space, seed=seed)
+    out = out or Path(f"tune_{op.name}")
+    try:
+        with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TextColumn("{task.fields[best]}"), TimeElapsedColumn(), console=err_console,
+                      disable=as_json or not err_console.is_terminal and os.environ.get("CI") == "true") as prog:
+            task = prog.add_task(f"{op.op_type} ({strategy})", total=budget, best="")
+
+            def on_trial(trial, res):
+                best = f"best {res.best_latency_us:.2f} us" if res.best_latency_us else "no correct candidate yet"
+                prog.update(task, completed=trial.index, best=best)
+
+            result = tune(op, cases, beval, space, strat, strategy, batch=max(1, workers), on_trial=on_trial)
+    finally:
+        executor.close()
+        beval.finish()
+    paths = write_outputs(result, op, space, out)
+    if as_json:
+        print(json.dumps({**result.to_dict(), "outputs": paths, "run_id": beval.run_id, "db": str(db)},
+                         indent=2, default=str))
+        return
+    console.print(f"[bold]{op.op_type}[/bold]: {result.charged} evaluations charged, {result.duplicates} answered "
+                  f"from records ({result.stop_reason})")
+    if result.best_latency_us is None:
+        console.print("[red]no correct candidate found[/red]")
+    else:
+        sp = f" — speedup {result.speedup:.3f}x" if result.speedup else ""
+        base = f"{result.baseline_latency_us:.3f} us" if result.baseline_latency_us else "original failed"
+        console.print(f"original {base} → best {result.best_latency_us:.3f} us{sp}")
+    console.print(f"report: {paths['report']}  patch: {paths['patch']}  best operator: {paths['best']}")
+    console.print(f"records: {db} (run {beval.run_id})")

@@ -1,0 +1,226 @@
+"""Stage II: profiling-in-the-loop search over the host tiling program.
+
+The loop is built on ask/tell: a :class:`~ascendopt.tiling.strategies.base.Strategy`
+proposes knob configs, :meth:`KnobSpace.apply` turns each into a new immutable Operator,
+the :class:`~ascendopt.evaluate.budget.BudgetedEvaluator` checks it on every case and times
+it on the benchmark case(s) (spending budget only for new candidates), and the strategy is
+told the outcome. Failed candidates are told as infeasible and never become parents. The
+search stops when the budget is spent (or the strategy only repeats known candidates) and
+returns the fastest correct candidate.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ascendopt.cases import Case
+from ascendopt.evaluate.budget import BudgetedEvaluator, BudgetExhausted
+from ascendopt.evaluate.evaluator import Evaluation
+from ascendopt.operator import Operator
+from ascendopt.tiling.space import KnobSpace
+from ascendopt.tiling.strategies import Strategy, TrialResult
+
+#: Rounds in a row that produced only already-evaluated candidates before the search stops.
+MAX_STALE_ROUNDS = 25
+
+
+@dataclass
+class Trial:
+    """One proposed candidate and its outcome (``index`` counts charged evaluations)."""
+
+    index: int
+    config: dict[str, Any]
+    status: str
+    latency_us: float | None
+    error_kind: str = ""
+    error: str = ""
+    digest: str = ""
+    duplicate: bool = False
+
+
+@dataclass
+class TuneResult:
+    """Outcome of one Stage II search."""
+
+    op_name: str
+    strategy: str
+    budget: int
+    charged: int
+    duplicates: int
+    baseline_latency_us: float | None
+    best_latency_us: float | None
+    best_config: dict[str, Any]
+    best_digest: str
+    trials: list[Trial] = field(default_factory=list)
+    best_op: Operator | None = field(default=None, repr=False)
+    stop_reason: str = ""
+
+    @property
+    def speedup(self) -> float | None:
+        if self.baseline_latency_us and self.best_latency_us:
+            return self.baseline_latency_us / self.best_latency_us
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("best_op", None)
+        d["speedup"] = self.speedup
+        return d
+
+
+def _trial_result(ev: Evaluation) -> TrialResult:
+    return TrialResult(status=ev.status, latency_us=ev.latency_us if ev.ok else None, feasible=ev.ok)
+
+
+def tune(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, space: KnobSpace,
+         strategy: Strategy, strategy_name: str, batch: int = 1,
+         on_trial: Callable[[Trial, "TuneResult"], None] | None = None) -> TuneResult:
+    """Runs the search until the operator's budget is spent.
+
+    Args:
+        op: The starting operator (its config is the space's defaults).
+        cases: Cases every candidate is checked on (the evaluator picks benchmark cases).
+        evaluator: Budget, records and execution; the only place budget is enforced.
+        space: The knob space of ``op``.
+        strategy: An ask/tell strategy over ``space``.
+        strategy_name: Label recorded as the candidates' origin (``stage2/<name>``).
+        batch: Candidates asked and evaluated per round (parallel on the executor).
+        on_trial: Called after every trial (progress display).
+    """
+    budget = evaluator.budget
+    if budget is None:
+        raise ValueError("Stage II needs a finite evaluation budget")
+    res = TuneResult(op.name, strategy_name, budget, 0, 0, None, None, {}, "")
+    stale = 0
+    while True:
+        left = evaluator.remaining(op.name)
+        if left == 0:
+            res.stop_reason = "budget spent"
+            break
+        if stale >= MAX_STALE_ROUNDS:
+            res.stop_reason = f"strategy proposed only known candidates for {stale} rounds"
+            break
+        configs = strategy.ask(max(1, min(batch, left or batch)))
+        cands = [space.apply(op, c, origin=f"stage2/{strategy_name}") for c in configs]
+        try:
+            evals: list[Evaluation | None] = list(evaluator.evaluate_many(cands, cases))
+        except BudgetExhausted as e:
+            evals = e.results
+        new = 0
+        for cfg, cand, ev in zip(configs, cands, evals):
+            if ev is None:
+                continue
+            strategy.tell(cfg, _trial_result(ev))
+            new += 0 if ev.duplicate else 1
+            report = evaluator.report(op.name)
+            trial = Trial(report.charged, dict(cfg), ev.status, ev.latency_us, ev.error_kind, ev.error[:500],
+                          cand.digest, ev.duplicate)
+            res.trials.append(trial)
+            if ev.ok and cand.digest == op.digest and res.baseline_latency_us is None:
+                res.baseline_latency_us = ev.latency_us
+            if ev.ok and ev.latency_us is not None and (res.best_latency_us is None or ev.latency_us < res.best_latency_us):
+                res.best_latency_us, res.best_config, res.best_digest, res.best_op = (
+                    ev.latency_us, dict(cfg), cand.digest, cand)
+            if on_trial:
+                on_trial(trial, res)
+        stale = 0 if new else stale + 1
+    rep = evaluator.report(op.name)
+    res.charged, res.duplicates = rep.charged, rep.duplicates
+    return res
+
+
+# ------------------------------------------------------------------------------------ outputs
+def unified_patch(original: Operator, best: Operator) -> str:
+    """A unified diff (``a/`` → ``b/``) of every changed source file."""
+    import difflib
+
+    out = []
+    for rel in sorted(set(original.files) | set(best.files)):
+        a, b = original.files.get(rel, ""), best.files.get(rel, "")
+        if a != b:
+            out += difflib.unified_diff(a.splitlines(keepends=True), b.splitlines(keepends=True),
+                                        f"a/{rel}", f"b/{rel}")
+    return "".join(out)
+
+
+def convergence_plot(result: TuneResult, path: Path) -> None:
+    """PNG: best latency so far vs charged evaluations; failures marked on the x axis."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xs, best, ok_x, ok_y, fail_x = [], [], [], [], []
+    cur = None
+    for t in result.trials:
+        if t.duplicate:
+            continue
+        if t.status == "ok" and t.latency_us is not None:
+            ok_x.append(t.index)
+            ok_y.append(t.latency_us)
+            cur = t.latency_us if cur is None else min(cur, t.latency_us)
+        else:
+            fail_x.append(t.index)
+        if cur is not None:
+            xs.append(t.index)
+            best.append(cur)
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
+    ax.scatter(ok_x, ok_y, s=10, color="tab:blue", alpha=0.35, label="correct candidate")
+    ax.step(xs, best, where="post", color="tab:green", linewidth=2, label="best so far")
+    if fail_x:
+        lo = min(ok_y) if ok_y else 1.0
+        ax.scatter(fail_x, [lo * 0.97] * len(fail_x), marker="x", color="tab:red", s=18, label="failed candidate")
+    if result.baseline_latency_us:
+        ax.axhline(result.baseline_latency_us, color="gray", linestyle="--", linewidth=1, label="original")
+    ax.set_xlabel("evaluations (budget spent)")
+    ax.set_ylabel("task duration (us)")
+    ax.set_title(f"{result.op_name}: Stage II ({result.strategy})")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def write_outputs(result: TuneResult, original: Operator, space: KnobSpace, out: Path) -> dict[str, str]:
+    """Writes best/ (operator dir), best.patch, report.md, convergence.png, trials.json."""
+    out.mkdir(parents=True, exist_ok=True)
+    paths: dict[str, str] = {}
+    best = result.best_op or original
+    best.write_to(out / "best")
+    paths["best"] = str(out / "best")
+    (out / "best.patch").write_text(unified_patch(original, best))
+    paths["patch"] = str(out / "best.patch")
+    (out / "trials.json").write_text(json.dumps(result.to_dict(), indent=2, default=str))
+    paths["trials"] = str(out / "trials.json")
+    convergence_plot(result, out / "convergence.png")
+    paths["plot"] = str(out / "convergence.png")
+    lines = [f"# Stage II tiling search: {original.op_type} ({original.name})", "",
+             f"- strategy: `{result.strategy}`, budget {result.budget} (charged {result.charged}, "
+             f"answered from records {result.duplicates})",
+             f"- stop: {result.stop_reason}",
+             f"- original: {_us(result.baseline_latency_us)}; best: {_us(result.best_latency_us)}"
+             + (f" (speedup {result.speedup:.3f}x)" if result.speedup else ""), "",
+             "![convergence](convergence.png)", "", "## Knobs of the best candidate", "",
+             "| knob | file:line | original | best |", "|---|---|---|---|"]
+    defaults = space.defaults()
+    for k in space.knobs:
+        v = result.best_config.get(k.id, defaults[k.id])
+        mark = " **(changed)**" if v != defaults[k.id] else ""
+        lines.append(f"| `{k.id}` | {k.file}:{k.line} | {defaults[k.id]} | {v}{mark} |")
+    statuses: dict[str, int] = {}
+    for t in result.trials:
+        if not t.duplicate:
+            statuses[t.status] = statuses.get(t.status, 0) + 1
+    lines += ["", "## Evaluations by status", "", "| status | count |", "|---|---|"]
+    lines += [f"| {s} | {n} |" for s, n in sorted(statuses.items())]
+    lines += ["", "The patch against the original is `best.patch`; the best operator directory is `best/`.", ""]
+    (out / "report.md").write_text("\n".join(lines))
+    paths["report"] = str(out / "report.md")
+    return paths
+
+
+def _us(v: float | None) -> str:
+    return "-" if v is None else f"{v:.3f} us"
