@@ -102,10 +102,21 @@ inline void CastRun(const Plan& p, const LocalTensor<D>& dst, const LocalTensor<
         ao::rt::Fail(ao::rt::ErrorKind::Unsupported, "Cast: CAST_ODD is only supported for float -> half (got %s -> %s)",
                      TypeName<S>(), TypeName<D>());
     const S* A = src.Data();
+    const bool nearest = m == RoundMode::CAST_NONE || m == RoundMode::CAST_RINT;
     constexpr uint32_t w = sizeof(D) > sizeof(S) ? sizeof(D) : sizeof(S);
     Ew("Cast", ao::rt::OpClass::VecCast, w, p, dst, ds, &src, ss, static_cast<const LocalTensor<D>*>(nullptr), Strd{},
        [&](uint64_t, uint64_t i, uint64_t) {
-           if constexpr (std::is_same_v<D, S> && kIsFloatLike<D>) {
+           // Fast paths with the same results as the general rounding below: widening to
+           // float is exact, and float -> half/bf16 under RINT/NONE is IEEE round-to-nearest-even.
+           if constexpr (std::is_same_v<D, float> && (std::is_same_v<S, half> || std::is_same_v<S, bfloat16_t>)) {
+               return float(A[i]);
+           } else if constexpr (std::is_same_v<D, half> && std::is_same_v<S, float>) {
+               if (nearest) return half(A[i]);
+               return CastOne<D>(WidenLD(A[i]), m);
+           } else if constexpr (std::is_same_v<D, bfloat16_t> && std::is_same_v<S, float>) {
+               if (nearest && A[i] == A[i]) return bfloat16_t(A[i]);
+               return CastOne<D>(WidenLD(A[i]), m);
+           } else if constexpr (std::is_same_v<D, S> && kIsFloatLike<D>) {
                // Same floating type: round to an integral value (CAST_NONE copies).
                if (m == RoundMode::CAST_NONE) return A[i];
                return CastOne<D>(RoundIntLD(WidenLD(A[i]), m), m);
