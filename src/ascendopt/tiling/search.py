@@ -12,7 +12,7 @@ returns the fastest correct candidate.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -65,8 +65,8 @@ class TuneResult:
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d.pop("best_op", None)
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("best_op", "trials")}
+        d["trials"] = [asdict(t) for t in self.trials]
         d["speedup"] = self.speedup
         return d
 

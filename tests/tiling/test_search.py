@@ -1,0 +1,59 @@
+"""Stage II loop end to end on the simulator: budget, best-so-far, outputs."""
+
+from __future__ import annotations
+
+import pytest
+
+from ascendopt.cases import load_op_cases
+from ascendopt.evaluate.budget import BudgetedEvaluator
+from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
+from ascendopt.evaluate.store import MemoryStore
+from ascendopt.operator import Operator
+from ascendopt.tiling.search import tune, unified_patch, write_outputs
+from ascendopt.tiling.space import KnobSpace
+from ascendopt.tiling.strategies import make_strategy
+
+from ..conftest import FIXTURE_OPS
+
+
+@pytest.fixture(scope="module")
+def setup(backend):
+    op = Operator.load(FIXTURE_OPS / "scale_copy")
+    cases = load_op_cases(FIXTURE_OPS / "scale_copy")
+    space = KnobSpace.from_operator(op)
+    return op, cases, space, Evaluator(backend, EvalConfig(seed=0))
+
+
+def test_search_respects_budget_and_returns_fastest_correct(setup, tmp_path):
+    op, cases, space, evaluator = setup
+    beval = BudgetedEvaluator(evaluator, MemoryStore(), budget=6, run_label=op.name)
+    res = tune(op, cases, beval, space, make_strategy("evo", space, seed=1), "evo")
+    assert res.charged == 6
+    assert res.baseline_latency_us is not None  # the original is evaluated first
+    ok = [t for t in res.trials if t.status == "ok"]
+    assert res.best_latency_us == min(t.latency_us for t in ok)
+    assert res.best_latency_us <= res.baseline_latency_us
+    best = [t for t in res.trials if t.digest == res.best_digest][0]
+    assert best.status == "ok"
+    paths = write_outputs(res, op, space, tmp_path / "out")
+    for k in ("report", "patch", "plot", "best", "trials"):
+        assert (tmp_path / "out").exists() and paths[k]
+    assert (tmp_path / "out" / "convergence.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "out" / "best" / "op_host" / "scale_copy.cpp").exists()
+    if res.best_digest != op.digest:
+        assert "+++ b/op_" in unified_patch(op, res.best_op)
+
+
+def test_failures_never_become_best(setup):
+    op, cases, space, evaluator = setup
+    # Start from a candidate whose tile overflows UB: every trial with it fails.
+    tile = next(k for k in space.knobs if k.id.startswith("tileLength"))
+    bad = space.apply(op, {tile.id: 60000})
+    bad_space = KnobSpace.from_operator(bad)
+    beval = BudgetedEvaluator(evaluator, MemoryStore(), budget=4, run_label=op.name)
+    res = tune(bad, cases, beval, bad_space, make_strategy("random", bad_space, seed=3), "random")
+    assert res.trials[0].status == "runtime_error" and res.trials[0].error_kind == "ub_overflow"
+    assert res.baseline_latency_us is None
+    for t in res.trials:
+        if t.digest == res.best_digest:
+            assert t.status == "ok"
