@@ -8,8 +8,14 @@ import numpy as np
 import pytest
 
 from ascendopt.backends.base import Status
-from ascendopt.evaluate.evaluator import (PROFILE_SEED_OFFSET, EvalConfig, Evaluation, Evaluator, benchmark_cases,
-                                          case_elements)
+from ascendopt.evaluate.evaluator import (
+    PROFILE_SEED_OFFSET,
+    EvalConfig,
+    Evaluation,
+    Evaluator,
+    benchmark_cases,
+    case_elements,
+)
 
 from .conftest import ANCHOR, HOST, KERNEL, comment_variant, edit
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 
 import pytest
 
 from ascendopt.evaluate.budget import BudgetedEvaluator
+from ascendopt.evaluate.evaluator import Evaluator
 from ascendopt.evaluate.executors import EvalTask, InlineExecutor, LocalExecutor
 from ascendopt.evaluate.store import MemoryStore
 
@@ -58,3 +60,30 @@ def test_ray_executor_matches_inline(evaluator, base, cases, inline_results):
         assert _summary(results) == _summary(inline_results)
     finally:
         ray.shutdown()
+
+
+class _DiesOn(Evaluator):
+    """Kills its worker process when asked to evaluate one particular candidate."""
+
+    def __init__(self, backend, config, doomed: str):
+        super().__init__(backend, config)
+        self.doomed = doomed
+
+    def evaluate(self, op, cases, seed=None, config_key=None):
+        if op.digest == self.doomed:
+            os._exit(3)
+        return super().evaluate(op, cases, seed, config_key)
+
+
+def test_local_executor_survives_a_dying_worker(backend, config, base, cases):
+    doomed = comment_variant(base, 12)
+    ev = _DiesOn(backend, config, doomed.digest)
+    ops = [base, doomed, comment_variant(base, 11)]
+    key = ev.config_key(cases)
+    tasks = [EvalTask(op, tuple(cases), ev.seed_for(op), key) for op in ops]
+    with LocalExecutor(workers=2) as ex:
+        got = dict(ex.run(ev, tasks))
+        assert got[1].status == "runtime_error" and got[1].error_kind == "worker_crashed"
+        assert got[0].status == "ok" and got[2].status == "ok"
+        # the pool was recycled and still works
+        assert dict(ex.run(ev, tasks[:1]))[0].status == "ok"

@@ -28,7 +28,7 @@ def db(tmp_path_factory, evaluator, base, cases):
 
 
 def test_list_runs_and_evaluations(db):
-    path, base, child = db
+    path, base, _ = db
     r = CliRunner().invoke(app, ["records", str(path)])
     assert r.exit_code == 0, r.output
     assert "scale_copy" in r.output and "finished" in r.output

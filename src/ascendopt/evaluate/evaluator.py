@@ -92,7 +92,9 @@ class Evaluation:
         benchmark: The profile runs' results (their outputs are checked too).
         profile: Profile summary of the benchmark case(s) by case name.
         seed: The seed the inputs were generated from.
-        timings: ``build_s``, ``check_s``, ``profile_s``, ``total_s`` (wall seconds).
+        timings: ``build_s``, ``check_s``, ``profile_s``, ``total_s`` (wall seconds;
+            benchmark runs overlap the checks on noise-free backends, ``profile_s`` is what
+            remained after the checks).
         backend: Backend name (``sim``, ``npu``).
         soc: SoC name.
         op_name: Operator name (directory name).
@@ -227,9 +229,14 @@ class Evaluator:
     # ------------------------------------------------------------------------- evaluate
     def evaluate(self, op: Operator, cases: Sequence[Case], seed: int | None = None,
                  config_key: str | None = None) -> Evaluation:
-        """Evaluates one candidate on `cases`. Never raises for a bad candidate."""
+        """Evaluates one candidate on `cases`. Never raises for a bad candidate.
+
+        Raises:
+            ValueError: No cases, or an unknown benchmark case name (configuration errors).
+        """
+        if not cases:
+            raise ValueError(f"{op.name}: no cases to evaluate on")
         t0 = time.perf_counter()
-        cfg = self.config
         seed = self.seed_for(op) if seed is None else seed
         ev = Evaluation(Status.OK.value, seed=seed, backend=self.backend_name, soc=self.soc_name, op_name=op.name,
                         digest=op.digest, parent=op.parent, origin=op.origin,
@@ -258,9 +265,10 @@ class Evaluator:
             # The first build compiles the (dtype-independent) host objects; the others then
             # only compile their kernel and relink, concurrently.
             builds = {combos[0]: self._build(op, dict(combos[0]))} if combos else {}
-            builds.update(zip(combos[1:], pool.map(lambda k: self._build(op, dict(k)), combos[1:])))
+            rest = combos[1:] if (not cfg.fail_fast or not combos or builds[combos[0]].ok) else []
+            builds.update(zip(rest, pool.map(lambda k: self._build(op, dict(k)), rest)))
             timings["build_s"] = time.perf_counter() - t
-            for key in combos:
+            for key in builds:
                 b = builds[key]
                 if not b.ok:
                     ev.status = (Status.TIMEOUT if b.timed_out else Status.COMPILE_ERROR).value
@@ -268,37 +276,54 @@ class Evaluator:
                     ev.error = b.error
                     if cfg.fail_fast:
                         return
-            # 2. correctness on every case, fresh seeded inputs per case.
+            # 2. correctness on every case, fresh seeded inputs per case; largest cases are
+            # started first (they dominate). On a noise-free backend the benchmark runs start
+            # alongside (their inputs are independent); they only count if every check passes.
             t = time.perf_counter()
 
-            def check(i: int, case: Case) -> CaseResult:
-                b = builds[tuple(sorted(case_dtypes(case).items()))]
-                return check_case(self.backend, op, case, b, ev.seed + i, cfg.rtol, cfg.atol, cfg.run_timeout_s)
+            def build_of(case: Case) -> BuildResult:
+                return builds[tuple(sorted(case_dtypes(case).items()))]
 
-            futures: list[Future] = [pool.submit(check, i, c) for i, c in enumerate(cases)]
-            for f in futures:
-                r = f.result()
+            def check(i: int, case: Case) -> CaseResult:
+                return check_case(self.backend, op, case, build_of(case), ev.seed + i, cfg.rtol, cfg.atol,
+                                  cfg.run_timeout_s)
+
+            def bench_run(j: int, k: int, case: Case) -> tuple[CaseResult, RunResult | None]:
+                runs: list[RunResult] = []
+                r = check_case(self.backend, op, case, build_of(case), ev.seed + PROFILE_SEED_OFFSET + j * 1009 + k,
+                               cfg.rtol, cfg.atol, cfg.run_timeout_s, run_result_hook=runs.append)
+                return r, (runs[-1] if runs else None)
+
+            bench_jobs = [(j, k, c) for j, c in enumerate(bench) for k in range(max(1, cfg.profile_repeats))]
+            overlap = not getattr(self.backend, "noise_pct", 0)  # noise draws must stay in order
+            order = sorted(range(len(cases)), key=lambda i: -case_elements(cases[i]))
+            futures: dict[int, Future] = {}
+            bench_futures: list[Future] = []
+            for n, i in enumerate(order):
+                futures[i] = pool.submit(check, i, cases[i])
+                if overlap and n == 0:
+                    bench_futures = [pool.submit(bench_run, *bj) for bj in bench_jobs]
+            for i in range(len(cases)):
+                r = futures[i].result()
                 ev.cases.append(r)
                 if r.status != Status.OK.value and cfg.fail_fast:
-                    for g in futures:
+                    for g in (*futures.values(), *bench_futures):
                         g.cancel()
                     break
-            # cancelled futures never ran; finished-but-unread ones are kept for diagnosis
-            ev.cases += [g.result() for g in futures[len(ev.cases):] if g.done() and not g.cancelled()]
-            ev.cases.sort(key=lambda r: [c.name for c in cases].index(r.name))
+            # Results after the first failure (in case order) are dropped even if they finished:
+            # what an evaluation contains must not depend on thread timing.
             timings["check_s"] = time.perf_counter() - t
-        if self._fail_from(ev, ev.cases) or ev.status != Status.OK.value:
-            return
-        # 3. profile the benchmark case(s): fresh inputs again, outputs checked again.
-        t = time.perf_counter()
+            if self._fail_from(ev, ev.cases) or ev.status != Status.OK.value:
+                return
+            # 3. profile the benchmark case(s): fresh inputs again, outputs checked again.
+            t = time.perf_counter()
+            results = ([f.result() for f in bench_futures] if bench_futures
+                       else [bench_run(*bj) for bj in bench_jobs])
         durations: list[float] = []
         for j, case in enumerate(bench):
-            b = builds[tuple(sorted(case_dtypes(case).items()))]
+            mine = [(r, rr) for (jj, _, _), (r, rr) in zip(bench_jobs, results) if jj == j]
             per_case: list[float] = []
-            runs: list[RunResult] = []
-            for k in range(max(1, cfg.profile_repeats)):
-                r = check_case(self.backend, op, case, b, ev.seed + PROFILE_SEED_OFFSET + j * 1009 + k,
-                               cfg.rtol, cfg.atol, cfg.run_timeout_s, run_result_hook=runs.append)
+            for r, _ in mine:
                 ev.benchmark.append(r)
                 if r.status != Status.OK.value:
                     timings["profile_s"] = time.perf_counter() - t
@@ -306,7 +331,7 @@ class Evaluator:
                     return
                 per_case.append(float(r.task_duration_us or 0.0))
             durations.append(sum(per_case) / len(per_case))
-            ev.profile[case.name] = self._summarize(op, runs[-1], per_case)
+            ev.profile[case.name] = self._summarize(op, mine[-1][1], per_case)
         timings["profile_s"] = time.perf_counter() - t
         ev.latency_us = sum(durations) / len(durations) if durations else None
 

@@ -9,26 +9,26 @@ All give the same results for the same tasks. Workers never touch the record sto
 return :class:`~ascendopt.evaluate.evaluator.Evaluation` objects and only the driver writes
 (SQLite does not tolerate parallel writers). Candidate code always runs in bounded child
 processes of the worker (see the backend), so a worker survives a looping, crashing or
-memory-hungry candidate; a worker that dies anyway is replaced and its task retried once,
-then reported as ``runtime_error`` (``worker_crashed``).
+memory-hungry candidate; a worker that dies anyway is replaced, the tasks that were in
+flight are retried one at a time, and the one whose worker dies alone
+is reported as ``runtime_error`` (``worker_crashed``).
 """
 
 from __future__ import annotations
 
 import abc
+import copy
 import multiprocessing
 import os
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterator, Sequence
 
 from ascendopt.backends.base import Status
 from ascendopt.cases import Case
 from ascendopt.evaluate.evaluator import Evaluation, Evaluator
 from ascendopt.operator import Operator
-
-MAX_WORKER_CRASHES = 2
 
 
 @dataclass(frozen=True)
@@ -109,22 +109,24 @@ class LocalExecutor(Executor):
             self.close()
             ev = evaluator
             if self.jobs_per_worker and evaluator.config.jobs != self.jobs_per_worker:
-                from dataclasses import replace
-
-                ev = Evaluator(evaluator.backend, replace(evaluator.config, jobs=self.jobs_per_worker))
+                ev = copy.copy(evaluator)  # same class and identity; only the thread count differs
+                ev.config = replace(evaluator.config, jobs=self.jobs_per_worker)
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(self.start_method),
                                              initializer=_init_worker, initargs=(ev,))
             self._pool_for = id(evaluator)
         return self._pool
 
     def run(self, evaluator: Evaluator, tasks: Sequence[EvalTask]) -> Iterator[tuple[int, Evaluation]]:
-        crashes = [0] * len(tasks)
         pending = set(range(len(tasks)))
+        suspects: set[int] = set()  # in flight when a worker died: retried one at a time
         while pending:
             pool = self._get_pool(evaluator)
-            futures = {pool.submit(_work, tasks[i]): i for i in sorted(pending)}
-            broken = False
+            batch = sorted(pending - suspects) if len(suspects) < len(pending) else []
+            if not batch:  # only suspects left: isolate one, so a death is attributed right
+                batch = [min(suspects)]
+            futures = {pool.submit(_work, tasks[i]): i for i in batch}
             not_done = set(futures)
+            broken: list[int] = []
             while not_done:
                 done, not_done = wait(not_done, return_when=FIRST_COMPLETED)
                 for f in done:
@@ -132,17 +134,20 @@ class LocalExecutor(Executor):
                     try:
                         ev = f.result()
                     except BrokenProcessPool:
-                        broken = True
+                        broken.append(i)
                         continue
                     pending.discard(i)
+                    suspects.discard(i)
                     yield i, ev
-            if broken:  # a worker died: recycle the pool, retry the unfinished tasks
+            if broken:  # a worker died: recycle the pool
                 self.close()
-                for i in list(pending):
-                    crashes[i] += 1
-                    if crashes[i] >= MAX_WORKER_CRASHES:
-                        pending.discard(i)
-                        yield i, _crashed(tasks[i], evaluator, "process pool worker terminated abruptly")
+                if len(batch) == 1:
+                    i = batch[0]
+                    pending.discard(i)
+                    suspects.discard(i)
+                    yield i, _crashed(tasks[i], evaluator, "process pool worker terminated abruptly")
+                else:
+                    suspects.update(broken)
 
     def close(self) -> None:
         if self._pool is not None:

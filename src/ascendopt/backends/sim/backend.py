@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ import numpy as np
 
 from ascendopt.backends.base import BuildResult, RunResult, Status
 from ascendopt.backends.sim.build import SimBuilder
+from ascendopt.backends.sim.limits import limited
 from ascendopt.backends.sim.soc import DEFAULT_SOC, Soc, load_soc
 from ascendopt.cases import Case
 from ascendopt.dtypes import dtype_info, format_code
@@ -27,11 +28,6 @@ DEFAULT_MEMORY_BYTES = 8 << 30
 
 _SIGNALS = {signal.SIGSEGV: "segfault", signal.SIGBUS: "bus_error", signal.SIGFPE: "arithmetic_exception",
             signal.SIGABRT: "abort", signal.SIGILL: "illegal_instruction", signal.SIGKILL: "killed"}
-
-
-def _limit_memory(limit: int) -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 class SimBackend:
@@ -67,15 +63,27 @@ class SimBackend:
         assert build.artifact is not None
         if build.artifact not in self._signatures:
             cache = build.artifact.with_name("signature.json")
+            sig = None
             if cache.exists():
-                sig = json.loads(cache.read_text())
-            else:
-                out = subprocess.run([str(build.artifact), "--signature"], capture_output=True, text=True, errors="replace",
-                                     timeout=30, preexec_fn=lambda: _limit_memory(self.memory_bytes))
-                sig = json.loads(out.stdout) if out.returncode == 0 and out.stdout.strip() else {
-                    "error": out.stderr.strip() or f"runner exited with {out.returncode}"}
-                if "error" not in sig:
-                    cache.write_text(json.dumps(sig))
+                try:
+                    sig = json.loads(cache.read_text())
+                except (OSError, json.JSONDecodeError):
+                    sig = None
+            if sig is None:
+                argv, preexec = limited([str(build.artifact), "--signature"], self.memory_bytes)
+                try:
+                    out = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=30,
+                                         preexec_fn=preexec, start_new_session=True)
+                    sig = json.loads(out.stdout) if out.returncode == 0 and out.stdout.strip() else {
+                        "error": out.stderr.strip()[-4000:] or f"runner exited with {out.returncode}"}
+                except subprocess.TimeoutExpired:  # e.g. a looping static initializer
+                    sig = {"error": "the runner did not report its signature within 30 s", "timeout": True}
+                except json.JSONDecodeError:
+                    sig = {"error": "the runner printed an unreadable signature"}
+                if "error" not in sig:  # atomically: other threads/processes read it concurrently
+                    tmp = cache.with_name(f".signature.{os.getpid()}.{threading.get_ident()}.tmp")
+                    tmp.write_text(json.dumps(sig))
+                    os.replace(tmp, cache)
             self._signatures[build.artifact] = sig
         return self._signatures[build.artifact]
 
@@ -89,6 +97,8 @@ class SimBackend:
         """
         t0 = time.perf_counter()
         sig = self.signature(build)
+        if sig.get("timeout"):
+            return RunResult(Status.TIMEOUT, "timeout", sig["error"], seconds=time.perf_counter() - t0)
         if "error" in sig:
             return RunResult(Status.TILING_ERROR, "registration", sig["error"], seconds=time.perf_counter() - t0)
         work = Path(tempfile.mkdtemp(prefix="aorun-"))
@@ -200,17 +210,26 @@ def _run_bounded(cmd: list[str], work: Path, timeout_s: float, memory_bytes: int
     stdout/stderr to files of which only the tail is read (a kernel printing garbage cannot
     flood the driver's memory or break decoding)."""
     with (work / "stdout.txt").open("wb") as so, (work / "stderr.txt").open("wb") as se:
-        p = subprocess.Popen(cmd, stdout=so, stderr=se, stdin=subprocess.DEVNULL, start_new_session=True,
-                             preexec_fn=lambda: _limit_memory(memory_bytes))
-        try:
-            p.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
+        argv, preexec = limited(cmd, memory_bytes)
+        p = subprocess.Popen(argv, stdout=so, stderr=se, stdin=subprocess.DEVNULL, start_new_session=True,
+                             preexec_fn=preexec)
+        fired = threading.Event()
+
+        def kill() -> None:  # a timer, not Popen.wait(timeout=), which polls with sleeps
+            fired.set()
             try:
                 os.killpg(p.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+        timer = threading.Timer(timeout_s, kill)
+        timer.start()
+        try:
             p.wait()
-            raise
+        finally:
+            timer.cancel()
+        if fired.is_set():
+            raise subprocess.TimeoutExpired(cmd, timeout_s)
     return subprocess.CompletedProcess(cmd, p.returncode, _tail(work / "stdout.txt"), _tail(work / "stderr.txt"))
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import resource
 import shutil
 import signal
 import subprocess
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ascendopt.backends.base import BuildResult
+from ascendopt.backends.sim.limits import limited
 from ascendopt.dtypes import dtype_info
 from ascendopt.operator import Operator
 
@@ -51,6 +51,7 @@ _GE_MACROS = {
 }
 
 
+_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
 _TILING_DEF = re.compile(r"BEGIN_TILING_DATA_DEF\s*\(\s*(\w+)\s*\)")
 
 
@@ -238,10 +239,15 @@ class SimBuilder:
         """Files the kernel translation unit can see: op_kernel/*, op_host headers (tiling
         data), and any op_host source a kernel file names. A change to an op_host .cpp alone
         therefore recompiles only host objects and relinks."""
-        kernel_text = "\n".join(op.files[k] for k in op.kernel_files())
-        return [k for k in op.files
-                if k.startswith("op_kernel/") or k.endswith((".h", ".hpp"))
-                or Path(k).name in kernel_text]
+        includes = {m for k in op.kernel_files() for m in _INCLUDE.findall(op.files[k])}
+        kernel_names = {Path(k).name for k in op.kernel_files()}
+
+        def seen(rel: str) -> bool:  # an op_host source #included by a kernel file
+            name = Path(rel).name
+            return any(i.endswith("op_host/" + name) or (Path(i).name == name and name not in kernel_names)
+                       for i in includes)
+
+        return [k for k in op.files if k.startswith("op_kernel/") or k.endswith((".h", ".hpp")) or seen(k)]
 
     @staticmethod
     def _kernel_defines(op: Operator, dtypes: dict[str, str]) -> list[str]:
@@ -300,17 +306,11 @@ class SimBuilder:
     def _run_jobs(self, jobs: list[_Job]) -> str:
         """Runs compiler jobs concurrently, each in its own process group under RLIMIT_AS; at
         the deadline the whole group (driver, cc1plus, as, ld) is killed."""
-        limit = self.memory_bytes
-
-        def limits() -> None:
-            if limit:
-                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
         procs = []
         for j in jobs:
-            procs.append(subprocess.Popen(j.cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
-                                          start_new_session=True, preexec_fn=limits))
+            argv, preexec = limited(j.cmd, self.memory_bytes)
+            procs.append(subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                          errors="replace", start_new_session=True, preexec_fn=preexec))
         errors = []
         deadline = time.monotonic() + self.timeout_s
         for p in procs:
