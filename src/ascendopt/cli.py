@@ -290,6 +290,11 @@ def records_cmd(
         _fail(str(e))
 
 
+from ascendopt.cli_tune import tune_command  # noqa: E402  (needs `app` helpers above)
+
+app.command("tune")(tune_command)
+
+
 def main() -> None:  # pragma: no cover
     app()
 

@@ -57,3 +57,43 @@ def test_failures_never_become_best(setup):
     for t in res.trials:
         if t.digest == res.best_digest:
             assert t.status == "ok"
+
+
+def test_tune_cli_writes_outputs_and_json(sim_cache, tmp_path, monkeypatch):
+    import json
+
+    from typer.testing import CliRunner
+
+    from ascendopt.cli import app
+
+    monkeypatch.setenv("ASCENDOPT_CACHE", str(sim_cache))
+    out = tmp_path / "tuned"
+    res = CliRunner().invoke(app, ["tune", str(FIXTURE_OPS / "scale_copy"), "--budget", "3", "--strategy", "random",
+                                   "--out", str(out), "--db", str(tmp_path / "r.db"), "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["charged"] == 3 and data["best_latency_us"] is not None
+    assert (out / "report.md").exists() and (out / "convergence.png").exists() and (out / "best.patch").exists()
+    listing = CliRunner().invoke(app, ["records", str(tmp_path / "r.db"), "--json"])
+    assert listing.exit_code == 0 and "stage2/random" in listing.output
+
+
+def test_tune_cli_rejects_bad_input(tmp_path):
+    from typer.testing import CliRunner
+
+    from ascendopt.cli import app
+
+    r = CliRunner().invoke(app, ["tune", str(FIXTURE_OPS / "scale_copy"), "--strategy", "nope"])
+    assert r.exit_code == 2 and "unknown strategy" in r.output
+    r = CliRunner().invoke(app, ["tune", str(tmp_path / "missing")])
+    assert r.exit_code == 2
+
+
+def test_show_space_lists_knobs():
+    from typer.testing import CliRunner
+
+    from ascendopt.cli import app
+
+    r = CliRunner().invoke(app, ["tune", str(FIXTURE_OPS / "scale_copy"), "--show-space", "--json"])
+    assert r.exit_code == 0, r.output
+    assert "tileLength" in r.output
