@@ -312,6 +312,29 @@ inline void Ew(const char* name, ao::rt::OpClass cls, uint32_t dtypeBytes, const
                Strd ds, const LocalTensor<TA>* a, Strd as, const LocalTensor<TB>* b, Strd bs, F&& f,
                bool readsDst = false) {
     if (p.repeats == 0) return;
+    // Fast path: counter mode over operands laid out contiguously (the count form). Element k
+    // of repeat r is linear index r * perRep + k for every operand; each repeat is still
+    // computed into a buffer before it is written, as in the general path.
+    auto linear = [&](Strd s, uint32_t es) { return s.blk == 1 && uint64_t(s.rep) * (ONE_BLK_SIZE / es) == p.perRep; };
+    if (p.counter && linear(ds, sizeof(TD)) && (!a || linear(as, sizeof(TA))) && (!b || linear(bs, sizeof(TB)))) {
+        uint64_t total = p.count < uint64_t(p.repeats) * p.perRep ? p.count : uint64_t(p.repeats) * p.perRep;
+        ao::rt::Instr ins = VecInstr(name, cls, dtypeBytes, p.repeats, total);
+        if (total > 0) {
+            ins.Add(d.Range(0, total, true, name));
+            if (a) ins.Add(a->Range(0, total, false, name));
+            if (b) ins.Add(b->Range(0, total, false, name));
+            if (readsDst) ins.Add(d.Range(0, total, false, name));
+        }
+        ao::rt::Issue(ins);
+        TD tmp[256];
+        TD* D = d.Data();
+        for (uint64_t base = 0; base < total; base += p.perRep) {
+            uint64_t len = total - base < p.perRep ? total - base : p.perRep;
+            for (uint64_t k = 0; k < len; ++k) tmp[k] = f(base + k, base + k, base + k);
+            for (uint64_t k = 0; k < len; ++k) D[base + k] = tmp[k];
+        }
+        return;
+    }
     Hull hd, ha, hb;
     uint64_t n = 0;
     for (uint32_t r = 0; r < p.repeats; ++r)
