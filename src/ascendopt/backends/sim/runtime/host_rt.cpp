@@ -491,3 +491,14 @@ TilingResult RunTiling(const PlatformConfig& pc, const std::vector<TensorArg>& i
 }
 
 }  // namespace ao::host
+
+// Explicit instantiations declared extern in ascendopt_host/extern_templates.h.
+template class std::vector<ge::Format>;
+template class std::vector<ge::DataType>;
+template class std::vector<unsigned long>;
+template class std::vector<long>;
+template class std::vector<float>;
+template class std::vector<std::string>;
+template class std::vector<ops::AoOpDefEntry>;
+template class std::map<std::string, ao_tiling::ClassInfo>;
+template class std::map<std::string, ops::OpAICoreConfig>;

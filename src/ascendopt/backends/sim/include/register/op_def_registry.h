@@ -17,3 +17,4 @@
 #include "graph/ascend_string.h"
 #include "graph/operator.h"
 #include "graph/tensor.h"
+#include "ascendopt_host/extern_templates.h"
