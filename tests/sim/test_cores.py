@@ -53,3 +53,23 @@ def test_reading_past_the_padding_is_out_of_bounds(backend):
     cases = [c for c in load_op_cases(FIXTURE_OPS / "scale_copy") if c.name == "small_tail"]
     [res] = check_operator(backend, op, cases)
     assert res.status == "runtime_error" and res.error_kind == "gm_out_of_bounds", res.message
+
+
+def test_noise_injection_is_seeded_and_off_by_default(sim_cache):
+    from ascendopt.backends.sim.backend import SimBackend
+    from ascendopt.backends.sim.build import SimBuilder
+
+    op = Operator.load(FIXTURE_OPS / "block_sum")
+    [case] = load_op_cases(FIXTURE_OPS / "block_sum")
+    inputs = make_inputs(case, seed=1)
+
+    def durations(noise_pct, seed):
+        be = SimBackend(builder=SimBuilder(cache_dir=sim_cache), noise_pct=noise_pct, noise_seed=seed)
+        b = be.build(op, case_dtypes(case))
+        return [be.run(b, op, case, inputs).task_duration_us for _ in range(3)]
+
+    exact = durations(0.0, 0)
+    assert len(set(exact)) == 1
+    noisy = durations(5.0, 42)
+    assert noisy == durations(5.0, 42)
+    assert len(set(noisy)) == 3 and all(abs(v / exact[0] - 1) < 0.3 for v in noisy)
