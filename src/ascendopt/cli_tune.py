@@ -8,22 +8,14 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC
 
-console = Console()
-err_console = Console(stderr=True)
-
-
-def _fail(msg: str, code: int = 2) -> None:
-    err_console.print(f"[red]error:[/red] {msg}")
-    raise typer.Exit(code)
-
-
 def show_space(space, as_json: bool) -> None:
+    from ascendopt.cli import console  # lazy: ascendopt.cli imports this module
+
     if as_json:
         print(json.dumps(space.to_json(), indent=2, default=str))
         return
@@ -58,7 +50,7 @@ def tune_command(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Stage II: search the host tiling program's knobs with profiling in the loop."""
-    from ascendopt.cli import _backend, _load
+    from ascendopt.cli import _backend, _fail, _load, console, err_console
     from ascendopt.evaluate.budget import BudgetedEvaluator
     from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
     from ascendopt.evaluate.executors import InlineExecutor, LocalExecutor
