@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 from ascendopt.backends.base import Backend, BuildResult, RunResult, Status
 from ascendopt.cases import Case
-from ascendopt.evaluate.check import CaseResult, case_dtypes, check_case
+from ascendopt.evaluate.check import CaseResult, case_dtypes, check_case, timed_build
 from ascendopt.operator import Operator, OperatorError
 
 #: Profile runs draw their inputs from ``seed + PROFILE_SEED_OFFSET + k`` (fresh, not the
@@ -336,11 +336,7 @@ class Evaluator:
         ev.latency_us = sum(durations) / len(durations) if durations else None
 
     def _build(self, op: Operator, dtypes: dict[str, str]) -> BuildResult:
-        t = time.perf_counter()
-        b = self.backend.build(op, dtypes)
-        if b.seconds == 0 and not b.cached:
-            b = BuildResult(b.artifact, b.error, b.key, time.perf_counter() - t, b.cached, b.timed_out)
-        return b
+        return timed_build(self.backend, op, dtypes)
 
     @staticmethod
     def _fail_from(ev: Evaluation, results: Sequence[CaseResult], prefix: str = "") -> bool:
