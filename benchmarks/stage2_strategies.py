@@ -20,7 +20,9 @@ affordable every candidate is checked on the float32 cases (and timed on the lar
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
+import os
 import statistics
 import time
 from pathlib import Path
@@ -69,6 +71,22 @@ class MemoEvaluator(Evaluator):
         return ev
 
 
+def _save(out: Path, key: str, value: dict) -> dict:
+    """Adds one result to the JSON file under an exclusive lock (several benchmark processes,
+    e.g. one per operator, may share the file); returns the merged results."""
+    with open(out.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        results = json.loads(out.read_text()) if out.exists() else {}
+    if args.report:
+        report(results, args)
+        return
+        results[key] = value
+        tmp = out.with_suffix(".tmp")
+        tmp.write_text(json.dumps(results, indent=1))
+        os.replace(tmp, out)
+    return results
+
+
 def poor_config(space: KnobSpace) -> dict:
     cfg = {}
     for k in space.knobs:
@@ -103,7 +121,9 @@ def main() -> None:
     ap.add_argument("--strategies", default="evo,random,tpe")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--budget", type=int, default=100)
-    ap.add_argument("--memo", default=str(Path.home() / ".cache" / "ascendopt" / "bench_stage2_memo.jsonl"))
+    ap.add_argument("--memo", default=str(Path.home() / ".cache" / "ascendopt" / "bench_stage2_memo.jsonl"),
+                    help="JSON-lines memo of evaluations (one per process when running several)")
+    ap.add_argument("--report", action="store_true", help="only print the table of the results in --out")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "stage2.json"))
     args = ap.parse_args()
     memo = Path(args.memo)
@@ -111,6 +131,9 @@ def main() -> None:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     results = json.loads(out.read_text()) if out.exists() else {}
+    if args.report:
+        report(results, args)
+        return
     backend = SimBackend()
     evaluator = MemoEvaluator(backend, EvalConfig(seed=0, jobs=1), memo)
     op_dirs = {p.parent.name: p.parent for p in (ROOT / "ops").rglob("op_host")}
@@ -140,7 +163,7 @@ def main() -> None:
                         "charged": res.charged, "fresh_evals": evaluator.fresh - fresh0,
                         "wall_s": round(time.perf_counter() - t0, 1),
                     }
-                    out.write_text(json.dumps(results, indent=1))
+                    results = _save(out, key, results[key])
                     print(f"{key}: baseline {res.baseline_latency_us} best {res.best_latency_us} "
                           f"({evaluator.fresh - fresh0} fresh evals, {time.perf_counter() - t0:.0f} s)", flush=True)
     report(results, args)

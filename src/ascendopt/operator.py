@@ -13,7 +13,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
+
+if TYPE_CHECKING:
+    from ascendopt.slots import HostSlots
 
 SOURCE_SUFFIXES = (".cpp", ".cc", ".h", ".hpp", ".cxx")
 _OP_ADD = re.compile(r"\bOP_ADD\s*\(\s*(\w+)\s*[,)]")
@@ -50,6 +53,10 @@ class Operator:
         root: The directory it was loaded from (tests, cases and goldens live there).
         parent: Digest of the operator this one was derived from, if any.
         origin: Free-form label of how it was made (``"original"``, ``"stage2/evo"``, ...).
+        slots: Optional build hint (not part of the identity): the host files as a
+            parameterized source plus slot values (:mod:`ascendopt.slots`); a backend may
+            use it to reuse one host build across knob values, and must ignore it unless it
+            renders to exactly these files.
     """
 
     name: str
@@ -58,6 +65,7 @@ class Operator:
     parent: str | None = None
     origin: str = "original"
     _digest: str = field(default="", compare=False, repr=False)
+    slots: "HostSlots | None" = field(default=None, compare=False, repr=False)
 
     @staticmethod
     def load(path: str | Path) -> "Operator":
@@ -90,7 +98,7 @@ class Operator:
 
     def __reduce__(self):
         # MappingProxyType does not pickle; ship a plain dict (process pools, Ray).
-        return (_restore, (self.name, dict(self.files), str(self.root), self.parent, self.origin))
+        return (_restore, (self.name, dict(self.files), str(self.root), self.parent, self.origin, self.slots))
 
     def diff(self, other: "Operator | Mapping[str, str] | None" = None, context: int = 3) -> str:
         """Unified diff from `other` (default: nothing, i.e. every file added) to this operator.
@@ -191,5 +199,6 @@ class Operator:
         return dest
 
 
-def _restore(name: str, files: dict[str, str], root: str, parent: str | None, origin: str) -> Operator:
-    return Operator(name, MappingProxyType(files), Path(root), parent, origin)
+def _restore(name: str, files: dict[str, str], root: str, parent: str | None, origin: str,
+             slots: "HostSlots | None" = None) -> Operator:
+    return Operator(name, MappingProxyType(files), Path(root), parent, origin, slots=slots)

@@ -30,6 +30,8 @@ class BuildResult:
         seconds: Wall time spent building (0 when served from the cache).
         cached: True when no compiler ran.
         timed_out: True when a compiler was killed at the build timeout (never cached).
+        run_env: Environment variables every run of the artifact needs (e.g. knob slot
+            values, :mod:`ascendopt.slots`).
     """
 
     artifact: Path | None
@@ -38,6 +40,7 @@ class BuildResult:
     seconds: float = 0.0
     cached: bool = False
     timed_out: bool = False
+    run_env: tuple[tuple[str, str], ...] = ()
 
     @property
     def ok(self) -> bool:

@@ -8,12 +8,14 @@ mutator). Configs missing a knob take its default.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
 from ascendopt.operator import Operator
+from ascendopt.slots import CONSTEXPR, HostSlots, render_literal, slot_text, slottable
 from ascendopt.tiling.cparse import Parsed
 from ascendopt.tiling.domain import Domain
 from ascendopt.tiling.knobs import Knob, Span, extract_knobs
@@ -186,19 +188,46 @@ class KnobSpace:
                 edits.setdefault(s.file, []).append((s.start, s.end, k.render_value(int(v))))
         if region is not None and tpl is not None:
             edits.setdefault(tpl.file, []).append((tpl.region_start, tpl.region_end, str(region)))
+        slots = None if region is not None else self._slots(op, config)
         if not edits:
-            return op
-        files = dict(op.files)
-        for rel, es in edits.items():
-            src = files[rel].encode()
-            last = len(src) + 1
-            for start, end, text in sorted(es, key=lambda e: e[0], reverse=True):
-                if end > last:
+            return op if slots is None else replace(op, slots=slots)
+        files = _edited(op.files, edits)
+        return Operator(op.name, MappingProxyType(files), op.root, op.digest, origin, slots=slots)
+
+    def _slots(self, op: Operator, config: Mapping[str, Any]) -> HostSlots | None:
+        """The host files with every slottable literal knob span as a slot (see
+        :mod:`ascendopt.slots`), so candidates differing only in those values share one
+        host build; None when no span qualifies."""
+        c = self.complete(config)
+        edits: dict[str, list[tuple[int, int, str]]] = {}
+        values: list[int] = []
+        for k in self.knobs:
+            v = int(c[k.id])
+            for s in k.spans:
+                if not s.file.startswith("op_host/") or s.file not in op.files:
                     continue
-                src = src[:start] + text.encode() + src[end:]
-                last = start
-            files[rel] = src.decode()
-        return Operator(op.name, MappingProxyType(files), op.root, op.digest, origin)
+                src = op.files[s.file].encode()
+                text = src[s.start:s.end].decode()
+                literal = text if v == k.default else k.render_value(v)
+                if k.render == "literal" and slottable(text, v) and render_literal(text, v) == literal \
+                        and not _constant_context(src, s.start):
+                    edits.setdefault(s.file, []).append((s.start, s.end, slot_text(len(values), text)))
+                    kw = _constexpr_keyword(src, s.start)
+                    if kw:
+                        edits[s.file].append((*kw, CONSTEXPR))
+                    values.append(v)
+                elif k.render == "cap" and v != k.default and literal == k.render_value(v) \
+                        and slottable("1U", v) and not _constant_context(src, s.start):
+                    # (x < VU ? x : VU): V is a slot, one build for every cap value
+                    slot = slot_text(len(values), "1U")
+                    edits.setdefault(s.file, []).append((s.start, s.end, f"({text} < {slot} ? {text} : {slot})"))
+                    values.append(v)
+                elif literal != text:
+                    edits.setdefault(s.file, []).append((s.start, s.end, literal))
+        if not values:
+            return None
+        files = _edited(op.files, edits)
+        return HostSlots.make({rel: files[rel] for rel in op.host_files()}, values)
 
     # -- (de)serialisation -----------------------------------------------------------------
     def to_json(self) -> dict:
@@ -216,6 +245,46 @@ class KnobSpace:
         tpl = TilingTemplate(**d["template"]) if d.get("template") else None
         soc = SocLimits(**d["soc"]) if d.get("soc") else None
         return KnobSpace([Knob.from_json(k) for k in d["knobs"]], tpl, soc, d.get("region_text", ""))
+
+
+_CONSTANT_CONTEXT = re.compile(rb"\b(case|static_assert|alignas|enum|template)\b")
+_CONSTEXPR = re.compile(rb"\bconstexpr\b")
+
+
+def _statement_start(src: bytes, pos: int) -> int:
+    return max(src.rfind(b";", 0, pos), src.rfind(b"{", 0, pos), src.rfind(b"}", 0, pos)) + 1
+
+
+def _constant_context(src: bytes, start: int) -> bool:
+    """True when the statement holding byte ``start`` needs a constant expression there
+    (case labels, static_assert, template arguments, ...): such a span cannot be a slot.
+    ``constexpr`` declarations can (see :func:`_constexpr_keyword`)."""
+    return bool(_CONSTANT_CONTEXT.search(src[_statement_start(src, start):start]))
+
+
+def _constexpr_keyword(src: bytes, start: int) -> tuple[int, int] | None:
+    """Byte span of the ``constexpr`` keyword of the declaration holding byte ``start``, if
+    any: a slotted declaration becomes ``const`` (:data:`ascendopt.slots.CONSTEXPR`), and the
+    build falls back to the literal source if the constant was needed at compile time."""
+    stmt = _statement_start(src, start)
+    m = _CONSTEXPR.search(src, stmt, start)
+    return (m.start(), m.end()) if m else None
+
+
+def _edited(files: Mapping[str, str], edits: dict[str, list[tuple[int, int, str]]]) -> dict[str, str]:
+    """``files`` with byte-span replacements applied right to left per file (overlapping
+    spans are skipped)."""
+    out = dict(files)
+    for rel, es in edits.items():
+        src = out[rel].encode()
+        last = len(src) + 1
+        for start, end, text in sorted(es, key=lambda e: e[0], reverse=True):
+            if end > last:
+                continue
+            src = src[:start] + text.encode() + src[end:]
+            last = start
+        out[rel] = src.decode()
+    return out
 
 
 __all__ = ["MUTATIONS", "REGION_KEY", "Config", "KnobSpace", "Span"]

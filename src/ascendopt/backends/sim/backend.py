@@ -108,7 +108,8 @@ class SimBackend:
                 with manifest.open("a") as mf:
                     mf.write(f"trace {work / 'trace.csv'}\n")
             try:
-                proc = _run_bounded([str(build.artifact), str(manifest)], work, timeout_s, self.memory_bytes)
+                proc = _run_bounded([str(build.artifact), str(manifest)], work, timeout_s, self.memory_bytes,
+                                    dict(build.run_env))
             except subprocess.TimeoutExpired:
                 return RunResult(Status.TIMEOUT, "timeout",
                                  f"the run did not finish within {timeout_s:g} s (kernel loop or hang?)",
@@ -205,14 +206,15 @@ def _tail(path: Path) -> str:
         return f.read().decode("utf-8", errors="replace")
 
 
-def _run_bounded(cmd: list[str], work: Path, timeout_s: float, memory_bytes: int) -> subprocess.CompletedProcess:
+def _run_bounded(cmd: list[str], work: Path, timeout_s: float, memory_bytes: int,
+                 env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """Runs candidate code: own process group (killed whole at the timeout), RLIMIT_AS, and
     stdout/stderr to files of which only the tail is read (a kernel printing garbage cannot
     flood the driver's memory or break decoding)."""
     with (work / "stdout.txt").open("wb") as so, (work / "stderr.txt").open("wb") as se:
         argv, preexec = limited(cmd, memory_bytes)
         p = subprocess.Popen(argv, stdout=so, stderr=se, stdin=subprocess.DEVNULL, start_new_session=True,
-                             preexec_fn=preexec)
+                             preexec_fn=preexec, env={**os.environ, **env} if env else None)
         fired = threading.Event()
 
         def kill() -> None:  # a timer, not Popen.wait(timeout=), which polls with sleeps

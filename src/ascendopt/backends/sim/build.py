@@ -25,17 +25,19 @@ from ascendopt.backends.base import BuildResult
 from ascendopt.backends.sim.limits import limited
 from ascendopt.dtypes import dtype_info
 from ascendopt.operator import Operator
+from ascendopt.slots import ENV_VAR, SLOT_HEADER, HostSlots
 
 SIM_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = SIM_DIR / "include"
 RUNTIME_DIR = SIM_DIR / "runtime"
-RUNTIME_SOURCES = ("kernel_rt.cpp", "timing.cpp", "race.cpp", "host_rt.cpp", "main.cpp")
+RUNTIME_SOURCES = ("kernel_rt.cpp", "timing.cpp", "race.cpp", "host_rt.cpp", "knob_slot.cpp", "main.cpp")
 # The kernel-side runtime alone (no host emulation, no runner main): for C++ unit tests of APIs.
-KERNEL_RUNTIME_SOURCES = tuple(s for s in RUNTIME_SOURCES if s not in ("host_rt.cpp", "main.cpp"))
+KERNEL_RUNTIME_SOURCES = tuple(s for s in RUNTIME_SOURCES if s not in ("host_rt.cpp", "knob_slot.cpp", "main.cpp"))
 BASE_FLAGS = ("-std=c++17", "-fno-strict-aliasing", "-pthread")
 RUNTIME_FLAGS = ("-O2", "-Wall", "-Wextra")
 USER_FLAGS = ("-O1", "-w")  # kernel code: it runs millions of emulated instructions
 HOST_FLAGS = ("-O0", "-w")  # tiling code runs once per case: compile time matters more
+SLOTS_FAILED = "slots_failed"  # marker: this parameterized host source does not compile
 BUILD_TIMEOUT_S = 300.0
 BUILD_MEMORY_BYTES = 4 << 30
 COMPILER_TIMEOUT = "compiler timed out"
@@ -93,15 +95,18 @@ class SimBuilder:
         memory_bytes: Address-space limit (RLIMIT_AS) of every compiler/linker process.
         host_pch: Force-include a precompiled header of the host emulation headers into host
             compiles (same flags; falls back to plain includes if it cannot be built).
+        knob_slots: Share one host build across the knob values of slotted candidates
+            (:mod:`ascendopt.slots`); False always compiles the literal sources.
     """
 
     def __init__(self, cache_dir: Path | None = None, cxx: str = "g++", timeout_s: float = BUILD_TIMEOUT_S,
-                 memory_bytes: int = BUILD_MEMORY_BYTES, host_pch: bool = True):
+                 memory_bytes: int = BUILD_MEMORY_BYTES, host_pch: bool = True, knob_slots: bool = True):
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.cxx = cxx
         self.timeout_s = timeout_s
         self.memory_bytes = memory_bytes
         self.host_pch = host_pch
+        self.knob_slots = knob_slots
         self._pch: Path | None | bool = None  # None: not tried; False: unavailable
         self._toolchain: str | None = None
         self._runtime: Path | None = None
@@ -142,41 +147,80 @@ class SimBuilder:
 
     # ------------------------------------------------------------------------ operator build
     def build(self, op: Operator, dtypes: dict[str, str]) -> BuildResult:
-        """Builds the runner for `op` with `dtypes` (tensor name -> msopst dtype name)."""
+        """Builds the runner for `op` with `dtypes` (tensor name -> msopst dtype name).
+
+        A candidate carrying knob slots (:mod:`ascendopt.slots`) that render to exactly its
+        host files shares one host build with every other value of those knobs; the runner
+        then receives the values through :attr:`BuildResult.run_env`. If the parameterized
+        source does not compile, the literal sources are built instead (and that is
+        remembered).
+        """
         t0 = time.perf_counter()
         self.runtime_lib()
+        slots = op.slots if self.knob_slots else None
+        if slots is not None and slots.matches({k: op.files[k] for k in op.host_files()}):
+            res = self._build(op, dtypes, slots, t0)
+            if res is not None:
+                return res
+        res = self._build(op, dtypes, None, t0)
+        assert res is not None
+        return res
+
+    def _build(self, op: Operator, dtypes: dict[str, str], slots: HostSlots | None, t0: float) -> BuildResult | None:
+        """One build; with `slots`, None when the parameterized host source fails to compile."""
         pch = self.host_prelude()
-        host_key = _hash(self.toolchain_key, "host", f"pch={bool(pch)}",
-                         *(k + "\0" + op.files[k] for k in sorted(op.host_files())))
+        host_files = dict(slots.files) if slots else {k: op.files[k] for k in op.host_files()}
+        host_key = _hash(self.toolchain_key, "host", f"pch={bool(pch)}", "slots" if slots else "",
+                         *(k + "\0" + host_files[k] for k in sorted(host_files)))
         kernel_defines = self._kernel_defines(op, dtypes)
         kernel_key = _hash(self.toolchain_key, "kernel", " ".join(kernel_defines),
                            *(k + "\0" + op.files[k] for k in sorted(self._kernel_inputs(op))))
         exe_key = _hash(host_key, kernel_key)
         exe_dir = self.cache_dir / "bin" / exe_key
+        host_dir = self.cache_dir / "host" / host_key
+        env = ((ENV_VAR, slots.env_value()),) if slots else ()
+        if slots and (host_dir / SLOTS_FAILED).exists():
+            return None
         if (exe_dir / "runner").exists():
-            return BuildResult(exe_dir / "runner", key=exe_key, cached=True)
+            return BuildResult(exe_dir / "runner", key=exe_key, cached=True, run_env=env)
         if (exe_dir / "error.txt").exists():
             return BuildResult(None, error=(exe_dir / "error.txt").read_text(), key=exe_key, cached=True)
 
         src_dir = self._materialize(op)
-        host_dir = self.cache_dir / "host" / host_key
+        host_src = self._materialize(Operator.from_files(op.name, {**op.files, **host_files})) if slots else src_dir
         kern_dir = self.cache_dir / "kernel" / kernel_key
-        jobs: list[_Job] = []
+        host_jobs: list[_Job] = []
+        kern_jobs: list[_Job] = []
         host_tmp = kern_tmp = None
         if not (host_dir / "ok").exists():
             host_tmp = Path(tempfile.mkdtemp(prefix="host-", dir=self._mkdir(self.cache_dir / "tmp")))
-            for i, rel in enumerate(k for k in sorted(op.host_files()) if k.endswith((".cpp", ".cc", ".cxx"))):
+            for i, rel in enumerate(k for k in sorted(host_files) if k.endswith((".cpp", ".cc", ".cxx"))):
                 out = host_tmp / f"h{i}.o"
-                jobs.append(_Job(self.host_compile_cmd(src_dir / rel, out), out))
+                extra = ["-include", SLOT_HEADER] if slots else []
+                host_jobs.append(_Job(self.host_compile_cmd(host_src / rel, out, extra), out))
         if not (kern_dir / "ok").exists():
             kern_tmp = Path(tempfile.mkdtemp(prefix="kern-", dir=self._mkdir(self.cache_dir / "tmp")))
             wrapper = kern_tmp / "kernel_wrapper.cpp"
             wrapper.write_text(self._wrapper(op, src_dir))
             out = kern_tmp / "kernel.o"
-            jobs.append(_Job([self.cxx, *BASE_FLAGS, *USER_FLAGS, "-I", str(INCLUDE_DIR),
-                              "-I", str(src_dir / "op_kernel"), "-I", str(src_dir / "op_host"),
-                              *kernel_defines, "-c", str(wrapper), "-o", str(out)], out))
-        err = self._run_jobs(jobs)
+            kern_jobs.append(_Job([self.cxx, *BASE_FLAGS, *USER_FLAGS, "-I", str(INCLUDE_DIR),
+                                   "-I", str(src_dir / "op_kernel"), "-I", str(src_dir / "op_host"),
+                                   *kernel_defines, "-c", str(wrapper), "-o", str(out)], out))
+        errs = self._run_each(host_jobs + kern_jobs)
+        host_err = "\n".join(e for e in errs[:len(host_jobs)] if e)
+        kern_err = "\n".join(e for e in errs[len(host_jobs):] if e)
+        if kern_tmp and not kern_err:
+            (kern_tmp / "ok").write_text("")
+            self._publish(kern_tmp, kern_dir)
+            kern_tmp = None
+        if slots and host_err and COMPILER_TIMEOUT not in host_err:
+            assert host_tmp is not None
+            for f in host_tmp.iterdir():
+                f.unlink()
+            (host_tmp / SLOTS_FAILED).write_text(host_err[-4000:])
+            self._publish(host_tmp, host_dir)
+            return None
+        err = "\n".join(e for e in (host_err, kern_err) if e)
         if err:
             timed_out = COMPILER_TIMEOUT in err
             err = self._clean_error(err, src_dir, op)
@@ -189,9 +233,6 @@ class SimBuilder:
         if host_tmp:
             (host_tmp / "ok").write_text("")
             self._publish(host_tmp, host_dir)
-        if kern_tmp:
-            (kern_tmp / "ok").write_text("")
-            self._publish(kern_tmp, kern_dir)
         link_tmp = Path(tempfile.mkdtemp(prefix="link-", dir=self._mkdir(self.cache_dir / "tmp")))
         objs = sorted(str(p) for p in host_dir.glob("h*.o")) + [str(kern_dir / "kernel.o")]
         err = self._run_jobs([_Job([self.cxx, *BASE_FLAGS, *objs, str(self.runtime_lib()), "-o",
@@ -204,7 +245,7 @@ class SimBuilder:
             shutil.rmtree(link_tmp, ignore_errors=True)
             return BuildResult(None, error=err, key=exe_key, seconds=time.perf_counter() - t0, timed_out=timed_out)
         self._publish(link_tmp, exe_dir)
-        return BuildResult(exe_dir / "runner", key=exe_key, seconds=time.perf_counter() - t0)
+        return BuildResult(exe_dir / "runner", key=exe_key, seconds=time.perf_counter() - t0, run_env=env)
 
     # ------------------------------------------------------------------- host precompiled header
     def host_prelude(self) -> Path | None:
@@ -228,11 +269,11 @@ class SimBuilder:
             self._pch = header if (out_dir / "ok").exists() else False
         return self._pch or None
 
-    def host_compile_cmd(self, src: Path, out: Path) -> list[str]:
+    def host_compile_cmd(self, src: Path, out: Path, extra: list[str] | tuple[str, ...] = ()) -> list[str]:
         """The compiler command for one op_host source (identical flags to the PCH's)."""
         pch = self.host_prelude()
         return [self.cxx, *BASE_FLAGS, *HOST_FLAGS, "-I", str(INCLUDE_DIR), "-I", str(src.parent),
-                *(["-include", str(pch)] if pch else []), "-c", str(src), "-o", str(out)]
+                *(["-include", str(pch)] if pch else []), *extra, "-c", str(src), "-o", str(out)]
 
     # ------------------------------------------------------------------------------ helpers
     @staticmethod
@@ -305,8 +346,13 @@ class SimBuilder:
         return d
 
     def _run_jobs(self, jobs: list[_Job]) -> str:
+        """Runs compiler jobs concurrently; their errors joined ("" when all succeeded)."""
+        return "\n".join(e for e in self._run_each(jobs) if e)
+
+    def _run_each(self, jobs: list[_Job]) -> list[str]:
         """Runs compiler jobs concurrently, each in its own process group under RLIMIT_AS; at
-        the deadline the whole group (driver, cc1plus, as, ld) is killed."""
+        the deadline the whole group (driver, cc1plus, as, ld) is killed. One error text per
+        job ("" on success)."""
         procs = []
         for j in jobs:
             argv, preexec = limited(j.cmd, self.memory_bytes)
@@ -325,9 +371,8 @@ class SimBuilder:
                 p.communicate()
                 errors.append(f"{COMPILER_TIMEOUT} after {self.timeout_s:g} s (killed)")
                 continue
-            if p.returncode != 0:
-                errors.append(out.strip() or f"compiler exited with {p.returncode}")
-        return "\n".join(errors)
+            errors.append("" if p.returncode == 0 else (out.strip() or f"compiler exited with {p.returncode}"))
+        return errors
 
     @staticmethod
     def _clean_error(err: str, src_dir: Path, op: Operator) -> str:
