@@ -1,15 +1,24 @@
 // AscendOptimizer simulator: host-side runtime. Instantiates the registered OpDef, builds the
 // gert contexts from the runner's tensors/attrs/SoC configuration and runs InferShape and the
 // tiling function, turning every failure (status, exception, crash) into an error message.
+// Also holds the out-of-line members of the host emulation headers (second half of the file).
 #include <csetjmp>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
+#include <deque>
 #include <exception>
+#include <functional>
+#include <initializer_list>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "host_api.h"
+#include "graph/ascend_string.h"
+#include "graph/types.h"
+#include "graph/utils/type_utils.h"
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
 
@@ -492,6 +501,539 @@ TilingResult RunTiling(const PlatformConfig& pc, const std::vector<TensorArg>& i
 
 }  // namespace ao::host
 
+// ============================================================================================
+// Out-of-line members of the host emulation headers (include/register, ascendopt_host, graph,
+// platform, tiling/platform). They live here, compiled once into the runtime library, so that
+// op_host translation units do not instantiate the std templates their bodies use.
+// ============================================================================================
+
+// ------------------------------------------------------------------ register/tilingdata_base.h
+namespace ao_tiling {
+
+SaveState& State() {
+    static SaveState s;
+    return s;
+}
+
+bool SaveBytes(const void* src, size_t n, void* dst, size_t cap, const char* cls) {
+    SaveState& st = State();
+    if (dst == nullptr || cap < n) {
+        if (st.error.empty()) {
+            st.error = std::string("SaveToBuffer(") + cls + "): tiling struct needs " + std::to_string(n) +
+                       " bytes but the buffer " + (dst == nullptr ? "is null" : "holds " + std::to_string(cap));
+        }
+        return false;
+    }
+    std::memcpy(dst, src, n);
+    st.last_dst = dst;
+    st.last_size = n;
+    return true;
+}
+
+std::map<std::string, ClassInfo>& Classes() {
+    static std::map<std::string, ClassInfo> m;
+    return m;
+}
+
+ClassRegistrar::ClassRegistrar(const char* op_type, const char* class_name, size_t size) {
+    Classes()[op_type] = ClassInfo{class_name, size};
+}
+
+}  // namespace ao_tiling
+
+// ----------------------------------------------------------------- register/op_impl_registry.h
+namespace gert {
+
+std::map<std::string, AoImplEntry>& AoImplRegistry() {
+    static std::map<std::string, AoImplEntry> m;
+    return m;
+}
+
+OpImplRegisterV2::OpImplRegisterV2(const char* op_type) : op_type_(op_type ? op_type : "") { Entry(); }
+OpImplRegisterV2::OpImplRegisterV2(const OpImplRegisterV2&) = default;
+OpImplRegisterV2::OpImplRegisterV2(OpImplRegisterV2&&) noexcept = default;
+OpImplRegisterV2& OpImplRegisterV2::operator=(const OpImplRegisterV2&) = default;
+OpImplRegisterV2& OpImplRegisterV2::operator=(OpImplRegisterV2&&) noexcept = default;
+OpImplRegisterV2::~OpImplRegisterV2() = default;
+
+AoImplEntry& OpImplRegisterV2::Entry() { return AoImplRegistry()[op_type_]; }
+
+OpImplRegisterV2& OpImplRegisterV2::Tiling(TilingKernelFunc fn, size_t) {
+    Entry().tiling = fn;
+    return *this;
+}
+
+OpImplRegisterV2& OpImplRegisterV2::AoTilingParse(TilingParseFunc fn, void* (*make)(), void (*destroy)(void*)) {
+    AoImplEntry& e = Entry();
+    e.tiling_parse = fn;
+    e.make_compile_info = [make, destroy]() { return std::shared_ptr<void>(make(), destroy); };
+    return *this;
+}
+
+OpImplRegisterV2& OpImplRegisterV2::InferShape(InferShapeKernelFunc fn) {
+    Entry().infer_shape = fn;
+    return *this;
+}
+
+OpImplRegisterV2& OpImplRegisterV2::InferDataType(InferDataTypeKernelFunc fn) {
+    Entry().infer_datatype = fn;
+    return *this;
+}
+
+OpImplRegisterV2& OpImplRegisterV2::InputsDataDependency(std::initializer_list<int32_t> idx) {
+    std::vector<int32_t>& dep = Entry().data_dependency;
+    dep.insert(dep.end(), idx.begin(), idx.end());
+    return *this;
+}
+
+// ---------------------------------------------------------------------- ascendopt_host/gert.h
+RuntimeAttrs::RuntimeAttrs() = default;
+RuntimeAttrs::~RuntimeAttrs() = default;
+
+size_t RuntimeAttrs::GetAttrNum() const { return vals_.size(); }
+void RuntimeAttrs::AoAppend(std::unique_ptr<AoAttrValue> v) { vals_.push_back(std::move(v)); }
+void RuntimeAttrs::AoClear() { vals_.clear(); }
+
+const AoAttrValue* RuntimeAttrs::AoValue(size_t idx) const {
+    return idx < vals_.size() ? vals_[idx].get() : nullptr;
+}
+
+const char* RuntimeAttrs::AoStr(const AoAttrValue& v) { return v.s.c_str(); }
+
+const ContinuousVector* RuntimeAttrs::AoListView(const AoAttrValue& v) {
+    if (v.kind == "list_float") return &v.cv_f;
+    if (v.kind == "list_bool") return &v.cv_b;
+    return &v.cv_i;
+}
+
+TilingData::TilingData() : buf_(kAoDefaultCapacity, 0) {}
+TilingData::TilingData(const TilingData&) = default;
+TilingData::TilingData(TilingData&&) noexcept = default;
+TilingData& TilingData::operator=(const TilingData&) = default;
+TilingData& TilingData::operator=(TilingData&&) noexcept = default;
+TilingData::~TilingData() = default;
+
+size_t TilingData::GetCapacity() const { return buf_.size(); }
+void* TilingData::GetData() { return buf_.data(); }
+const void* TilingData::GetData() const { return buf_.data(); }
+
+const char* ComputeNodeInfo::GetNodeName() const { return n_->name.c_str(); }
+const char* ComputeNodeInfo::GetNodeType() const { return n_->type.c_str(); }
+size_t ComputeNodeInfo::GetIrInputsNum() const { return n_->in_ir.size(); }
+size_t ComputeNodeInfo::GetIrOutputsNum() const { return n_->out_ir.size(); }
+size_t ComputeNodeInfo::GetInputsNum() const { return n_->in_tensors.size(); }
+size_t ComputeNodeInfo::GetOutputsNum() const { return n_->out_descs.size(); }
+
+const CompileTimeTensorDesc* ComputeNodeInfo::GetInputTdInfo(size_t i) const {
+    return i < n_->in_tensors.size() ? &n_->in_tensors[i].desc_ : nullptr;
+}
+
+const CompileTimeTensorDesc* ComputeNodeInfo::GetOutputTdInfo(size_t i) const {
+    return i < n_->out_descs.size() ? &n_->out_descs[i] : nullptr;
+}
+
+const AnchorInstanceInfo* ComputeNodeInfo::GetInputInstanceInfo(size_t ir) const {
+    return ir < n_->in_ir.size() ? &n_->in_ir[ir] : nullptr;
+}
+
+const AnchorInstanceInfo* ComputeNodeInfo::GetOutputInstanceInfo(size_t ir) const {
+    return ir < n_->out_ir.size() ? &n_->out_ir[ir] : nullptr;
+}
+
+const CompileTimeTensorDesc* ExtendedKernelContext::GetInputDesc(size_t i) const {
+    return i < node_->in_tensors.size() ? &node_->in_tensors[i].desc_ : nullptr;
+}
+
+const CompileTimeTensorDesc* ExtendedKernelContext::GetOutputDesc(size_t i) const {
+    return i < node_->out_descs.size() ? &node_->out_descs[i] : nullptr;
+}
+
+const AnchorInstanceInfo* ExtendedKernelContext::GetIrInputInstanceInfo(size_t ir) const {
+    return ir < node_->in_ir.size() ? &node_->in_ir[ir] : nullptr;
+}
+
+const AnchorInstanceInfo* ExtendedKernelContext::GetIrOutputInstanceInfo(size_t ir) const {
+    return ir < node_->out_ir.size() ? &node_->out_ir[ir] : nullptr;
+}
+
+size_t ExtendedKernelContext::GetComputeNodeInputNum() const { return node_->in_tensors.size(); }
+size_t ExtendedKernelContext::GetComputeNodeOutputNum() const { return node_->out_descs.size(); }
+const char* ExtendedKernelContext::GetNodeType() const { return node_->type.c_str(); }
+const char* ExtendedKernelContext::GetNodeName() const { return node_->name.c_str(); }
+
+size_t ExtendedKernelContext::InIdx(size_t ir, size_t rel) const {
+    if (ir >= node_->in_ir.size()) return kAoNone;
+    const AnchorInstanceInfo& a = node_->in_ir[ir];
+    return rel < a.GetInstantiationNum() ? a.GetInstanceStart() + rel : kAoNone;
+}
+
+size_t ExtendedKernelContext::OutIdx(size_t ir, size_t rel) const {
+    if (ir >= node_->out_ir.size()) return kAoNone;
+    const AnchorInstanceInfo& a = node_->out_ir[ir];
+    return rel < a.GetInstantiationNum() ? a.GetInstanceStart() + rel : kAoNone;
+}
+
+TilingContext::TilingContext(AoNodeData* node, fe::PlatFormInfos* platform, const void* compile_info)
+    : ExtendedKernelContext(node), platform_(platform), compile_info_(compile_info) {}
+TilingContext::TilingContext(const TilingContext&) = default;
+TilingContext::TilingContext(TilingContext&&) noexcept = default;
+TilingContext& TilingContext::operator=(const TilingContext&) = default;
+TilingContext& TilingContext::operator=(TilingContext&&) noexcept = default;
+TilingContext::~TilingContext() = default;
+
+const StorageShape* TilingContext::GetInputShape(size_t i) const {
+    return i < node_->in_shapes.size() ? &node_->in_shapes[i] : nullptr;
+}
+
+const Tensor* TilingContext::GetInputTensor(size_t i) const {
+    return i < node_->in_tensors.size() ? &node_->in_tensors[i] : nullptr;
+}
+
+const StorageShape* TilingContext::GetOutputShape(size_t i) const {
+    return i < node_->out_shapes.size() ? &node_->out_shapes[i] : nullptr;
+}
+
+size_t* TilingContext::GetWorkspaceSizes(size_t n) {
+    workspace_.resize(n < 1 ? 1 : n, 0);
+    workspace_num_ = n;
+    return workspace_.data();
+}
+
+const Shape* InferShapeContext::GetInputShape(size_t i) const {
+    return i < node_->in_shapes.size() ? &node_->in_shapes[i].GetOriginShape() : nullptr;
+}
+
+const Tensor* InferShapeContext::GetInputTensor(size_t i) const {
+    return i < node_->in_tensors.size() ? &node_->in_tensors[i] : nullptr;
+}
+
+Shape* InferShapeContext::GetOutputShape(size_t i) { return i < out_->size() ? &(*out_)[i] : nullptr; }
+
+ge::DataType InferDataTypeContext::GetInputDataType(size_t i) const {
+    return i < node_->in_tensors.size() ? node_->in_tensors[i].GetDataType() : ge::DT_UNDEFINED;
+}
+
+ge::DataType InferDataTypeContext::GetOutputDataType(size_t i) const {
+    return i < out_->size() ? (*out_)[i] : ge::DT_UNDEFINED;
+}
+
+ge::graphStatus InferDataTypeContext::SetOutputDataType(size_t i, ge::DataType dt) {
+    if (i >= out_->size()) return ge::GRAPH_FAILED;
+    (*out_)[i] = dt;
+    return ge::GRAPH_SUCCESS;
+}
+
+}  // namespace gert
+
+// ------------------------------------------------------------------------- register/op_def.h
+namespace ops {
+
+OpParamDef::OpParamDef(const char* name) : name_(name ? name : "") {}
+OpParamDef::OpParamDef(const OpParamDef&) = default;
+OpParamDef::OpParamDef(OpParamDef&&) noexcept = default;
+OpParamDef& OpParamDef::operator=(const OpParamDef&) = default;
+OpParamDef& OpParamDef::operator=(OpParamDef&&) noexcept = default;
+OpParamDef::~OpParamDef() = default;
+
+OpParamDef& OpParamDef::DataType(std::vector<ge::DataType> types) {
+    dtypes_ = std::move(types);
+    return *this;
+}
+
+OpParamDef& OpParamDef::DataTypeList(std::vector<ge::DataType> types) {
+    dtypes_ = std::move(types);
+    dtype_list_ = true;
+    return *this;
+}
+
+OpParamDef& OpParamDef::Format(std::vector<ge::Format> formats) {
+    formats_ = std::move(formats);
+    return *this;
+}
+
+OpParamDef& OpParamDef::FormatList(std::vector<ge::Format> formats) {
+    formats_ = std::move(formats);
+    return *this;
+}
+
+OpAttrDef::OpAttrDef(const char* name) : name_(name ? name : "") {}
+OpAttrDef::OpAttrDef(const OpAttrDef&) = default;
+OpAttrDef::OpAttrDef(OpAttrDef&&) noexcept = default;
+OpAttrDef& OpAttrDef::operator=(const OpAttrDef&) = default;
+OpAttrDef& OpAttrDef::operator=(OpAttrDef&&) noexcept = default;
+OpAttrDef::~OpAttrDef() = default;
+
+OpAttrDef& OpAttrDef::Kind(const char* k) {
+    kind_ = k;
+    return *this;
+}
+
+OpAttrDef& OpAttrDef::String(const char* v) {
+    s_ = v ? v : "";
+    return Kind("str");
+}
+
+OpAttrDef& OpAttrDef::ListInt(std::vector<int64_t> v) {
+    li_ = std::move(v);
+    return Kind("list_int");
+}
+
+OpAttrDef& OpAttrDef::ListFloat(std::vector<float> v) {
+    lf_ = std::move(v);
+    return Kind("list_float");
+}
+
+OpAttrDef& OpAttrDef::ListBool(std::vector<bool> v) {
+    lb_ = std::move(v);
+    return Kind("list_bool");
+}
+
+OpParamDef& ao_detail::FindOrAdd(std::deque<OpParamDef>& v, const char* name) {
+    std::string n = name ? name : "";
+    for (auto& p : v) {
+        if (p.AoName() == n) return p;
+    }
+    v.emplace_back(name);
+    return v.back();
+}
+
+OpAICoreConfig::OpAICoreConfig() = default;
+OpAICoreConfig::OpAICoreConfig(const char*) {}
+OpAICoreConfig::OpAICoreConfig(const OpAICoreConfig&) = default;
+OpAICoreConfig::OpAICoreConfig(OpAICoreConfig&&) = default;
+OpAICoreConfig& OpAICoreConfig::operator=(const OpAICoreConfig&) = default;
+OpAICoreConfig& OpAICoreConfig::operator=(OpAICoreConfig&&) noexcept = default;
+OpAICoreConfig::~OpAICoreConfig() = default;
+
+OpParamDef& OpAICoreConfig::Input(const char* name) { return ao_detail::FindOrAdd(inputs_, name); }
+OpParamDef& OpAICoreConfig::Output(const char* name) { return ao_detail::FindOrAdd(outputs_, name); }
+
+OpAICoreDef::OpAICoreDef() = default;
+OpAICoreDef::OpAICoreDef(const OpAICoreDef&) = default;
+OpAICoreDef::OpAICoreDef(OpAICoreDef&&) noexcept = default;
+OpAICoreDef& OpAICoreDef::operator=(const OpAICoreDef&) = default;
+OpAICoreDef& OpAICoreDef::operator=(OpAICoreDef&&) noexcept = default;
+OpAICoreDef::~OpAICoreDef() = default;
+
+OpAICoreDef& OpAICoreDef::AddConfig(const char* soc) {
+    socs_.push_back(soc ? soc : "");
+    return *this;
+}
+
+OpAICoreDef& OpAICoreDef::AddConfig(const char* soc, const OpAICoreConfig& cfg) {
+    socs_.push_back(soc ? soc : "");
+    configs_[soc ? soc : ""] = cfg;
+    return *this;
+}
+
+OpDef::OpDef(const char* type) : type_(type ? type : "") {}
+OpDef::OpDef(const OpDef&) = default;
+OpDef& OpDef::operator=(const OpDef&) = default;
+OpDef::~OpDef() = default;
+
+OpParamDef& OpDef::Input(const char* name) { return ao_detail::FindOrAdd(inputs_, name); }
+OpParamDef& OpDef::Output(const char* name) { return ao_detail::FindOrAdd(outputs_, name); }
+
+OpAttrDef& OpDef::Attr(const char* name) {
+    std::string n = name ? name : "";
+    for (auto& a : attrs_) {
+        if (a.AoName() == n) return a;
+    }
+    attrs_.emplace_back(name);
+    return attrs_.back();
+}
+
+std::vector<AoOpDefEntry>& AoOpDefRegistry() {
+    static std::vector<AoOpDefEntry> v;
+    return v;
+}
+
+AoOpDefRegistrar::AoOpDefRegistrar(const char* type, std::function<OpDef*(const char*)> make) {
+    AoOpDefRegistry().push_back(AoOpDefEntry{type, std::move(make)});
+}
+
+AoOpDefRegistrar::AoOpDefRegistrar(const char* type, OpDef* (*make)(const char*))
+    : AoOpDefRegistrar(type, std::function<OpDef*(const char*)>(make)) {}
+
+}  // namespace ops
+
+// -------------------------------------------------------------- platform/platform_infos_def.h
+namespace fe {
+
+PlatFormInfos::PlatFormInfos() = default;
+PlatFormInfos::PlatFormInfos(const PlatFormInfos&) = default;
+PlatFormInfos::PlatFormInfos(PlatFormInfos&&) noexcept = default;
+PlatFormInfos& PlatFormInfos::operator=(const PlatFormInfos&) = default;
+PlatFormInfos& PlatFormInfos::operator=(PlatFormInfos&&) noexcept = default;
+PlatFormInfos::~PlatFormInfos() = default;
+
+bool PlatFormInfos::GetPlatformRes(const std::string& label, const std::string& key, std::string& val) const {
+    auto l = res_.find(label);
+    if (l == res_.end()) return false;
+    auto k = l->second.find(key);
+    if (k == l->second.end()) return false;
+    val = k->second;
+    return true;
+}
+
+bool PlatFormInfos::GetPlatformRes(const std::string& label, std::map<std::string, std::string>& vals) const {
+    auto l = res_.find(label);
+    if (l == res_.end()) return false;
+    vals = l->second;
+    return true;
+}
+
+uint32_t PlatFormInfos::GetCoreNumByType(const std::string& type) const {
+    return type == "AiCore" ? ao_aic_cores : ao_aiv_cores;
+}
+
+void PlatFormInfos::SetPlatformRes(const std::string& label, const std::string& key, const std::string& val) {
+    res_[label][key] = val;
+}
+
+}  // namespace fe
+
+// ------------------------------------------------------------ tiling/platform/platform_ascendc.h
+namespace platform_ascendc {
+
+SocVersion AoSocVersionFromName(const std::string& name) {
+    std::string s;
+    for (char c : name) s += (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c;
+    auto starts = [&s](const char* p) { return s.rfind(p, 0) == 0; };
+    if (starts("ascend910_93") || starts("ascend910_9")) return SocVersion::ASCEND910_93;
+    if (starts("ascend910_55")) return SocVersion::ASCEND910_55;
+    if (starts("ascend910b")) return SocVersion::ASCEND910B;
+    if (starts("ascend910")) return SocVersion::ASCEND910;
+    if (starts("ascend950")) return SocVersion::ASCEND950;
+    if (starts("ascend310p")) return SocVersion::ASCEND310P;
+    if (starts("ascend310b")) return SocVersion::ASCEND310B;
+    if (starts("ascend310")) return SocVersion::ASCEND310;
+    if (starts("ascend610lite")) return SocVersion::ASCEND610Lite;
+    if (starts("ascend610")) return SocVersion::ASCEND610;
+    return SocVersion::RESERVED_VERSION;
+}
+
+SocVersion PlatformAscendC::GetSocVersion() const {
+    const fe::PlatFormInfos* p = Info();
+    return AoSocVersionFromName(p->ao_soc_version.empty() ? p->ao_soc_name : p->ao_soc_version);
+}
+
+const fe::PlatFormInfos* PlatformAscendC::Info() const {
+    if (platformInfo_ != nullptr) return platformInfo_;
+    if (fe::AoCurrentPlatform() != nullptr) return fe::AoCurrentPlatform();
+    static const fe::PlatFormInfos empty;
+    return &empty;
+}
+
+}  // namespace platform_ascendc
+
+// ----------------------------------------------------------------------------- graph/*.h
+namespace ge {
+
+Shape::Shape() = default;
+Shape::Shape(const std::vector<int64_t>& dims) : dims_(dims) {}
+Shape::Shape(const Shape&) = default;
+Shape::Shape(Shape&&) noexcept = default;
+Shape& Shape::operator=(const Shape&) = default;
+Shape& Shape::operator=(Shape&&) noexcept = default;
+Shape::~Shape() = default;
+
+size_t Shape::GetDimNum() const { return dims_.size(); }
+int64_t Shape::GetDim(size_t idx) const { return idx < dims_.size() ? dims_[idx] : 0; }
+
+graphStatus Shape::SetDim(size_t idx, int64_t v) {
+    if (idx >= dims_.size()) return GRAPH_FAILED;
+    dims_[idx] = v;
+    return GRAPH_SUCCESS;
+}
+
+std::vector<int64_t> Shape::GetDims() const { return dims_; }
+
+int64_t Shape::GetShapeSize() const {
+    if (dims_.empty()) return 0;
+    int64_t n = 1;
+    for (int64_t d : dims_) {
+        if (d < 0) return -1;
+        n *= d;
+    }
+    return n;
+}
+
+AscendString::AscendString() = default;
+AscendString::AscendString(const char* s) : s_(s ? s : "") {}
+AscendString::AscendString(const AscendString&) = default;
+AscendString::AscendString(AscendString&&) noexcept = default;
+AscendString& AscendString::operator=(const AscendString&) = default;
+AscendString& AscendString::operator=(AscendString&&) noexcept = default;
+AscendString::~AscendString() = default;
+
+const char* AscendString::GetString() const { return s_.c_str(); }
+size_t AscendString::GetLength() const { return s_.size(); }
+bool AscendString::operator<(const AscendString& o) const { return s_ < o.s_; }
+bool AscendString::operator==(const AscendString& o) const { return s_ == o.s_; }
+bool AscendString::operator!=(const AscendString& o) const { return s_ != o.s_; }
+
+namespace {
+
+struct DtName {
+    DataType dt;
+    const char* name;
+};
+const DtName kDtNames[] = {
+    {DT_FLOAT, "DT_FLOAT"},     {DT_FLOAT16, "DT_FLOAT16"},   {DT_INT8, "DT_INT8"},
+    {DT_INT32, "DT_INT32"},     {DT_UINT8, "DT_UINT8"},       {DT_INT16, "DT_INT16"},
+    {DT_UINT16, "DT_UINT16"},   {DT_UINT32, "DT_UINT32"},     {DT_INT64, "DT_INT64"},
+    {DT_UINT64, "DT_UINT64"},   {DT_DOUBLE, "DT_DOUBLE"},     {DT_BOOL, "DT_BOOL"},
+    {DT_STRING, "DT_STRING"},   {DT_COMPLEX64, "DT_COMPLEX64"}, {DT_COMPLEX128, "DT_COMPLEX128"},
+    {DT_BF16, "DT_BF16"},       {DT_INT4, "DT_INT4"},         {DT_COMPLEX32, "DT_COMPLEX32"},
+    {DT_HIFLOAT8, "DT_HIFLOAT8"}, {DT_FLOAT8_E5M2, "DT_FLOAT8_E5M2"},
+    {DT_FLOAT8_E4M3FN, "DT_FLOAT8_E4M3FN"}, {DT_UNDEFINED, "DT_UNDEFINED"},
+};
+
+struct FmtName {
+    Format f;
+    const char* name;
+};
+const FmtName kFmtNames[] = {
+    {FORMAT_NCHW, "NCHW"},           {FORMAT_NHWC, "NHWC"},         {FORMAT_ND, "ND"},
+    {FORMAT_NC1HWC0, "NC1HWC0"},     {FORMAT_FRACTAL_Z, "FRACTAL_Z"}, {FORMAT_HWCN, "HWCN"},
+    {FORMAT_NDHWC, "NDHWC"},         {FORMAT_FRACTAL_NZ, "FRACTAL_NZ"}, {FORMAT_NCDHW, "NCDHW"},
+    {FORMAT_NDC1HWC0, "NDC1HWC0"},   {FORMAT_FRACTAL_Z_3D, "FRACTAL_Z_3D"}, {FORMAT_NC, "NC"},
+    {FORMAT_NCL, "NCL"},
+};
+
+}  // namespace
+
+std::string TypeUtils::DataTypeToSerialString(DataType dt) {
+    for (const auto& e : kDtNames) {
+        if (e.dt == dt) return e.name;
+    }
+    return "UNDEFINED";
+}
+
+DataType TypeUtils::SerialStringToDataType(const std::string& s) {
+    for (const auto& e : kDtNames) {
+        if (s == e.name) return e.dt;
+    }
+    return DT_UNDEFINED;
+}
+
+std::string TypeUtils::FormatToSerialString(Format f) {
+    for (const auto& e : kFmtNames) {
+        if (e.f == f) return e.name;
+    }
+    return "RESERVED";
+}
+
+Format TypeUtils::SerialStringToFormat(const std::string& s) {
+    for (const auto& e : kFmtNames) {
+        if (s == e.name) return e.f;
+    }
+    return FORMAT_RESERVED;
+}
+
+}  // namespace ge
+
 // Explicit instantiations declared extern in ascendopt_host/extern_templates.h.
 template class std::vector<ge::Format>;
 template class std::vector<ge::DataType>;
@@ -499,6 +1041,3 @@ template class std::vector<unsigned long>;
 template class std::vector<long>;
 template class std::vector<float>;
 template class std::vector<std::string>;
-template class std::vector<ops::AoOpDefEntry>;
-template class std::map<std::string, ao_tiling::ClassInfo>;
-template class std::map<std::string, ops::OpAICoreConfig>;

@@ -1,6 +1,8 @@
 // AscendOptimizer simulator (host side): the gert runtime types seen by op_host code
 // (Shape, StorageShape, Tensor, RuntimeAttrs, TilingContext, InferShapeContext, ...).
 // The host runtime (runtime/host_rt.cpp) fills the contexts; op code only reads/writes them.
+// Bodies that touch std containers/strings, and the special members of the classes holding
+// them, are defined in runtime/host_rt.cpp (see register/op_def.h for why).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -200,14 +202,16 @@ struct AoAttrValue {
 
 class RuntimeAttrs {
 public:
-    RuntimeAttrs() = default;
+    RuntimeAttrs();
     RuntimeAttrs(const RuntimeAttrs&) = delete;
     RuntimeAttrs& operator=(const RuntimeAttrs&) = delete;
+    ~RuntimeAttrs();
 
     template <typename T>
     const T* GetAttrPointer(size_t idx) const {
-        if (idx >= vals_.size()) return nullptr;
-        const AoAttrValue& v = *vals_[idx];
+        const AoAttrValue* p = AoValue(idx);
+        if (p == nullptr) return nullptr;
+        const AoAttrValue& v = *p;
         if constexpr (std::is_same<T, int64_t>::value) return &v.i;
         else if constexpr (std::is_same<T, int32_t>::value) return &v.i32;
         else if constexpr (std::is_same<T, uint32_t>::value) return &v.u32;
@@ -215,17 +219,12 @@ public:
         else if constexpr (std::is_same<T, float>::value) return &v.f;
         else if constexpr (std::is_same<T, double>::value) return &v.d;
         else if constexpr (std::is_same<T, bool>::value) return &v.b;
-        else if constexpr (std::is_same<T, char>::value) return v.s.c_str();
+        else if constexpr (std::is_same<T, char>::value) return AoStr(v);
         else if constexpr (std::is_same<T, TypedContinuousVector<int64_t>>::value) return &v.cv_i;
         else if constexpr (std::is_same<T, TypedContinuousVector<float>>::value) return &v.cv_f;
         else if constexpr (std::is_same<T, TypedContinuousVector<bool>>::value) return &v.cv_b;
-        else if constexpr (std::is_same<T, ContinuousVector>::value) {
-            if (v.kind == "list_float") return &v.cv_f;
-            if (v.kind == "list_bool") return &v.cv_b;
-            return &v.cv_i;
-        } else {
-            return nullptr;
-        }
+        else if constexpr (std::is_same<T, ContinuousVector>::value) return AoListView(v);
+        else return nullptr;
     }
     const int64_t* GetInt(size_t idx) const { return GetAttrPointer<int64_t>(idx); }
     const float* GetFloat(size_t idx) const { return GetAttrPointer<float>(idx); }
@@ -241,30 +240,39 @@ public:
         return GetAttrPointer<TypedContinuousVector<bool>>(idx);
     }
     const ContinuousVectorVector* GetListListInt(size_t) const { return nullptr; }
-    size_t GetAttrNum() const { return vals_.size(); }
+    size_t GetAttrNum() const;
 
     // Host runtime: append a value (its views must already be filled; see AoFinalize).
-    void AoAppend(std::unique_ptr<AoAttrValue> v) { vals_.push_back(std::move(v)); }
-    void AoClear() { vals_.clear(); }
+    void AoAppend(std::unique_ptr<AoAttrValue> v);
+    void AoClear();
 
 private:
+    const AoAttrValue* AoValue(size_t idx) const;  // nullptr when out of range
+    static const char* AoStr(const AoAttrValue& v);
+    static const ContinuousVector* AoListView(const AoAttrValue& v);  // by the value's list kind
     std::vector<std::unique_ptr<AoAttrValue>> vals_;
 };
 
 class TilingData {
 public:
     static constexpr size_t kAoDefaultCapacity = 64 * 1024;
-    TilingData() : buf_(kAoDefaultCapacity, 0) {}
-    size_t GetCapacity() const { return buf_.size(); }
+    TilingData();
+    TilingData(const TilingData&);
+    TilingData(TilingData&&) noexcept;
+    TilingData& operator=(const TilingData&);
+    TilingData& operator=(TilingData&&) noexcept;
+    ~TilingData();
+
+    size_t GetCapacity() const;
     size_t GetDataSize() const { return size_; }
     void SetDataSize(size_t size) { size_ = size; }
-    void* GetData() { return buf_.data(); }
-    const void* GetData() const { return buf_.data(); }
+    void* GetData();
+    const void* GetData() const;
     template <typename T>
     ge::graphStatus Append(const T& v) {
         static_assert(std::is_trivially_copyable<T>::value, "Append needs a trivially copyable type");
-        if (size_ + sizeof(T) > buf_.size()) return ge::GRAPH_FAILED;
-        std::memcpy(buf_.data() + size_, &v, sizeof(T));
+        if (size_ + sizeof(T) > GetCapacity()) return ge::GRAPH_FAILED;
+        std::memcpy(static_cast<uint8_t*>(GetData()) + size_, &v, sizeof(T));
         size_ += sizeof(T);
         return ge::GRAPH_SUCCESS;
     }
@@ -311,25 +319,17 @@ struct AoNodeData {
 class ComputeNodeInfo {
 public:
     explicit ComputeNodeInfo(const AoNodeData* n) : n_(n) {}
-    const char* GetNodeName() const { return n_->name.c_str(); }
-    const char* GetNodeType() const { return n_->type.c_str(); }
-    size_t GetIrInputsNum() const { return n_->in_ir.size(); }
-    size_t GetIrOutputsNum() const { return n_->out_ir.size(); }
-    size_t GetInputsNum() const { return n_->in_tensors.size(); }
-    size_t GetOutputsNum() const { return n_->out_descs.size(); }
+    const char* GetNodeName() const;
+    const char* GetNodeType() const;
+    size_t GetIrInputsNum() const;
+    size_t GetIrOutputsNum() const;
+    size_t GetInputsNum() const;
+    size_t GetOutputsNum() const;
     const RuntimeAttrs* GetAttrs() const { return &n_->attrs; }
-    const CompileTimeTensorDesc* GetInputTdInfo(size_t i) const {
-        return i < n_->in_tensors.size() ? &n_->in_tensors[i].desc_ : nullptr;
-    }
-    const CompileTimeTensorDesc* GetOutputTdInfo(size_t i) const {
-        return i < n_->out_descs.size() ? &n_->out_descs[i] : nullptr;
-    }
-    const AnchorInstanceInfo* GetInputInstanceInfo(size_t ir) const {
-        return ir < n_->in_ir.size() ? &n_->in_ir[ir] : nullptr;
-    }
-    const AnchorInstanceInfo* GetOutputInstanceInfo(size_t ir) const {
-        return ir < n_->out_ir.size() ? &n_->out_ir[ir] : nullptr;
-    }
+    const CompileTimeTensorDesc* GetInputTdInfo(size_t i) const;
+    const CompileTimeTensorDesc* GetOutputTdInfo(size_t i) const;
+    const AnchorInstanceInfo* GetInputInstanceInfo(size_t ir) const;
+    const AnchorInstanceInfo* GetOutputInstanceInfo(size_t ir) const;
 
 private:
     const AoNodeData* n_;
@@ -342,68 +342,50 @@ public:
 
     explicit ExtendedKernelContext(AoNodeData* node) : node_(node), info_(node) {}
 
-    const CompileTimeTensorDesc* GetInputDesc(size_t i) const {
-        return i < node_->in_tensors.size() ? &node_->in_tensors[i].desc_ : nullptr;
-    }
-    const CompileTimeTensorDesc* GetOutputDesc(size_t i) const {
-        return i < node_->out_descs.size() ? &node_->out_descs[i] : nullptr;
-    }
+    const CompileTimeTensorDesc* GetInputDesc(size_t i) const;
+    const CompileTimeTensorDesc* GetOutputDesc(size_t i) const;
     const CompileTimeTensorDesc* GetOptionalInputDesc(size_t ir) const { return GetInputDesc(InIdx(ir, 0)); }
     const CompileTimeTensorDesc* GetRequiredInputDesc(size_t ir) const { return GetInputDesc(InIdx(ir, 0)); }
     const CompileTimeTensorDesc* GetDynamicInputDesc(size_t ir, size_t rel) const {
         return GetInputDesc(InIdx(ir, rel));
     }
-    const AnchorInstanceInfo* GetIrInputInstanceInfo(size_t ir) const {
-        return ir < node_->in_ir.size() ? &node_->in_ir[ir] : nullptr;
-    }
-    const AnchorInstanceInfo* GetIrOutputInstanceInfo(size_t ir) const {
-        return ir < node_->out_ir.size() ? &node_->out_ir[ir] : nullptr;
-    }
-    size_t GetComputeNodeInputNum() const { return node_->in_tensors.size(); }
-    size_t GetComputeNodeOutputNum() const { return node_->out_descs.size(); }
+    const AnchorInstanceInfo* GetIrInputInstanceInfo(size_t ir) const;
+    const AnchorInstanceInfo* GetIrOutputInstanceInfo(size_t ir) const;
+    size_t GetComputeNodeInputNum() const;
+    size_t GetComputeNodeOutputNum() const;
     const RuntimeAttrs* GetAttrs() const { return &node_->attrs; }
-    const char* GetNodeType() const { return node_->type.c_str(); }
-    const char* GetNodeName() const { return node_->name.c_str(); }
-    const char* GetKernelName() const { return node_->name.c_str(); }
-    const char* GetKernelType() const { return node_->type.c_str(); }
+    const char* GetNodeType() const;
+    const char* GetNodeName() const;
+    const char* GetKernelName() const { return GetNodeName(); }
+    const char* GetKernelType() const { return GetNodeType(); }
     const ComputeNodeInfo* GetComputeNodeInfo() const { return &info_; }
 
 protected:
-    // Instance index of the rel-th instance of IR input ir, or kAoNone.
-    size_t InIdx(size_t ir, size_t rel) const {
-        if (ir >= node_->in_ir.size()) return kAoNone;
-        const AnchorInstanceInfo& a = node_->in_ir[ir];
-        return rel < a.GetInstantiationNum() ? a.GetInstanceStart() + rel : kAoNone;
-    }
-    size_t OutIdx(size_t ir, size_t rel) const {
-        if (ir >= node_->out_ir.size()) return kAoNone;
-        const AnchorInstanceInfo& a = node_->out_ir[ir];
-        return rel < a.GetInstantiationNum() ? a.GetInstanceStart() + rel : kAoNone;
-    }
+    // Instance index of the rel-th instance of IR input (output) ir, or kAoNone.
+    size_t InIdx(size_t ir, size_t rel) const;
+    size_t OutIdx(size_t ir, size_t rel) const;
     AoNodeData* node_;
     ComputeNodeInfo info_;
 };
 
 class TilingContext : public ExtendedKernelContext {
 public:
-    TilingContext(AoNodeData* node, fe::PlatFormInfos* platform, const void* compile_info)
-        : ExtendedKernelContext(node), platform_(platform), compile_info_(compile_info) {}
+    TilingContext(AoNodeData* node, fe::PlatFormInfos* platform, const void* compile_info);
+    TilingContext(const TilingContext&);
+    TilingContext(TilingContext&&) noexcept;
+    TilingContext& operator=(const TilingContext&);
+    TilingContext& operator=(TilingContext&&) noexcept;
+    ~TilingContext();
 
-    const StorageShape* GetInputShape(size_t i) const {
-        return i < node_->in_shapes.size() ? &node_->in_shapes[i] : nullptr;
-    }
-    const Tensor* GetInputTensor(size_t i) const {
-        return i < node_->in_tensors.size() ? &node_->in_tensors[i] : nullptr;
-    }
+    const StorageShape* GetInputShape(size_t i) const;
+    const Tensor* GetInputTensor(size_t i) const;
     const StorageShape* GetOptionalInputShape(size_t ir) const { return GetInputShape(InIdx(ir, 0)); }
     const Tensor* GetOptionalInputTensor(size_t ir) const { return GetInputTensor(InIdx(ir, 0)); }
     const StorageShape* GetRequiredInputShape(size_t ir) const { return GetInputShape(InIdx(ir, 0)); }
     const Tensor* GetRequiredInputTensor(size_t ir) const { return GetInputTensor(InIdx(ir, 0)); }
     const StorageShape* GetDynamicInputShape(size_t ir, size_t rel) const { return GetInputShape(InIdx(ir, rel)); }
     const Tensor* GetDynamicInputTensor(size_t ir, size_t rel) const { return GetInputTensor(InIdx(ir, rel)); }
-    const StorageShape* GetOutputShape(size_t i) const {
-        return i < node_->out_shapes.size() ? &node_->out_shapes[i] : nullptr;
-    }
+    const StorageShape* GetOutputShape(size_t i) const;
 
     ge::graphStatus SetTilingKey(uint64_t k) {
         tiling_key_ = k;
@@ -450,11 +432,7 @@ public:
         raw_.SetDataSize(sizeof(T));
         return static_cast<T*>(raw_.GetData());
     }
-    size_t* GetWorkspaceSizes(size_t n) {
-        workspace_.resize(n < 1 ? 1 : n, 0);
-        workspace_num_ = n;
-        return workspace_.data();
-    }
+    size_t* GetWorkspaceSizes(size_t n);
     size_t GetWorkspaceNum() const { return workspace_num_; }
     fe::PlatFormInfos* GetPlatformInfo() const { return platform_; }
     template <typename T>
@@ -485,19 +463,15 @@ class InferShapeContext : public ExtendedKernelContext {
 public:
     InferShapeContext(AoNodeData* node, std::vector<Shape>* outputs) : ExtendedKernelContext(node), out_(outputs) {}
 
-    const Shape* GetInputShape(size_t i) const {
-        return i < node_->in_shapes.size() ? &node_->in_shapes[i].GetOriginShape() : nullptr;
-    }
+    const Shape* GetInputShape(size_t i) const;
     const Shape* GetOptionalInputShape(size_t ir) const { return GetInputShape(InIdx(ir, 0)); }
     const Shape* GetRequiredInputShape(size_t ir) const { return GetInputShape(InIdx(ir, 0)); }
     const Shape* GetDynamicInputShape(size_t ir, size_t rel) const { return GetInputShape(InIdx(ir, rel)); }
-    const Tensor* GetInputTensor(size_t i) const {
-        return i < node_->in_tensors.size() ? &node_->in_tensors[i] : nullptr;
-    }
+    const Tensor* GetInputTensor(size_t i) const;
     const Tensor* GetOptionalInputTensor(size_t ir) const { return GetInputTensor(InIdx(ir, 0)); }
     const Tensor* GetRequiredInputTensor(size_t ir) const { return GetInputTensor(InIdx(ir, 0)); }
     const Tensor* GetDynamicInputTensor(size_t ir, size_t rel) const { return GetInputTensor(InIdx(ir, rel)); }
-    Shape* GetOutputShape(size_t i) { return i < out_->size() ? &(*out_)[i] : nullptr; }
+    Shape* GetOutputShape(size_t i);
     Shape* GetDynamicOutputShape(size_t ir, size_t rel) { return GetOutputShape(OutIdx(ir, rel)); }
 
 private:
@@ -513,18 +487,12 @@ class InferDataTypeContext : public ExtendedKernelContext {
 public:
     InferDataTypeContext(AoNodeData* node, std::vector<ge::DataType>* outputs)
         : ExtendedKernelContext(node), out_(outputs) {}
-    ge::DataType GetInputDataType(size_t i) const {
-        return i < node_->in_tensors.size() ? node_->in_tensors[i].GetDataType() : ge::DT_UNDEFINED;
-    }
+    ge::DataType GetInputDataType(size_t i) const;
     ge::DataType GetOptionalInputDataType(size_t ir) const { return GetInputDataType(InIdx(ir, 0)); }
     ge::DataType GetRequiredInputDataType(size_t ir) const { return GetInputDataType(InIdx(ir, 0)); }
     ge::DataType GetDynamicInputDataType(size_t ir, size_t rel) const { return GetInputDataType(InIdx(ir, rel)); }
-    ge::DataType GetOutputDataType(size_t i) const { return i < out_->size() ? (*out_)[i] : ge::DT_UNDEFINED; }
-    ge::graphStatus SetOutputDataType(size_t i, ge::DataType dt) {
-        if (i >= out_->size()) return ge::GRAPH_FAILED;
-        (*out_)[i] = dt;
-        return ge::GRAPH_SUCCESS;
-    }
+    ge::DataType GetOutputDataType(size_t i) const;
+    ge::graphStatus SetOutputDataType(size_t i, ge::DataType dt);
 
 private:
     std::vector<ge::DataType>* out_;

@@ -1,17 +1,24 @@
-// AscendOptimizer simulator (host side): ge::AscendString.
+// AscendOptimizer simulator (host side): ge::AscendString. Members are defined in
+// runtime/host_rt.cpp (op code then instantiates no std::string code).
 #pragma once
 #include <string>
 
 namespace ge {
 class AscendString {
 public:
-    AscendString() = default;
-    AscendString(const char* s) : s_(s ? s : "") {}  // NOLINT: implicit like CANN
-    const char* GetString() const { return s_.c_str(); }
-    size_t GetLength() const { return s_.size(); }
-    bool operator<(const AscendString& o) const { return s_ < o.s_; }
-    bool operator==(const AscendString& o) const { return s_ == o.s_; }
-    bool operator!=(const AscendString& o) const { return s_ != o.s_; }
+    AscendString();
+    AscendString(const char* s);  // NOLINT: implicit like CANN
+    AscendString(const AscendString&);
+    AscendString(AscendString&&) noexcept;
+    AscendString& operator=(const AscendString&);
+    AscendString& operator=(AscendString&&) noexcept;
+    ~AscendString();
+
+    const char* GetString() const;
+    size_t GetLength() const;
+    bool operator<(const AscendString& o) const;
+    bool operator==(const AscendString& o) const;
+    bool operator!=(const AscendString& o) const;
 
 private:
     std::string s_;

@@ -143,27 +143,22 @@ inline bool HasSubFormat(int32_t format) { return GetSubFormat(format) > 0; }
 inline int32_t GetFormatFromSub(int32_t primary, int32_t sub) { return (primary & 0xff) | ((sub & 0xffff) << 8); }
 
 // Minimal graph-level shape (some tiling functions build one for high-level API helpers).
+// Members are defined in runtime/host_rt.cpp (op code then instantiates no std::vector code).
 class Shape {
 public:
-    Shape() = default;
-    explicit Shape(const std::vector<int64_t>& dims) : dims_(dims) {}
-    size_t GetDimNum() const { return dims_.size(); }
-    int64_t GetDim(size_t idx) const { return idx < dims_.size() ? dims_[idx] : 0; }
-    graphStatus SetDim(size_t idx, int64_t v) {
-        if (idx >= dims_.size()) return GRAPH_FAILED;
-        dims_[idx] = v;
-        return GRAPH_SUCCESS;
-    }
-    std::vector<int64_t> GetDims() const { return dims_; }
-    int64_t GetShapeSize() const {
-        if (dims_.empty()) return 0;
-        int64_t n = 1;
-        for (int64_t d : dims_) {
-            if (d < 0) return -1;
-            n *= d;
-        }
-        return n;
-    }
+    Shape();
+    explicit Shape(const std::vector<int64_t>& dims);
+    Shape(const Shape&);
+    Shape(Shape&&) noexcept;
+    Shape& operator=(const Shape&);
+    Shape& operator=(Shape&&) noexcept;
+    ~Shape();
+
+    size_t GetDimNum() const;
+    int64_t GetDim(size_t idx) const;
+    graphStatus SetDim(size_t idx, int64_t v);
+    std::vector<int64_t> GetDims() const;
+    int64_t GetShapeSize() const;
 
 private:
     std::vector<int64_t> dims_;

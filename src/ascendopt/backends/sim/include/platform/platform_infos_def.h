@@ -7,23 +7,19 @@
 
 namespace fe {
 
+// Member bodies that touch the resource map are in runtime/host_rt.cpp (see register/op_def.h).
 class PlatFormInfos {
 public:
+    PlatFormInfos();
+    PlatFormInfos(const PlatFormInfos&);
+    PlatFormInfos(PlatFormInfos&&) noexcept;
+    PlatFormInfos& operator=(const PlatFormInfos&);
+    PlatFormInfos& operator=(PlatFormInfos&&) noexcept;
+    ~PlatFormInfos();
+
     // CANN-style string lookups ("SoCInfo"/"ai_core_cnt", "AICoreSpec"/"ub_size", "version"/"SoC_version").
-    bool GetPlatformRes(const std::string& label, const std::string& key, std::string& val) const {
-        auto l = res_.find(label);
-        if (l == res_.end()) return false;
-        auto k = l->second.find(key);
-        if (k == l->second.end()) return false;
-        val = k->second;
-        return true;
-    }
-    bool GetPlatformRes(const std::string& label, std::map<std::string, std::string>& vals) const {
-        auto l = res_.find(label);
-        if (l == res_.end()) return false;
-        vals = l->second;
-        return true;
-    }
+    bool GetPlatformRes(const std::string& label, const std::string& key, std::string& val) const;
+    bool GetPlatformRes(const std::string& label, std::map<std::string, std::string>& vals) const;
     bool GetPlatformResWithLock(const std::string& label, const std::string& key, std::string& val) const {
         return GetPlatformRes(label, key, val);
     }
@@ -31,13 +27,9 @@ public:
         return GetPlatformRes(label, vals);
     }
     uint32_t GetCoreNum() const { return ao_aiv_cores ? ao_aiv_cores : ao_aic_cores; }
-    uint32_t GetCoreNumByType(const std::string& type) const {
-        return type == "AiCore" ? ao_aic_cores : ao_aiv_cores;
-    }
+    uint32_t GetCoreNumByType(const std::string& type) const;
     void SetCoreNumByCoreType(const std::string&) {}
-    void SetPlatformRes(const std::string& label, const std::string& key, const std::string& val) {
-        res_[label][key] = val;
-    }
+    void SetPlatformRes(const std::string& label, const std::string& key, const std::string& val);
 
     // Filled by the host runtime (ao::host::RunTiling).
     std::string ao_soc_name;

@@ -1,4 +1,10 @@
 // AscendOptimizer simulator (host side): ops::OpDef and OP_ADD.
+//
+// Compile time: every op_host translation unit includes this header (precompiled), and g++
+// instantiates the std templates used by any inline body it sees in every TU. So the bodies
+// that touch std containers/strings/std::function, and the special members of the classes
+// holding them, are defined once in runtime/host_rt.cpp; only trivial accessors and fluent
+// no-op setters stay inline here.
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -22,30 +28,22 @@ enum class AttrDataType { ATTR_DT_BOOL = 0, ATTR_DT_FLOAT, ATTR_DT_INT, ATTR_DT_
 
 class OpParamDef {
 public:
-    explicit OpParamDef(const char* name) : name_(name ? name : "") {}
+    explicit OpParamDef(const char* name);
+    OpParamDef(const OpParamDef&);
+    OpParamDef(OpParamDef&&) noexcept;
+    OpParamDef& operator=(const OpParamDef&);
+    OpParamDef& operator=(OpParamDef&&) noexcept;
+    ~OpParamDef();
 
     OpParamDef& ParamType(Option t) {
         type_ = t;
         return *this;
     }
-    OpParamDef& DataType(std::vector<ge::DataType> types) {
-        dtypes_ = std::move(types);
-        return *this;
-    }
-    OpParamDef& DataTypeList(std::vector<ge::DataType> types) {
-        dtypes_ = std::move(types);
-        dtype_list_ = true;
-        return *this;
-    }
+    OpParamDef& DataType(std::vector<ge::DataType> types);
+    OpParamDef& DataTypeList(std::vector<ge::DataType> types);
     OpParamDef& DataTypeForBinQuery(std::vector<ge::DataType>) { return *this; }
-    OpParamDef& Format(std::vector<ge::Format> formats) {
-        formats_ = std::move(formats);
-        return *this;
-    }
-    OpParamDef& FormatList(std::vector<ge::Format> formats) {
-        formats_ = std::move(formats);
-        return *this;
-    }
+    OpParamDef& Format(std::vector<ge::Format> formats);
+    OpParamDef& FormatList(std::vector<ge::Format> formats);
     OpParamDef& FormatForBinQuery(std::vector<ge::Format>) { return *this; }
     OpParamDef& UnknownShapeFormat(std::vector<ge::Format>) { return *this; }
     OpParamDef& ValueDepend(Option v) {
@@ -95,7 +93,12 @@ private:
 
 class OpAttrDef {
 public:
-    explicit OpAttrDef(const char* name) : name_(name ? name : "") {}
+    explicit OpAttrDef(const char* name);
+    OpAttrDef(const OpAttrDef&);
+    OpAttrDef(OpAttrDef&&) noexcept;
+    OpAttrDef& operator=(const OpAttrDef&);
+    OpAttrDef& operator=(OpAttrDef&&) noexcept;
+    ~OpAttrDef();
 
     OpAttrDef& AttrType(Option t) {
         required_ = (t == REQUIRED);
@@ -117,25 +120,13 @@ public:
         return Kind("bool");
     }
     OpAttrDef& String() { return Kind("str"); }
-    OpAttrDef& String(const char* v) {
-        s_ = v ? v : "";
-        return Kind("str");
-    }
+    OpAttrDef& String(const char* v);
     OpAttrDef& ListInt() { return Kind("list_int"); }
-    OpAttrDef& ListInt(std::vector<int64_t> v) {
-        li_ = std::move(v);
-        return Kind("list_int");
-    }
+    OpAttrDef& ListInt(std::vector<int64_t> v);
     OpAttrDef& ListFloat() { return Kind("list_float"); }
-    OpAttrDef& ListFloat(std::vector<float> v) {
-        lf_ = std::move(v);
-        return Kind("list_float");
-    }
+    OpAttrDef& ListFloat(std::vector<float> v);
     OpAttrDef& ListBool() { return Kind("list_bool"); }
-    OpAttrDef& ListBool(std::vector<bool> v) {
-        lb_ = std::move(v);
-        return Kind("list_bool");
-    }
+    OpAttrDef& ListBool(std::vector<bool> v);
     OpAttrDef& ListListInt() { return Kind("list_list_int"); }
     OpAttrDef& ListListInt(std::vector<std::vector<int64_t>>) { return Kind("list_list_int"); }
     OpAttrDef& Comment(const char*) { return *this; }
@@ -153,10 +144,7 @@ public:
     const std::vector<bool>& AoListBool() const { return lb_; }
 
 private:
-    OpAttrDef& Kind(const char* k) {
-        kind_ = k;
-        return *this;
-    }
+    OpAttrDef& Kind(const char* k);
     std::string name_;
     std::string kind_ = "int";
     bool required_ = true;
@@ -170,22 +158,22 @@ private:
 };
 
 namespace ao_detail {
-inline OpParamDef& FindOrAdd(std::deque<OpParamDef>& v, const char* name) {
-    std::string n = name ? name : "";
-    for (auto& p : v) {
-        if (p.AoName() == n) return p;
-    }
-    v.emplace_back(name);
-    return v.back();
-}
+// The parameter named `name` (appended if absent).
+OpParamDef& FindOrAdd(std::deque<OpParamDef>& v, const char* name);
 }  // namespace ao_detail
 
 class OpAICoreConfig {
 public:
-    OpAICoreConfig() = default;
-    explicit OpAICoreConfig(const char*) {}
-    OpParamDef& Input(const char* name) { return ao_detail::FindOrAdd(inputs_, name); }
-    OpParamDef& Output(const char* name) { return ao_detail::FindOrAdd(outputs_, name); }
+    OpAICoreConfig();
+    explicit OpAICoreConfig(const char*);
+    OpAICoreConfig(const OpAICoreConfig&);
+    OpAICoreConfig(OpAICoreConfig&&);  // not noexcept: std::deque's move constructor allocates
+    OpAICoreConfig& operator=(const OpAICoreConfig&);
+    OpAICoreConfig& operator=(OpAICoreConfig&&) noexcept;
+    ~OpAICoreConfig();
+
+    OpParamDef& Input(const char* name);
+    OpParamDef& Output(const char* name);
     OpAICoreConfig& DynamicCompileStaticFlag(bool) { return *this; }
     OpAICoreConfig& DynamicFormatFlag(bool) { return *this; }
     OpAICoreConfig& DynamicRankSupportFlag(bool) { return *this; }
@@ -203,6 +191,13 @@ private:
 
 class OpAICoreDef {
 public:
+    OpAICoreDef();
+    OpAICoreDef(const OpAICoreDef&);
+    OpAICoreDef(OpAICoreDef&&) noexcept;
+    OpAICoreDef& operator=(const OpAICoreDef&);
+    OpAICoreDef& operator=(OpAICoreDef&&) noexcept;
+    ~OpAICoreDef();
+
     OpAICoreDef& SetTiling(gert::TilingKernelFunc fn) {
         tiling_ = fn;
         return *this;
@@ -227,15 +222,8 @@ public:
     OpAICoreDef& SetParamGeneralize(F) {
         return *this;
     }
-    OpAICoreDef& AddConfig(const char* soc) {
-        socs_.push_back(soc ? soc : "");
-        return *this;
-    }
-    OpAICoreDef& AddConfig(const char* soc, const OpAICoreConfig& cfg) {
-        socs_.push_back(soc ? soc : "");
-        configs_[soc ? soc : ""] = cfg;
-        return *this;
-    }
+    OpAICoreDef& AddConfig(const char* soc);
+    OpAICoreDef& AddConfig(const char* soc, const OpAICoreConfig& cfg);
     gert::TilingKernelFunc AoTiling() const { return tiling_; }
     const std::vector<std::string>& AoSocs() const { return socs_; }
     const std::map<std::string, OpAICoreConfig>& AoConfigs() const { return configs_; }
@@ -254,19 +242,14 @@ public:
 
 class OpDef {
 public:
-    explicit OpDef(const char* type) : type_(type ? type : "") {}
-    virtual ~OpDef() = default;
+    explicit OpDef(const char* type);
+    OpDef(const OpDef&);
+    OpDef& operator=(const OpDef&);
+    virtual ~OpDef();  // the key function: OpDef's vtable is emitted in host_rt.cpp only
 
-    OpParamDef& Input(const char* name) { return ao_detail::FindOrAdd(inputs_, name); }
-    OpParamDef& Output(const char* name) { return ao_detail::FindOrAdd(outputs_, name); }
-    OpAttrDef& Attr(const char* name) {
-        std::string n = name ? name : "";
-        for (auto& a : attrs_) {
-            if (a.AoName() == n) return a;
-        }
-        attrs_.emplace_back(name);
-        return attrs_.back();
-    }
+    OpParamDef& Input(const char* name);
+    OpParamDef& Output(const char* name);
+    OpAttrDef& Attr(const char* name);
     OpDef& SetInferShape(gert::InferShapeKernelFunc fn) {
         infer_shape_ = fn;
         return *this;
@@ -315,14 +298,11 @@ struct AoOpDefEntry {
     std::string type;
     std::function<OpDef*(const char*)> make;
 };
-inline std::vector<AoOpDefEntry>& AoOpDefRegistry() {
-    static std::vector<AoOpDefEntry> v;
-    return v;
-}
+std::vector<AoOpDefEntry>& AoOpDefRegistry();
 struct AoOpDefRegistrar {
-    AoOpDefRegistrar(const char* type, std::function<OpDef*(const char*)> make) {
-        AoOpDefRegistry().push_back(AoOpDefEntry{type, std::move(make)});
-    }
+    AoOpDefRegistrar(const char* type, std::function<OpDef*(const char*)> make);
+    // What OP_ADD uses: a plain function pointer, so no std::function is instantiated in op code.
+    AoOpDefRegistrar(const char* type, OpDef* (*make)(const char*));
 };
 
 }  // namespace ops
@@ -330,4 +310,4 @@ struct AoOpDefRegistrar {
 // OP_ADD(ClassName): registers op type "ClassName"; the class is constructed on first use.
 #define OP_ADD(opType, ...)                                                                  \
     static ::ops::AoOpDefRegistrar g_ao_op_add_##opType __attribute__((unused))(            \
-        #opType, [](const char* ao_name) -> ::ops::OpDef* { return new opType(ao_name); })
+        #opType, +[](const char* ao_name) -> ::ops::OpDef* { return new opType(ao_name); })

@@ -29,48 +29,34 @@ struct AoImplEntry {
     std::vector<int32_t> data_dependency;
 };
 
-inline std::map<std::string, AoImplEntry>& AoImplRegistry() {
-    static std::map<std::string, AoImplEntry> m;
-    return m;
-}
+std::map<std::string, AoImplEntry>& AoImplRegistry();
 
+// Member bodies that touch the registry are in runtime/host_rt.cpp (see register/op_def.h).
 class OpImplRegisterV2 {
 public:
     using TilingKernelFunc = gert::TilingKernelFunc;
     using InferShapeKernelFunc = gert::InferShapeKernelFunc;
     using InferDataTypeKernelFunc = gert::InferDataTypeKernelFunc;
 
-    explicit OpImplRegisterV2(const char* op_type) : op_type_(op_type ? op_type : "") { Entry(); }
+    explicit OpImplRegisterV2(const char* op_type);
+    OpImplRegisterV2(const OpImplRegisterV2&);
+    OpImplRegisterV2(OpImplRegisterV2&&) noexcept;
+    OpImplRegisterV2& operator=(const OpImplRegisterV2&);
+    OpImplRegisterV2& operator=(OpImplRegisterV2&&) noexcept;
+    ~OpImplRegisterV2();
 
-    OpImplRegisterV2& Tiling(TilingKernelFunc fn, size_t = 0) {
-        Entry().tiling = fn;
-        return *this;
-    }
+    OpImplRegisterV2& Tiling(TilingKernelFunc fn, size_t = 0);
     template <typename CompileInfoT>
     OpImplRegisterV2& TilingParse(TilingParseFunc fn) {
-        AoImplEntry& e = Entry();
-        e.tiling_parse = fn;
-        e.make_compile_info = []() {
-            return std::shared_ptr<void>(new CompileInfoT(), [](void* p) { delete static_cast<CompileInfoT*>(p); });
-        };
-        return *this;
+        return AoTilingParse(fn, &AoNewCompileInfo<CompileInfoT>, &AoDeleteCompileInfo<CompileInfoT>);
     }
-    OpImplRegisterV2& InferShape(InferShapeKernelFunc fn) {
-        Entry().infer_shape = fn;
-        return *this;
-    }
-    OpImplRegisterV2& InferDataType(InferDataTypeKernelFunc fn) {
-        Entry().infer_datatype = fn;
-        return *this;
-    }
+    OpImplRegisterV2& InferShape(InferShapeKernelFunc fn);
+    OpImplRegisterV2& InferDataType(InferDataTypeKernelFunc fn);
     template <typename F>
     OpImplRegisterV2& InferShapeRange(F) {
         return *this;
     }
-    OpImplRegisterV2& InputsDataDependency(std::initializer_list<int32_t> idx) {
-        Entry().data_dependency.insert(Entry().data_dependency.end(), idx.begin(), idx.end());
-        return *this;
-    }
+    OpImplRegisterV2& InputsDataDependency(std::initializer_list<int32_t> idx);
     OpImplRegisterV2& TilingInputsDataDependency(std::initializer_list<int32_t> idx) {
         return InputsDataDependency(idx);
     }
@@ -100,7 +86,17 @@ public:
     }
 
 private:
-    AoImplEntry& Entry() { return AoImplRegistry()[op_type_]; }
+    template <typename T>
+    static void* AoNewCompileInfo() {
+        return new T();
+    }
+    template <typename T>
+    static void AoDeleteCompileInfo(void* p) {
+        delete static_cast<T*>(p);
+    }
+    // Registers `fn` and a compile-info factory: make() allocates one object, destroy() frees it.
+    OpImplRegisterV2& AoTilingParse(TilingParseFunc fn, void* (*make)(), void (*destroy)(void*));
+    AoImplEntry& Entry();
     std::string op_type_;
 };
 

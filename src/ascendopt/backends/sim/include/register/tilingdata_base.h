@@ -35,45 +35,26 @@ namespace optiling {}
 
 namespace ao_tiling {
 
-// Shared state between the tiling classes (header-only) and the host runtime: the first
-// SaveToBuffer error of the current tiling run, and the size of the last successful save.
+// Shared state between the tiling classes and the host runtime: the first SaveToBuffer error
+// of the current tiling run, and the size of the last successful save. The functions are
+// defined in runtime/host_rt.cpp, so op code instantiates no std template for them.
 struct SaveState {
     std::string error;
     const void* last_dst = nullptr;
     size_t last_size = 0;
 };
-inline SaveState& State() {
-    static SaveState s;
-    return s;
-}
+SaveState& State();
 
-inline bool SaveBytes(const void* src, size_t n, void* dst, size_t cap, const char* cls) {
-    SaveState& st = State();
-    if (dst == nullptr || cap < n) {
-        if (st.error.empty()) {
-            st.error = std::string("SaveToBuffer(") + cls + "): tiling struct needs " + std::to_string(n) +
-                       " bytes but the buffer " + (dst == nullptr ? "is null" : "holds " + std::to_string(cap));
-        }
-        return false;
-    }
-    std::memcpy(dst, src, n);
-    st.last_dst = dst;
-    st.last_size = n;
-    return true;
-}
+// Copies n bytes of src to dst if cap allows; otherwise records the error and returns false.
+bool SaveBytes(const void* src, size_t n, void* dst, size_t cap, const char* cls);
 
 struct ClassInfo {
     std::string class_name;
     size_t size;
 };
-inline std::map<std::string, ClassInfo>& Classes() {
-    static std::map<std::string, ClassInfo> m;
-    return m;
-}
+std::map<std::string, ClassInfo>& Classes();
 struct ClassRegistrar {
-    ClassRegistrar(const char* op_type, const char* class_name, size_t size) {
-        Classes()[op_type] = ClassInfo{class_name, size};
-    }
+    ClassRegistrar(const char* op_type, const char* class_name, size_t size);
 };
 
 }  // namespace ao_tiling

@@ -39,22 +39,8 @@ enum class SocVersion {
 enum class ReservedSize { RESERVED_SIZE_8K, RESERVED_SIZE_16K, RESERVED_SIZE_32K };
 
 // Maps a SoC name ("Ascend910B", "Ascend910B3", "Ascend910_9391", "ascend310p") to the family.
-inline SocVersion AoSocVersionFromName(const std::string& name) {
-    std::string s;
-    for (char c : name) s += (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c;
-    auto starts = [&s](const char* p) { return s.rfind(p, 0) == 0; };
-    if (starts("ascend910_93") || starts("ascend910_9")) return SocVersion::ASCEND910_93;
-    if (starts("ascend910_55")) return SocVersion::ASCEND910_55;
-    if (starts("ascend910b")) return SocVersion::ASCEND910B;
-    if (starts("ascend910")) return SocVersion::ASCEND910;
-    if (starts("ascend950")) return SocVersion::ASCEND950;
-    if (starts("ascend310p")) return SocVersion::ASCEND310P;
-    if (starts("ascend310b")) return SocVersion::ASCEND310B;
-    if (starts("ascend310")) return SocVersion::ASCEND310;
-    if (starts("ascend610lite")) return SocVersion::ASCEND610Lite;
-    if (starts("ascend610")) return SocVersion::ASCEND610;
-    return SocVersion::RESERVED_VERSION;
-}
+// Defined in runtime/host_rt.cpp, like the members below that touch std strings.
+SocVersion AoSocVersionFromName(const std::string& name);
 
 class PlatformAscendC {
 public:
@@ -114,19 +100,12 @@ public:
             case ReservedSize::RESERVED_SIZE_32K: reserved_ = 32 * 1024; break;
         }
     }
-    SocVersion GetSocVersion() const {
-        const fe::PlatFormInfos* p = Info();
-        return AoSocVersionFromName(p->ao_soc_version.empty() ? p->ao_soc_name : p->ao_soc_version);
-    }
+    SocVersion GetSocVersion() const;
     uint32_t GetVecRegLen() const { return 256; }
 
 private:
-    const fe::PlatFormInfos* Info() const {
-        if (platformInfo_ != nullptr) return platformInfo_;
-        if (fe::AoCurrentPlatform() != nullptr) return fe::AoCurrentPlatform();
-        static const fe::PlatFormInfos empty;
-        return &empty;
-    }
+    // The platform given, else the one of the tiling run in progress, else an empty one.
+    const fe::PlatFormInfos* Info() const;
     fe::PlatFormInfos* platformInfo_;
     uint64_t reserved_ = 0;
 };
