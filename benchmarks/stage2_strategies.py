@@ -77,9 +77,6 @@ def _save(out: Path, key: str, value: dict) -> dict:
     with open(out.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         results = json.loads(out.read_text()) if out.exists() else {}
-    if args.report:
-        report(results, args)
-        return
         results[key] = value
         tmp = out.with_suffix(".tmp")
         tmp.write_text(json.dumps(results, indent=1))

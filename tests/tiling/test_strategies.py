@@ -170,3 +170,25 @@ def test_llm_mutator_slot():
     assert len({space.key(c) for c in cs}) == len(cs)
     # unused by default
     assert all(REGION_KEY not in c for c in run(EvoStrategy(space, seed=0), 20))
+
+
+def test_evo_asks_the_soc_prior_right_after_the_baseline():
+    from pathlib import Path
+
+    from ascendopt.operator import Operator
+    from ascendopt.tiling.space import KnobSpace
+
+    op = Operator.load(Path(__file__).resolve().parents[2] / "ops" / "level1" / "gelu")
+    space = KnobSpace.from_operator(op)
+    poor = space.apply(op, {"maxCoreNum": 1, "BUFFER_NUM": 1, "ubReserveBytes": 40960})
+    pspace = KnobSpace.from_operator(poor)
+    prior = pspace.prior_config()
+    by_role = {k.id: k for k in pspace.knobs}
+    assert prior["BUFFER_NUM"] == 2 and prior["ubReserveBytes"] == pspace.domain("ubReserveBytes").lo
+    cap = next(k for k in by_role.values() if k.render == "cap" or k.role == "core_cap")
+    assert prior[cap.id] == pspace.domain(cap.id).hi == 48
+    evo = make_strategy("evo", pspace, seed=3)
+    first, second = evo.ask()[0], evo.ask()[0]
+    assert first == pspace.defaults() and second == pspace.complete(prior)
+    # off by option; other strategies never use it
+    assert make_strategy("evo", pspace, seed=3, use_prior=False).ask(2)[1] != pspace.complete(prior)

@@ -74,3 +74,19 @@ def domain_for(knob: Knob, soc: SocLimits) -> tuple[int, Domain]:
             g = CUBE_GRANULE  # cube tiles: whole 16 x 16 fractals
         hi = max(min(soc.ub_bytes // 4, 64 * d), 2 * d)
     return d, Domain("int", d, g, _floor_to(hi, g), g, log=True)
+
+
+def prior_value(knob: Knob, domain: Domain, default: int) -> int:
+    """The textbook AscendC choice for a knob, where its role implies one: every core for core
+    caps and block dims, double buffering, no UB held in reserve; otherwise ``default``.
+    (A prior, not a rule: the search still evaluates it.)"""
+    w = set(words(knob.name))
+    if knob.render == "cap" or knob.role in ("core_cap", "block_dim"):
+        v = domain.hi
+    elif knob.role == "buffer_num":
+        v = 2
+    elif w & {"reserve", "reserved"}:
+        v = domain.lo
+    else:
+        v = default
+    return v if domain.contains(v) else default

@@ -19,7 +19,7 @@ from ascendopt.slots import CONSTEXPR, HostSlots, render_literal, slot_text, slo
 from ascendopt.tiling.cparse import Parsed
 from ascendopt.tiling.domain import Domain
 from ascendopt.tiling.knobs import Knob, Span, extract_knobs
-from ascendopt.tiling.priors import SocLimits, domain_for
+from ascendopt.tiling.priors import SocLimits, domain_for, prior_value
 from ascendopt.tiling.template import TemplateError, TilingTemplate, find_template
 
 Config = dict[str, Any]
@@ -99,6 +99,11 @@ class KnobSpace:
 
     def defaults(self) -> Config:
         return {k.id: k.default for k in self.knobs}
+
+    def prior_config(self) -> Config:
+        """Every knob at its SoC prior (:func:`~ascendopt.tiling.priors.prior_value`): all
+        cores, double buffering, no reserve; other knobs at their defaults."""
+        return {k.id: prior_value(k, self.domain(k.id), k.default) for k in self.knobs}
 
     def complete(self, config: Mapping[str, Any]) -> Config:
         """``config`` with missing knobs set to their defaults (unknown keys kept)."""

@@ -1,6 +1,8 @@
 """``evo``: the project's evolutionary tiling search (steady-state, elitist, failure-aware).
 
-Parents are drawn by tournament from the ``population_size`` fastest *feasible* configs told so
+After the original config (the baseline), the first proposal is the SoC prior config
+(:meth:`~ascendopt.tiling.space.KnobSpace.prior_config`: all cores, double buffering, no UB
+reserve) when it differs. Parents are drawn by tournament from the ``population_size`` fastest *feasible* configs told so
 far (so the best are never lost: elitism; configs that failed or were never told are never
 parents). A child is a uniform crossover of two parents (with probability ``crossover_rate``)
 followed by mutation: each knob moves with probability ``mutation_rate`` (at least one does) by a
@@ -42,7 +44,7 @@ class EvoStrategy(Strategy):
                  tournament_size: int = 3, crossover_rate: float = 0.5, mutation_rate: float = 0.3,
                  mutation_weights: Mapping[str, float] | None = None, fail_penalty: float = 2.0,
                  candidates: int = 8, llm_mutator: LLMMutator | None = None, llm_rate: float = 0.0,
-                 start_with_default: bool = True, max_tries: int = 64):
+                 start_with_default: bool = True, max_tries: int = 64, use_prior: bool = True):
         super().__init__(space, seed, start_with_default, max_tries)
         self.population_size = population_size
         self.init_size = init_size
@@ -58,11 +60,15 @@ class EvoStrategy(Strategy):
         self.candidates = candidates
         self.llm_mutator = llm_mutator
         self.llm_rate = llm_rate
+        self.use_prior = use_prior
         self.population: list[tuple[Config, float]] = []       # fastest feasible first
         self.stats: dict[tuple[str, int], list[int]] = {}       # (knob, bucket) -> [successes, failures]
 
     # -- proposing -------------------------------------------------------------------------
     def _propose(self) -> Config:
+        prior = self.space.prior_config()
+        if self.use_prior and not self.seen(prior):
+            return prior
         if not self.population or len(self.asked) < self.init_size:
             cands = [self.space.sample(self.rng) for _ in range(self.candidates)]
         else:
@@ -158,4 +164,5 @@ EVO_OPTIONS: dict[str, tuple[Any, str]] = {
     "llm_rate": (0.0, "probability an ask uses the LLM mutator (when one is given)"),
     "start_with_default": (True, "ask the original sources' config first"),
     "max_tries": (64, "attempts to avoid re-asking a config before accepting a repeat"),
+    "use_prior": (True, "ask the SoC prior config (all cores, double buffering, no UB reserve) second"),
 }
