@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import fcntl
 import json
+import math
 import os
 import statistics
 import time
@@ -104,13 +105,6 @@ def best_at(trials, budget: int) -> float | None:
     return min(vals) if vals else None
 
 
-def evals_to_reach(trials, target: float) -> int | None:
-    for t in trials:
-        if t.status == "ok" and t.latency_us is not None and t.latency_us <= target:
-            return t.index
-    return None
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--ops", default=DEFAULT_OPS)
@@ -121,6 +115,7 @@ def main() -> None:
     ap.add_argument("--memo", default=str(Path.home() / ".cache" / "ascendopt" / "bench_stage2_memo.jsonl"),
                     help="JSON-lines memo of evaluations (one per process when running several)")
     ap.add_argument("--report", action="store_true", help="only print the table of the results in --out")
+    ap.add_argument("--json", action="store_true", help="print the summary table as JSON")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "stage2.json"))
     args = ap.parse_args()
     memo = Path(args.memo)
@@ -166,41 +161,74 @@ def main() -> None:
     report(results, args)
 
 
-def report(results: dict, args) -> None:
-    print()
-    print("median best latency (us) at budget B over seeds; 'reach95' = median evaluations to reach 95 % of the")
-    print("best improvement any strategy found (None: not reached within the budget)")
-    groups: dict[tuple[str, str], dict[str, list[dict]]] = {}
+def _reach(trials: list, base: float, best: float) -> float:
+    """Evaluations a run needed to reach 95 % of the improvement ``base - best`` (inf: never)."""
+    target = base - 0.95 * (base - best)
+    for i, status, lat in trials:
+        if status == "ok" and lat is not None and lat <= target + 1e-9:
+            return i
+    return math.inf
+
+
+def summarize(results: dict) -> list[dict]:
+    """One row per (op, start, strategy): median best latency at each checkpoint, and the median
+    evaluations to reach 95 % of the best improvement, two ways: 'reach95' against the best of
+    all runs of every strategy and seed (stringent), 'reach95_seed' against the best any
+    strategy found with the same seed. inf = the median run did not reach it."""
+    groups: dict[tuple[str, str], dict[str, dict[str, dict]]] = {}
     for key, r in results.items():
-        name, start, strat, seed, budget = key.split("/")
-        groups.setdefault((name, start), {}).setdefault(strat, []).append(r)
-    header = f"{'op':<18}{'start':<6}{'strategy':<8}" + "".join(f"{'B=' + str(b):>10}" for b in CHECKPOINTS) + f"{'reach95':>9}"
-    print(header)
-    verdicts = []
+        name, start, strat, seed, _budget = key.split("/")
+        groups.setdefault((name, start), {}).setdefault(strat, {})[seed] = r
+    rows = []
     for (name, start), by in sorted(groups.items()):
-        base = next(iter(by.values()))[0]["baseline_us"]
-        best_any = min(r["best_us"] for rs in by.values() for r in rs if r["best_us"] is not None)
-        target = base - 0.95 * (base - best_any) if base else best_any
-        needed = {}
+        base = next(iter(next(iter(by.values())).values()))["baseline_us"]
+        bests = [r["best_us"] for rs in by.values() for r in rs.values() if r["best_us"] is not None]
+        if base is None or not bests:
+            continue
+        best_any = min(bests)
+        seed_best = {}
+        for rs in by.values():
+            for seed, r in rs.items():
+                if r["best_us"] is not None:
+                    seed_best[seed] = min(seed_best.get(seed, math.inf), r["best_us"])
         for strat, rs in sorted(by.items()):
-            meds = []
+            meds = {}
             for b in CHECKPOINTS:
-                vals = [r["best_at"].get(str(b)) for r in rs if r["best_at"].get(str(b)) is not None]
-                meds.append(statistics.median(vals) if vals else None)
-            reach = [evals_to_reach([type("T", (), {"index": i, "status": s, "latency_us": l}) for i, s, l in r["trials"]], target)
-                     for r in rs]
-            reach_ok = [x for x in reach if x is not None]
-            needed[strat] = statistics.median(reach_ok) if len(reach_ok) * 2 > len(reach) else None
-            print(f"{name:<18}{start:<6}{strat:<8}" + "".join(f"{m:>10.2f}" if m else f"{'-':>10}" for m in meds)
-                  + f"{str(needed[strat]):>9}")
-        if "evo" in needed and "random" in needed:
-            e, r = needed["evo"], needed["random"]
-            ok = e is not None and (r is None or e <= r / 2)
-            verdicts.append((name, start, e, r, ok))
-    if verdicts:
-        print()
-        for name, start, e, r, ok in verdicts:
-            print(f"{name}/{start}: evo needs {e}, random needs {r} -> target {'met' if ok else 'NOT met'}")
+                vals = [r["best_at"].get(str(b)) for r in rs.values() if r["best_at"].get(str(b)) is not None]
+                meds[b] = statistics.median(vals) if vals else None
+            reach = statistics.median(_reach(r["trials"], base, best_any) for r in rs.values())
+            reach_seed = statistics.median(_reach(r["trials"], base, seed_best[s]) for s, r in rs.items()
+                                           if s in seed_best)
+            rows.append({"op": name, "start": start, "strategy": strat, "seeds": len(rs), "baseline_us": base,
+                         "best_any_us": best_any, "median_best_us": meds, "reach95": reach,
+                         "reach95_seed": reach_seed})
+    return rows
+
+
+def report(results: dict, args) -> None:
+    rows = summarize(results)
+    if getattr(args, "json", False):
+        print(json.dumps(rows, indent=1, default=lambda x: None))
+        return
+    print()
+    print("median best latency (us) over seeds at budget B; reach95 = median evaluations to reach 95 % of the")
+    print("best improvement of all runs (reach95/seed: of the runs with the same seed); inf = not reached")
+    print(f"{'op':<18}{'start':<6}{'strategy':<8}{'seeds':>6}{'base':>9}" + "".join(f"{'B=' + str(b):>9}" for b in CHECKPOINTS)
+          + f"{'reach95':>9}{'/seed':>7}")
+    for r in rows:
+        print(f"{r['op']:<18}{r['start']:<6}{r['strategy']:<8}{r['seeds']:>6}{r['baseline_us']:>9.2f}"
+              + "".join(f"{m:>9.2f}" if m else f"{'-':>9}" for m in r["median_best_us"].values())
+              + f"{r['reach95']:>9g}{r['reach95_seed']:>7g}")
+    print()
+    by = {(r["op"], r["start"], r["strategy"]): r for r in rows}
+    for (name, start, strat), r in by.items():
+        rnd = by.get((name, start, "random"))
+        if strat != "evo" or rnd is None:
+            continue
+        for metric in ("reach95", "reach95_seed"):
+            e, x = r[metric], rnd[metric]
+            ok = e < math.inf and e <= x / 2
+            print(f"{name}/{start} [{metric}]: evo needs {e:g}, random needs {x:g} -> target {'met' if ok else 'NOT met'}")
 
 
 if __name__ == "__main__":
