@@ -192,3 +192,39 @@ def test_evo_asks_the_soc_prior_right_after_the_baseline():
     assert first == pspace.defaults() and second == pspace.complete(prior)
     # off by option; other strategies never use it
     assert make_strategy("evo", pspace, seed=3, use_prior=False).ask(2)[1] != pspace.complete(prior)
+
+
+def test_initial_design_covers_every_knob_range():
+    import random as _random
+
+    from ascendopt.tiling.domain import Domain
+    from ascendopt.tiling.space import KnobSpace
+    from ascendopt.tiling.strategies.evo import latin_hypercube
+
+    space = KnobSpace.synthetic({"buf": Domain("int", 2, 1, 4, 1),
+                                 "tile": Domain("int", 1024, 32, 65536, 32, log=True),
+                                 "flag": Domain("cat", 0, choices=(0, 1))})
+    rows = latin_hypercube(space, 8, _random.Random(5))
+    assert len(rows) == 8 and all(space.contains(r) for r in rows)
+    assert sorted(r["buf"] for r in rows) == [1, 1, 2, 2, 3, 3, 4, 4]
+    assert sorted(r["flag"] for r in rows) == [0] * 4 + [1] * 4
+    # one value per eighth of the log range
+    import math as _math
+    strata = sorted(int(8 * _math.log(r["tile"] / 32) / _math.log(65536 / 32) - 1e-9) for r in rows)
+    assert strata == list(range(8))
+
+
+def test_failure_is_shared_by_the_knobs_that_differ_from_the_best():
+    from ascendopt.tiling.domain import Domain
+    from ascendopt.tiling.space import KnobSpace
+
+    space = KnobSpace.synthetic({"a": Domain("int", 2, 1, 4, 1), "b": Domain("int", 2, 1, 4, 1),
+                                 "c": Domain("int", 2, 1, 4, 1)})
+    evo = make_strategy("evo", space, seed=0)
+    base = {"a": 2, "b": 2, "c": 2}
+    evo.tell(base, TrialResult("ok", 10.0, True))
+    evo.tell({"a": 4, "b": 4, "c": 2}, TrialResult("ub_overflow", None, False))
+    bucket = {k: space.domain(k).bucket for k in "abc"}
+    assert evo.stats[("a", bucket["a"](4))][1] == 0.5 and evo.stats[("b", bucket["b"](4))][1] == 0.5
+    assert evo.stats[("c", bucket["c"](2))][1] == 0  # c was as in the best config: not a suspect
+    assert evo.weight({"a": 2, "b": 2, "c": 2}) == 1.0 > evo.weight({"a": 4, "b": 2, "c": 2})

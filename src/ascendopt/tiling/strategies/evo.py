@@ -2,12 +2,15 @@
 
 After the original config (the baseline), the first proposal is the SoC prior config
 (:meth:`~ascendopt.tiling.space.KnobSpace.prior_config`: all cores, double buffering, no UB
-reserve) when it differs. Parents are drawn by tournament from the ``population_size`` fastest *feasible* configs told so
+reserve) when it differs; the rest of the first ``init_size`` proposals is a Latin hypercube
+(every knob's range covered evenly, small domains value by value), so one good value of a
+single knob is found early. Parents are drawn by tournament from the ``population_size`` fastest *feasible* configs told so
 far (so the best are never lost: elitism; configs that failed or were never told are never
 parents). A child is a uniform crossover of two parents (with probability ``crossover_rate``)
 followed by mutation: each knob moves with probability ``mutation_rate`` (at least one does) by a
-neighbour step, a power-of-two jump or a resample. Failures teach: every failed config adds one
-failure to each (knob, value-region) it used, successes add one success, and of ``candidates``
+neighbour step, a power-of-two jump or a resample. Failures teach: a failed config adds one failure,
+shared by the knobs whose value region differs from the fastest feasible config (the suspects),
+successes add one success to each (knob, value-region) they used, and of ``candidates``
 children generated per ask one is picked with weight prod((1 + s) / (1 + s + penalty * f)), so
 regions that failed are sampled less but not forbidden. Configs already asked are not asked
 again when avoidable.
@@ -18,6 +21,7 @@ in the config under :data:`~ascendopt.tiling.space.REGION_KEY`. It is unused by 
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -44,7 +48,8 @@ class EvoStrategy(Strategy):
                  tournament_size: int = 3, crossover_rate: float = 0.5, mutation_rate: float = 0.3,
                  mutation_weights: Mapping[str, float] | None = None, fail_penalty: float = 2.0,
                  candidates: int = 8, llm_mutator: LLMMutator | None = None, llm_rate: float = 0.0,
-                 start_with_default: bool = True, max_tries: int = 64, use_prior: bool = True):
+                 start_with_default: bool = True, max_tries: int = 64, use_prior: bool = True,
+                 immigrant_rate: float = 0.25):
         super().__init__(space, seed, start_with_default, max_tries)
         self.population_size = population_size
         self.init_size = init_size
@@ -61,6 +66,8 @@ class EvoStrategy(Strategy):
         self.llm_mutator = llm_mutator
         self.llm_rate = llm_rate
         self.use_prior = use_prior
+        self._lhs: list[Config] | None = None                  # initial design, consumed in order
+        self.immigrant_rate = immigrant_rate
         self.population: list[tuple[Config, float]] = []       # fastest feasible first
         self.stats: dict[tuple[str, int], list[int]] = {}       # (knob, bucket) -> [successes, failures]
 
@@ -70,13 +77,22 @@ class EvoStrategy(Strategy):
         if self.use_prior and not self.seen(prior):
             return prior
         if not self.population or len(self.asked) < self.init_size:
+            if self._lhs is None:
+                self._lhs = latin_hypercube(self.space, self.init_size, self.rng)
+            while self._lhs:
+                c = self._lhs.pop(0)
+                if not self.seen(c):
+                    return c
             cands = [self.space.sample(self.rng) for _ in range(self.candidates)]
         else:
             if self.llm_mutator is not None and self.llm_rate > 0 and self.rng.random() < self.llm_rate:
                 c = self._llm_child()
                 if c is not None and not self.seen(c):
                     return c
-            cands = [self._child() for _ in range(self.candidates)]
+            if self.rng.random() < self.immigrant_rate:  # random immigrant: keeps exploring
+                cands = [self.space.sample(self.rng) for _ in range(self.candidates)]
+            else:
+                cands = [self._child() for _ in range(self.candidates)]
         fresh = [c for c in cands if not self.seen(c)]
         tries = 0
         while not fresh and tries < self.max_tries:
@@ -132,27 +148,62 @@ class EvoStrategy(Strategy):
 
     # -- learning --------------------------------------------------------------------------
     def _observe(self, config: Config, result: TrialResult) -> None:
-        slot = 0 if result.usable else 1
-        for k in self.space.knobs:
-            key = (k.id, self.space.domain(k.id).bucket(config[k.id]))
-            self.stats.setdefault(key, [0, 0])[slot] += 1
+        keys = {k.id: (k.id, self.space.domain(k.id).bucket(config[k.id])) for k in self.space.knobs}
+        if result.usable:
+            for key in keys.values():
+                self.stats.setdefault(key, [0, 0])[0] += 1
+        elif keys:
+            # credit assignment: the failure is shared by the knobs whose value region differs
+            # from the fastest feasible config (the suspects), not charged in full to each knob
+            best = self.population[0][0] if self.population else None
+            suspects = [kid for kid, key in keys.items()
+                        if best is None or self.space.domain(kid).bucket(best.get(kid, config[kid])) != key[1]]
+            suspects = suspects or list(keys)
+            for kid in suspects:
+                self.stats.setdefault(keys[kid], [0, 0])[1] += 1.0 / len(suspects)
         if result.usable:
             self.population.append((dict(config), float(result.latency_us)))  # type: ignore[arg-type]
             self.population.sort(key=lambda t: t[1])  # stable: earlier wins ties
             del self.population[self.population_size:]
 
     def _extra_state(self) -> dict:
-        return {"population": [[c, lat] for c, lat in self.population],
+        return {"population": [[c, lat] for c, lat in self.population], "lhs": self._lhs,
                 "stats": [[k, b, s, f] for (k, b), (s, f) in self.stats.items()]}
 
     def _load_extra_state(self, extra: Mapping[str, Any]) -> None:
         self.population = [(dict(c), float(lat)) for c, lat in extra.get("population", [])]
-        self.stats = {(k, int(b)): [int(s), int(f)] for k, b, s, f in extra.get("stats", [])}
+        self.stats = {(k, int(b)): [int(s), float(f)] for k, b, s, f in extra.get("stats", [])}
+        lhs = extra.get("lhs")
+        self._lhs = None if lhs is None else [dict(c) for c in lhs]
+
+
+def latin_hypercube(space: KnobSpace, n: int, rng: random.Random) -> list[Config]:
+    """``n`` configs that spread every knob over its whole domain: each knob's range is cut into
+    ``n`` strata (log-scaled for log domains) and each stratum is used once, in a random order
+    per knob; a knob with at most ``n`` values cycles through all of them."""
+    rows: list[Config] = [{} for _ in range(n)]
+    for k in space.knobs:
+        d = space.domain(k.id)
+        grid = d.grid()
+        if len(grid) <= n:
+            vals = [grid[i % len(grid)] for i in range(n)]
+        else:
+            lo, hi = grid[0], grid[-1]
+            log = d.log and lo > 0
+            vals = []
+            for j in range(n):
+                u = (j + rng.random()) / n
+                x = lo * (hi / lo) ** u if log else lo + u * (hi - lo)
+                vals.append(d.snap(x))
+        rng.shuffle(vals)
+        for row, v in zip(rows, vals):
+            row[k.id] = v
+    return rows
 
 
 EVO_OPTIONS: dict[str, tuple[Any, str]] = {
     "population_size": (16, "fastest feasible configs kept as parents (elitist, steady state)"),
-    "init_size": (8, "configs asked (default first, then failure-weighted random) before evolving"),
+    "init_size": (8, "configs asked (default, SoC prior, then a Latin hypercube) before evolving"),
     "tournament_size": (3, "parents are the fastest of this many random population members"),
     "crossover_rate": (0.5, "probability a child is a uniform crossover of two parents"),
     "mutation_rate": (0.3, "per-knob mutation probability (at least one knob always mutates)"),
@@ -164,5 +215,7 @@ EVO_OPTIONS: dict[str, tuple[Any, str]] = {
     "llm_rate": (0.0, "probability an ask uses the LLM mutator (when one is given)"),
     "start_with_default": (True, "ask the original sources' config first"),
     "max_tries": (64, "attempts to avoid re-asking a config before accepting a repeat"),
+    "immigrant_rate": (0.25, "probability an ask after the initial design is a failure-weighted random "
+                             "config instead of a child (keeps exploring)"),
     "use_prior": (True, "ask the SoC prior config (all cores, double buffering, no UB reserve) second"),
 }
