@@ -206,12 +206,13 @@ class KnobSpace:
         c = self.complete(config)
         edits: dict[str, list[tuple[int, int, str]]] = {}
         values: list[int] = []
+        host = {rel: op.files[rel].encode() for rel in op.host_files()}
         for k in self.knobs:
             v = int(c[k.id])
             for s in k.spans:
-                if not s.file.startswith("op_host/") or s.file not in op.files:
+                src = host.get(s.file)
+                if src is None:
                     continue
-                src = op.files[s.file].encode()
                 text = src[s.start:s.end].decode()
                 literal = text if v == k.default else k.render_value(v)
                 if k.render == "literal" and slottable(text, v) and render_literal(text, v) == literal \

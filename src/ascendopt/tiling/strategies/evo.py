@@ -69,13 +69,14 @@ class EvoStrategy(Strategy):
         self._lhs: list[Config] | None = None                  # initial design, consumed in order
         self.immigrant_rate = immigrant_rate
         self.population: list[tuple[Config, float]] = []       # fastest feasible first
-        self.stats: dict[tuple[str, int], list[int]] = {}       # (knob, bucket) -> [successes, failures]
+        self.stats: dict[tuple[str, int], list] = {}           # (knob, bucket) -> [successes, failures]
 
     # -- proposing -------------------------------------------------------------------------
     def _propose(self) -> Config:
-        prior = self.space.prior_config()
-        if self.use_prior and not self.seen(prior):
-            return prior
+        if self.use_prior:
+            prior = self.space.prior_config()
+            if not self.seen(prior):
+                return prior
         if not self.population or len(self.asked) < self.init_size:
             if self._lhs is None:
                 self._lhs = latin_hypercube(self.space, self.init_size, self.rng)
@@ -152,6 +153,9 @@ class EvoStrategy(Strategy):
         if result.usable:
             for key in keys.values():
                 self.stats.setdefault(key, [0, 0])[0] += 1
+            self.population.append((dict(config), float(result.latency_us)))  # type: ignore[arg-type]
+            self.population.sort(key=lambda t: t[1])  # stable: earlier wins ties
+            del self.population[self.population_size:]
         elif keys:
             # credit assignment: the failure is shared by the knobs whose value region differs
             # from the fastest feasible config (the suspects), not charged in full to each knob
@@ -161,10 +165,6 @@ class EvoStrategy(Strategy):
             suspects = suspects or list(keys)
             for kid in suspects:
                 self.stats.setdefault(keys[kid], [0, 0])[1] += 1.0 / len(suspects)
-        if result.usable:
-            self.population.append((dict(config), float(result.latency_us)))  # type: ignore[arg-type]
-            self.population.sort(key=lambda t: t[1])  # stable: earlier wins ties
-            del self.population[self.population_size:]
 
     def _extra_state(self) -> dict:
         return {"population": [[c, lat] for c, lat in self.population], "lhs": self._lhs,

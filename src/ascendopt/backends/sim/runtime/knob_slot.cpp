@@ -1,23 +1,17 @@
 // AscendOptimizer simulator: values of knob slots (see include/ascendopt_host/knob_slot.h).
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <vector>
 
 namespace {
 
+// AO_KNOB_SLOTS = "v0,v1,...": slot i's value at index i.
 std::vector<long long> ParseSlots() {
     std::vector<long long> values;
     const char* env = std::getenv("AO_KNOB_SLOTS");
-    if (env == nullptr) return values;
-    std::string s(env);
-    size_t pos = 0;
-    while (pos <= s.size() && !s.empty()) {
-        size_t comma = s.find(',', pos);
-        std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-        values.push_back(std::strtoll(item.c_str(), nullptr, 10));
-        if (comma == std::string::npos) break;
-        pos = comma + 1;
-    }
+    std::istringstream in(env ? env : "");
+    for (std::string item; std::getline(in, item, ',');) values.push_back(std::strtoll(item.c_str(), nullptr, 10));
     return values;
 }
 
