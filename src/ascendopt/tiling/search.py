@@ -20,6 +20,7 @@ from ascendopt.cases import Case
 from ascendopt.evaluate.budget import BudgetedEvaluator, BudgetExhausted
 from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.operator import Operator
+from ascendopt.tiling.diagnose import compact_profile
 from ascendopt.tiling.space import KnobSpace
 from ascendopt.tiling.strategies import Strategy, TrialResult
 
@@ -72,7 +73,11 @@ class TuneResult:
 
 
 def _trial_result(ev: Evaluation) -> TrialResult:
-    return TrialResult(status=ev.status, latency_us=ev.latency_us if ev.ok else None, feasible=ev.ok)
+    """What the strategy is told: status, latency and (for a correct candidate) the compact
+    profile of its first benchmark case."""
+    profile = compact_profile(next(iter(ev.profile.values()), None)) if ev.ok and ev.profile else None
+    return TrialResult(status=ev.status, latency_us=ev.latency_us if ev.ok else None, feasible=ev.ok,
+                       profile=profile)
 
 
 def tune(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, space: KnobSpace,

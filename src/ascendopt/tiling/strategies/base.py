@@ -30,11 +30,14 @@ class TrialResult:
         status: ``"ok"`` or a failure status (``"compile_error"``, ``"wrong_result"``, ...).
         latency_us: Measured latency in microseconds (None when not measured).
         feasible: True if the candidate built, ran and was correct.
+        profile: Compact profile summary of the benchmark run
+            (:func:`~ascendopt.tiling.diagnose.compact_profile`), when there is one.
     """
 
     status: str
     latency_us: float | None
     feasible: bool
+    profile: Mapping[str, Any] | None = None
 
     @property
     def usable(self) -> bool:
@@ -42,11 +45,14 @@ class TrialResult:
         return self.feasible and self.latency_us is not None
 
     def to_json(self) -> dict:
-        return {"status": self.status, "latency_us": self.latency_us, "feasible": self.feasible}
+        d = {"status": self.status, "latency_us": self.latency_us, "feasible": self.feasible}
+        if self.profile:
+            d["profile"] = dict(self.profile)
+        return d
 
     @staticmethod
     def from_json(d: Mapping[str, Any]) -> TrialResult:
-        return TrialResult(str(d["status"]), d.get("latency_us"), bool(d["feasible"]))
+        return TrialResult(str(d["status"]), d.get("latency_us"), bool(d["feasible"]), d.get("profile"))
 
 
 def rng_state(rng: random.Random) -> list:

@@ -1,6 +1,12 @@
 """``evo``: the project's evolutionary tiling search (steady-state, elitist, failure-aware).
 
-After the original config (the baseline), the first proposal is the SoC prior config
+Profiling in the loop: whenever a config becomes the fastest so far, its profile is diagnosed
+(:mod:`ascendopt.tiling.diagnose`: idle cores, memory pipes waiting between transfers, small
+transfers) and the moves that answer the findings (core caps up, one more buffer, bigger tiles
+and no UB reserve; all together, then each alone) are asked next, before anything else. So a
+search climbs along what the profiles say first and evolves from there.
+
+After the original config (the baseline) and its directed moves, the next proposal is the SoC prior config
 (:meth:`~ascendopt.tiling.space.KnobSpace.prior_config`: all cores, double buffering, no UB
 reserve) when it differs; the rest of the first ``init_size`` proposals is a Latin hypercube
 (every knob's range covered evenly, small domains value by value), so one good value of a
@@ -25,6 +31,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from ascendopt.tiling.diagnose import diagnose, directed_moves
 from ascendopt.tiling.space import MUTATIONS, REGION_KEY, Config, KnobSpace
 from ascendopt.tiling.strategies.base import Strategy, TrialResult
 
@@ -49,7 +56,7 @@ class EvoStrategy(Strategy):
                  mutation_weights: Mapping[str, float] | None = None, fail_penalty: float = 2.0,
                  candidates: int = 8, llm_mutator: LLMMutator | None = None, llm_rate: float = 0.0,
                  start_with_default: bool = True, max_tries: int = 64, use_prior: bool = True,
-                 immigrant_rate: float = 0.25):
+                 immigrant_rate: float = 0.25, profile_guided: bool = True):
         super().__init__(space, seed, start_with_default, max_tries)
         self.population_size = population_size
         self.init_size = init_size
@@ -68,11 +75,17 @@ class EvoStrategy(Strategy):
         self.use_prior = use_prior
         self._lhs: list[Config] | None = None                  # initial design, consumed in order
         self.immigrant_rate = immigrant_rate
+        self.profile_guided = profile_guided
+        self._directed: list[Config] = []                      # moves answering the best's profile
         self.population: list[tuple[Config, float]] = []       # fastest feasible first
         self.stats: dict[tuple[str, int], list] = {}           # (knob, bucket) -> [successes, failures]
 
     # -- proposing -------------------------------------------------------------------------
     def _propose(self) -> Config:
+        while self._directed:
+            c = self._directed.pop(0)
+            if not self.seen(c):
+                return c
         if self.use_prior:
             prior = self.space.prior_config()
             if not self.seen(prior):
@@ -156,6 +169,9 @@ class EvoStrategy(Strategy):
             self.population.append((dict(config), float(result.latency_us)))  # type: ignore[arg-type]
             self.population.sort(key=lambda t: t[1])  # stable: earlier wins ties
             del self.population[self.population_size:]
+            if self.profile_guided and self.population[0][0] == config and result.profile:
+                # a new fastest config: what its profile says to try replaces older advice
+                self._directed = directed_moves(self.space, config, diagnose(result.profile, self.cores))
         elif keys:
             # credit assignment: the failure is shared by the knobs whose value region differs
             # from the fastest feasible config (the suspects), not charged in full to each knob
@@ -166,13 +182,23 @@ class EvoStrategy(Strategy):
             for kid in suspects:
                 self.stats.setdefault(keys[kid], [0, 0])[1] += 1.0 / len(suspects)
 
+    @property
+    def cores(self) -> int:
+        """Cores of the kernel's type on the space's SoC (cube cores if a core cap says so)."""
+        soc = self.space.soc
+        if soc is None:
+            return 0
+        return soc.aic_cores if any(k.cores == "aic" for k in self.space.knobs) else soc.aiv_cores
+
     def _extra_state(self) -> dict:
         return {"population": [[c, lat] for c, lat in self.population], "lhs": self._lhs,
+                "directed": self._directed,
                 "stats": [[k, b, s, f] for (k, b), (s, f) in self.stats.items()]}
 
     def _load_extra_state(self, extra: Mapping[str, Any]) -> None:
         self.population = [(dict(c), float(lat)) for c, lat in extra.get("population", [])]
         self.stats = {(k, int(b)): [int(s), float(f)] for k, b, s, f in extra.get("stats", [])}
+        self._directed = [dict(c) for c in extra.get("directed", [])]
         lhs = extra.get("lhs")
         self._lhs = None if lhs is None else [dict(c) for c in lhs]
 
@@ -217,5 +243,7 @@ EVO_OPTIONS: dict[str, tuple[Any, str]] = {
     "max_tries": (64, "attempts to avoid re-asking a config before accepting a repeat"),
     "immigrant_rate": (0.25, "probability an ask after the initial design is a failure-weighted random "
                              "config instead of a child (keeps exploring)"),
+    "profile_guided": (True, "when a config becomes the fastest, ask the moves its profile diagnosis suggests "
+                             "(core caps up, one more buffer, bigger tiles) next"),
     "use_prior": (True, "ask the SoC prior config (all cores, double buffering, no UB reserve) second"),
 }

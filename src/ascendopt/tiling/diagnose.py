@@ -1,0 +1,133 @@
+"""Profile-guided moves: what a candidate's profile says to try next, in knob roles.
+
+An expert reading a profile does not sample at random: idle cores call for a wider split,
+a memory pipe that waits between transfers calls for deeper buffering, many small transfers
+call for bigger tiles. :func:`diagnose` turns one profile summary (the simulator's and the
+msprof parser's :class:`~ascendopt.profile.model.Summary` share the fields used here) into
+such findings, and :func:`directed_moves` turns findings into concrete configs of a knob
+space, by knob role: all findings applied together first, then each one alone. Every move is
+only a proposal; the search evaluates it like any other candidate.
+
+The thresholds are heuristics of the search, not hardware facts:
+
+* a memory pipe busier than :data:`SATURATED` of the time has no gaps left to fill;
+* a transfer smaller than :data:`SMALL_TRANSFER_BYTES` pays a noticeable fixed cost: on the
+  Ascend910B2 model a DMA costs about 28 cycles of issue and turnaround
+  (``dma_issue_cycles + dma_latency_cycles`` in ``socs/Ascend910B2.toml``), about 5 % of a
+  16 KiB transfer at the per-core rate of 32 bytes per cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ascendopt.tiling.knobs import words
+from ascendopt.tiling.space import Config, KnobSpace
+
+SATURATED = 0.95
+SMALL_TRANSFER_BYTES = 16 * 1024
+MEMORY_PIPES = ("MTE2", "MTE3")
+FINDINGS = ("idle_cores", "memory_stalls", "small_transfers")
+
+# the compact profile a strategy is told: the fields of a Summary that diagnose() reads
+_KEEP = ("block_dim", "bound", "pipe_ratio_mean", "gm_bytes", "achieved_fraction")
+
+
+def compact_profile(summary: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The part of a profile summary (``Summary.to_dict()``) a strategy needs, JSON-small:
+    block dim, bound, mean pipe ratios, GM bytes, achieved roofline fraction and the number of
+    memory-pipe instructions (``transfers``, from the top-instruction table)."""
+    if not summary:
+        return None
+    out = {k: summary.get(k) for k in _KEEP if summary.get(k) is not None}
+    rows = [r for r in summary.get("top_instructions") or () if r.get("pipe") in MEMORY_PIPES]
+    if rows:
+        out["transfers"] = int(sum(int(r.get("count") or 0) for r in rows))
+    return out or None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the profile says (``kind`` in :data:`FINDINGS`) and why."""
+
+    kind: str
+    reason: str
+
+
+def diagnose(profile: Mapping[str, Any] | None, cores: int) -> list[Finding]:
+    """Findings of a compact profile (see :func:`compact_profile`) on a SoC with ``cores``
+    cores of the kernel's type, most important first."""
+    if not profile:
+        return []
+    found: list[Finding] = []
+    block_dim = int(profile.get("block_dim") or 0)
+    if 0 < block_dim < cores:
+        found.append(Finding("idle_cores", f"block dim {block_dim} of {cores} cores"))
+    ratios = {p: float(r) for p, r in (profile.get("pipe_ratio_mean") or {}).items() if r is not None}
+    busiest = max(ratios, key=lambda p: ratios[p], default=None)
+    memory_bound = profile.get("bound") == "HBM" or busiest in MEMORY_PIPES
+    mem = max((ratios.get(p, 0.0) for p in MEMORY_PIPES), default=0.0)
+    if memory_bound and mem < SATURATED:
+        found.append(Finding("memory_stalls", f"memory bound, busiest memory pipe {mem:.0%} busy"))
+    transfers, gm = profile.get("transfers"), profile.get("gm_bytes")
+    if transfers and gm and gm / transfers < SMALL_TRANSFER_BYTES:
+        found.append(Finding("small_transfers", f"{gm / transfers / 1024:.1f} KiB per transfer"))
+    return found
+
+
+def _is_min_per_core(name: str) -> bool:
+    w = set(words(name))
+    return "min" in w and bool(w & {"core", "cores"})
+
+
+def _is_reserve(name: str) -> bool:
+    return bool(set(words(name)) & {"reserve", "reserved"})
+
+
+def moves_for(space: KnobSpace, config: Mapping[str, Any], finding: str) -> Config:
+    """``config`` with the knobs that answer ``finding`` moved (by role and name)."""
+    c = space.complete(config)
+    for k in space.knobs:
+        d = space.domain(k.id)
+        v = c[k.id]
+        if d.kind == "cat":
+            continue
+        new = v
+        if finding == "idle_cores":
+            if k.render == "cap" or k.role in ("core_cap", "block_dim"):
+                new = d.hi
+            elif _is_min_per_core(k.name):
+                new = d.snap(v / 4)
+        elif finding == "memory_stalls":  # one more buffer, and the UB it needs
+            if k.role == "buffer_num":
+                new = d.snap(v + 1)
+            elif _is_reserve(k.name):
+                new = d.lo
+        elif finding == "small_transfers":
+            if _is_reserve(k.name):
+                new = d.lo
+            elif k.role == "ub_parts":
+                new = d.snap(v - 1)
+            elif k.role == "tile" and not _is_min_per_core(k.name):
+                new = d.snap(2 * v)
+        if new != v and d.contains(new):
+            c[k.id] = new
+    return c
+
+
+def directed_moves(space: KnobSpace, config: Mapping[str, Any], findings: list[Finding]) -> list[Config]:
+    """Configs answering ``findings`` from ``config``: all findings at once first, then each
+    alone; configs equal to ``config`` or to an earlier move are dropped."""
+    base = space.complete(config)
+    out: list[Config] = []
+    seen = {space.key(base)}
+    combined = dict(base)
+    for f in findings:
+        combined = moves_for(space, combined, f.kind)
+    for c in [combined] + [moves_for(space, base, f.kind) for f in findings]:
+        if space.key(c) not in seen:
+            seen.add(space.key(c))
+            out.append(c)
+    return out

@@ -1,0 +1,110 @@
+"""Profile diagnosis and the directed moves evo asks from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ascendopt.operator import Operator
+from ascendopt.tiling.diagnose import compact_profile, diagnose, directed_moves
+from ascendopt.tiling.space import KnobSpace
+from ascendopt.tiling.strategies import TrialResult, make_strategy
+
+OPS = Path(__file__).resolve().parents[2] / "ops"
+
+# a profile summary as Summary.to_dict() gives it (fields diagnose() does not read trimmed)
+SUMMARY = {
+    "task_duration_us": 45.6, "block_dim": 48, "bound": "MTE2", "achieved_fraction": 0.66,
+    "pipe_ratio_mean": {"S": 0.0, "V": 0.38, "MTE2": 0.60, "MTE3": 0.31},
+    "gm_bytes": 32960000.0, "notes": [],
+    "top_instructions": [{"name": "DataCopyPad", "pipe": "MTE2", "count": 576, "cycles": 1.0, "share": 0.4},
+                         {"name": "DataCopyPad", "pipe": "MTE3", "count": 528, "cycles": 1.0, "share": 0.2},
+                         {"name": "Mul", "pipe": "V", "count": 8976, "cycles": 1.0, "share": 0.1}],
+}
+
+
+def kinds(profile, cores=48):
+    return [f.kind for f in diagnose(profile, cores)]
+
+
+def test_compact_profile_keeps_what_diagnosis_reads():
+    p = compact_profile(SUMMARY)
+    assert p == {"block_dim": 48, "bound": "MTE2", "pipe_ratio_mean": SUMMARY["pipe_ratio_mean"],
+                 "gm_bytes": 32960000.0, "achieved_fraction": 0.66, "transfers": 1104}
+    assert compact_profile(None) is None and compact_profile({}) is None
+
+
+def test_findings():
+    p = compact_profile(SUMMARY)
+    assert kinds(p) == ["memory_stalls"]                       # 60 % busy MTE2, big transfers
+    assert kinds({**p, "block_dim": 1}) == ["idle_cores", "memory_stalls"]
+    assert kinds({**p, "transfers": 100000}) == ["memory_stalls", "small_transfers"]  # ~330 B each
+    saturated = {**p, "pipe_ratio_mean": {"V": 0.4, "MTE2": 0.97, "MTE3": 0.3}}
+    assert kinds(saturated) == []                              # no gaps left to fill
+    vector_bound = {**p, "bound": "V", "pipe_ratio_mean": {"V": 0.96, "MTE2": 0.7, "MTE3": 0.4}}
+    assert kinds(vector_bound) == []                           # more buffers do not help
+    assert kinds(None) == [] and kinds({}) == []
+
+
+@pytest.fixture(scope="module")
+def gelu_space():
+    op = Operator.load(OPS / "level1" / "gelu")
+    space = KnobSpace.from_operator(op)
+    poor = space.apply(op, {"maxCoreNum": 1, "BUFFER_NUM": 1, "ubReserveBytes": 40960, "minBytesPerCore": 8192})
+    return KnobSpace.from_operator(poor)
+
+
+def test_directed_moves_follow_knob_roles(gelu_space):
+    space = gelu_space
+    cap = next(k.id for k in space.knobs if k.role == "core_cap")
+    lo = space.domain("ubReserveBytes").lo
+    base = space.defaults()
+    assert base[cap] == 1 and base["BUFFER_NUM"] == 1
+    p = {**compact_profile(SUMMARY), "block_dim": 1, "transfers": 100000}
+    moves = directed_moves(space, base, diagnose(p, 48))
+    combined, idle, stalls, small = moves
+    assert idle == {**base, cap: 48, "minBytesPerCore": 2048}
+    assert stalls == {**base, "BUFFER_NUM": 2, "ubReserveBytes": lo}
+    assert small == {**base, "ubReserveBytes": lo}               # no plain tile knob here but the reserve
+    assert combined == {**base, cap: 48, "minBytesPerCore": 2048, "BUFFER_NUM": 2, "ubReserveBytes": lo}
+    assert all(space.contains(c) for c in moves)
+    # nothing to answer: no moves; a move that changes nothing is dropped
+    assert directed_moves(space, base, []) == []
+    top = {**base, cap: 48}
+    assert directed_moves(space, top, diagnose({"block_dim": 40}, 48)) == [{**top, "minBytesPerCore": 2048}]
+
+
+def test_evo_asks_the_moves_of_a_new_best_first(gelu_space):
+    space = gelu_space
+    evo = make_strategy("evo", space, seed=1)
+    base = evo.ask()[0]
+    profile = {**compact_profile(SUMMARY), "block_dim": 1}
+    evo.tell(base, TrialResult("ok", 600.0, True, profile))
+    expected = directed_moves(space, base, diagnose(profile, 48))
+    asked = evo.ask(len(expected))
+    assert asked == expected
+    # a faster config's advice replaces the rest of the older one
+    evo2 = make_strategy("evo", space, seed=1)
+    evo2.tell(evo2.ask()[0], TrialResult("ok", 600.0, True, profile))
+    first = evo2.ask()[0]
+    evo2.tell(first, TrialResult("ok", 30.0, True, compact_profile(SUMMARY)))
+    assert evo2.ask()[0] == directed_moves(space, first, diagnose(compact_profile(SUMMARY), 48))[0]
+    # slower results and results without a profile give no advice; the option turns it off
+    off = make_strategy("evo", space, seed=1, profile_guided=False)
+    off.tell(off.ask()[0], TrialResult("ok", 600.0, True, profile))
+    assert off.ask()[0] == space.complete(space.prior_config())
+
+
+def test_profile_and_advice_survive_state_round_trip(gelu_space):
+    space = gelu_space
+    evo = make_strategy("evo", space, seed=1)
+    profile = {**compact_profile(SUMMARY), "block_dim": 1}
+    evo.tell(evo.ask()[0], TrialResult("ok", 600.0, True, profile))
+    evo.ask()
+    state = evo.state_dict()
+    assert state["history"][0][1]["profile"] == profile
+    again = make_strategy("evo", space, seed=1)
+    again.load_state_dict(state)
+    assert again.ask(3) == evo.ask(3)
+    assert TrialResult.from_json(TrialResult("ok", 1.0, True, profile).to_json()).profile == profile
