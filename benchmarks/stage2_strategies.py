@@ -151,7 +151,7 @@ def main() -> None:
                         "baseline_us": res.baseline_latency_us,
                         "best_us": res.best_latency_us,
                         "best_at": {str(b): best_at(res.trials, b) for b in CHECKPOINTS if b <= args.budget},
-                        "trials": [[t.index, t.status, t.latency_us] for t in res.trials if not t.duplicate],
+                        "trials": [[t.index, t.status, t.latency_us, t.config] for t in res.trials if not t.duplicate],
                         "charged": res.charged, "fresh_evals": evaluator.fresh - fresh0,
                         "wall_s": round(time.perf_counter() - t0, 1),
                     }
@@ -164,7 +164,7 @@ def main() -> None:
 def _reach(trials: list, base: float, best: float) -> float:
     """Evaluations a run needed to reach 95 % of the improvement ``base - best`` (inf: never)."""
     target = base - 0.95 * (base - best)
-    for i, status, lat in trials:
+    for i, status, lat, *_config in trials:
         if status == "ok" and lat is not None and lat <= target + 1e-9:
             return i
     return math.inf

@@ -1,16 +1,24 @@
 """Profile-guided moves: what a candidate's profile says to try next, in knob roles.
 
 An expert reading a profile does not sample at random: idle cores call for a wider split,
-a memory pipe that waits between transfers calls for deeper buffering, many small transfers
-call for bigger tiles. :func:`diagnose` turns one profile summary (the simulator's and the
+cores beyond what saturates HBM only add per-core costs, a memory pipe that waits between
+transfers calls for deeper buffering, many small transfers
+call for bigger tiles, a gap to the roofline without a clearer cause calls for probing the
+tile size. :func:`diagnose` turns one profile summary (the simulator's and the
 msprof parser's :class:`~ascendopt.profile.model.Summary` share the fields used here) into
 such findings, and :func:`directed_moves` turns findings into concrete configs of a knob
-space, by knob role: all findings applied together first, then each one alone. Every move is
+space, by knob role: all findings answered together first, then each answer alone. Every move is
 only a proposal; the search evaluates it like any other candidate.
 
 The thresholds are heuristics of the search, not hardware facts:
 
 * a memory pipe busier than :data:`SATURATED` of the time has no gaps left to fill;
+* an HBM-bound kernel needs only the cores that saturate HBM (``hbm_bytes_per_cycle /
+  core_hbm_bytes_per_cycle`` of the SoC file, rounded up to a power of two so that
+  power-of-two shapes split evenly): more cores add per-core fixed costs and tails, not
+  bandwidth; fewer leave bandwidth unused;
+* a candidate within :data:`HEADROOM` of its roofline with no other finding is done, below it
+  the tile size is probed both ways (per-iteration costs against pipeline fill and tails);
 * a transfer smaller than :data:`SMALL_TRANSFER_BYTES` pays a noticeable fixed cost: on the
   Ascend910B2 model a DMA costs about 28 cycles of issue and turnaround
   (``dma_issue_cycles + dma_latency_cycles`` in ``socs/Ascend910B2.toml``), about 5 % of a
@@ -29,7 +37,8 @@ from ascendopt.tiling.space import Config, KnobSpace
 SATURATED = 0.95
 SMALL_TRANSFER_BYTES = 16 * 1024
 MEMORY_PIPES = ("MTE2", "MTE3")
-FINDINGS = ("idle_cores", "memory_stalls", "small_transfers")
+HEADROOM = 0.97
+FINDINGS = ("idle_cores", "spare_cores", "memory_stalls", "small_transfers", "headroom")
 
 # the compact profile a strategy is told: the fields of a Summary that diagnose() reads
 _KEEP = ("block_dim", "bound", "pipe_ratio_mean", "gm_bytes", "achieved_fraction")
@@ -50,21 +59,36 @@ def compact_profile(summary: Mapping[str, Any] | None) -> dict[str, Any] | None:
 
 @dataclass(frozen=True)
 class Finding:
-    """One thing the profile says (``kind`` in :data:`FINDINGS`) and why."""
+    """One thing the profile says (``kind`` in :data:`FINDINGS`), why, and for core findings
+    the core count to move to."""
 
     kind: str
     reason: str
+    cores: int = 0
 
 
-def diagnose(profile: Mapping[str, Any] | None, cores: int) -> list[Finding]:
+def enough_cores(cores: int, hbm_cores: int) -> int:
+    """Cores an HBM-bound kernel needs: the smallest power of two that saturates HBM (so
+    power-of-two shapes split evenly), at most ``cores``; ``cores`` if unknown."""
+    if hbm_cores <= 0:
+        return cores
+    return min(cores, 1 << (hbm_cores - 1).bit_length())
+
+
+def diagnose(profile: Mapping[str, Any] | None, cores: int, hbm_cores: int = 0) -> list[Finding]:
     """Findings of a compact profile (see :func:`compact_profile`) on a SoC with ``cores``
-    cores of the kernel's type, most important first."""
+    cores of the kernel's type, ``hbm_cores`` of which saturate HBM (0: unknown), most
+    important first."""
     if not profile:
         return []
     found: list[Finding] = []
     block_dim = int(profile.get("block_dim") or 0)
-    if 0 < block_dim < cores:
-        found.append(Finding("idle_cores", f"block dim {block_dim} of {cores} cores"))
+    hbm_bound = profile.get("bound") == "HBM"
+    enough = enough_cores(cores, hbm_cores) if hbm_bound else cores
+    if 0 < block_dim < enough:
+        found.append(Finding("idle_cores", f"block dim {block_dim} of {cores} cores", enough))
+    elif hbm_bound and block_dim > enough:
+        found.append(Finding("spare_cores", f"HBM bound on {block_dim} cores; {hbm_cores} saturate HBM", enough))
     ratios = {p: float(r) for p, r in (profile.get("pipe_ratio_mean") or {}).items() if r is not None}
     busiest = max(ratios, key=lambda p: ratios[p], default=None)
     memory_bound = profile.get("bound") == "HBM" or busiest in MEMORY_PIPES
@@ -74,6 +98,9 @@ def diagnose(profile: Mapping[str, Any] | None, cores: int) -> list[Finding]:
     transfers, gm = profile.get("transfers"), profile.get("gm_bytes")
     if transfers and gm and gm / transfers < SMALL_TRANSFER_BYTES:
         found.append(Finding("small_transfers", f"{gm / transfers / 1024:.1f} KiB per transfer"))
+    achieved = profile.get("achieved_fraction")
+    if not found and achieved is not None and achieved < HEADROOM:
+        found.append(Finding("headroom", f"{achieved:.0%} of the roofline and no clearer cause: probe the tile size"))
     return found
 
 
@@ -86,8 +113,9 @@ def _is_reserve(name: str) -> bool:
     return bool(set(words(name)) & {"reserve", "reserved"})
 
 
-def moves_for(space: KnobSpace, config: Mapping[str, Any], finding: str) -> Config:
-    """``config`` with the knobs that answer ``finding`` moved (by role and name)."""
+def _moved(space: KnobSpace, config: Mapping[str, Any], move: str, cores: int = 0) -> Config:
+    """``config`` with the knobs that ``move`` concerns moved (by role and name); ``cores``:
+    the core count a core move aims at."""
     c = space.complete(config)
     for k in space.knobs:
         d = space.domain(k.id)
@@ -95,38 +123,48 @@ def moves_for(space: KnobSpace, config: Mapping[str, Any], finding: str) -> Conf
         if d.kind == "cat":
             continue
         new = v
-        if finding == "idle_cores":
+        if move == "cores_up":
             if k.render == "cap" or k.role in ("core_cap", "block_dim"):
-                new = d.hi
+                new = d.snap(cores or d.hi)
             elif _is_min_per_core(k.name):
                 new = d.snap(v / 4)
-        elif finding == "memory_stalls":  # one more buffer, and the UB it needs
+        elif move == "cores_down":
+            if k.render == "cap" or k.role in ("core_cap", "block_dim"):
+                new = d.snap(cores)
+        elif move == "buffers_up":  # one more buffer, and the UB it needs
             if k.role == "buffer_num":
                 new = d.snap(v + 1)
             elif _is_reserve(k.name):
                 new = d.lo
-        elif finding == "small_transfers":
-            if _is_reserve(k.name):
+        elif move in ("tiles_up", "tiles_down"):
+            up = move == "tiles_up"
+            if _is_reserve(k.name) and up:
                 new = d.lo
             elif k.role == "ub_parts":
-                new = d.snap(v - 1)
+                new = d.snap(v - 1 if up else v + 1)
             elif k.role == "tile" and not _is_min_per_core(k.name):
-                new = d.snap(2 * v)
+                new = d.snap(2 * v if up else v / 2)
         if new != v and d.contains(new):
             c[k.id] = new
     return c
 
 
+# the moves answering each finding: alternatives, the first one is used in the combined move
+ANSWERS = {"idle_cores": ("cores_up",), "spare_cores": ("cores_down",), "memory_stalls": ("buffers_up",),
+           "small_transfers": ("tiles_up",), "headroom": ("tiles_up", "tiles_down")}
+
+
 def directed_moves(space: KnobSpace, config: Mapping[str, Any], findings: list[Finding]) -> list[Config]:
-    """Configs answering ``findings`` from ``config``: all findings at once first, then each
-    alone; configs equal to ``config`` or to an earlier move are dropped."""
+    """Configs answering ``findings`` from ``config``: the first answer of every finding at
+    once first, then each answer alone; configs equal to ``config`` or to an earlier move are
+    dropped."""
     base = space.complete(config)
-    out: list[Config] = []
-    seen = {space.key(base)}
     combined = dict(base)
     for f in findings:
-        combined = moves_for(space, combined, f.kind)
-    for c in [combined] + [moves_for(space, base, f.kind) for f in findings]:
+        combined = _moved(space, combined, ANSWERS[f.kind][0], f.cores)
+    out: list[Config] = []
+    seen = {space.key(base)}
+    for c in [combined] + [_moved(space, base, m, f.cores) for f in findings for m in ANSWERS[f.kind]]:
         if space.key(c) not in seen:
             seen.add(space.key(c))
             out.append(c)
