@@ -125,24 +125,3 @@ def test_profile_and_advice_survive_state_round_trip(gelu_space):
     assert again.ask(3) == evo.ask(3)
     assert TrialResult.from_json(TrialResult("ok", 1.0, True, profile).to_json()).profile == profile
 
-
-def test_hbm_bound_kernels_aim_at_the_cores_that_saturate_hbm(gelu_space):
-    from ascendopt.tiling.diagnose import enough_cores
-    from ascendopt.tiling.priors import SocLimits
-
-    soc = SocLimits.load("Ascend910B2")
-    # 810 B/cycle of HBM over 32 B/cycle per core (socs/Ascend910B2.toml): 26 cores saturate
-    assert soc.hbm_cores == 26 and enough_cores(48, 26) == 32
-    assert enough_cores(8, 8) == 8 and enough_cores(48, 0) == 48
-    hbm = {"bound": "HBM", "pipe_ratio_mean": {"MTE2": 0.97}, "achieved_fraction": 0.99}
-    spare = diagnose({**hbm, "block_dim": 48}, 48, 26)
-    assert [(f.kind, f.cores) for f in spare] == [("spare_cores", 32)]
-    assert diagnose({**hbm, "block_dim": 32}, 48, 26) == []              # enough: not "idle"
-    assert [(f.kind, f.cores) for f in diagnose({**hbm, "block_dim": 8}, 48, 26)] == [("idle_cores", 32)]
-    # not HBM bound: every core is worth using
-    vec = {"bound": "V", "pipe_ratio_mean": {"V": 0.97}, "achieved_fraction": 0.99}
-    assert [(f.kind, f.cores) for f in diagnose({**vec, "block_dim": 32}, 48, 26)] == [("idle_cores", 48)]
-    space = gelu_space
-    cap = next(k.id for k in space.knobs if k.role == "core_cap")
-    top = {**space.defaults(), cap: 48}
-    assert directed_moves(space, top, spare) == [{**top, cap: 32}]

@@ -1,8 +1,7 @@
 """Profile-guided moves: what a candidate's profile says to try next, in knob roles.
 
 An expert reading a profile does not sample at random: idle cores call for a wider split,
-cores beyond what saturates HBM only add per-core costs, a memory pipe that waits between
-transfers calls for deeper buffering, many small transfers
+a memory pipe that waits between transfers calls for deeper buffering, many small transfers
 call for bigger tiles, a gap to the roofline without a clearer cause calls for probing the
 tile size. :func:`diagnose` turns one profile summary (the simulator's and the
 msprof parser's :class:`~ascendopt.profile.model.Summary` share the fields used here) into
@@ -13,10 +12,6 @@ only a proposal; the search evaluates it like any other candidate.
 The thresholds are heuristics of the search, not hardware facts:
 
 * a memory pipe busier than :data:`SATURATED` of the time has no gaps left to fill;
-* an HBM-bound kernel needs only the cores that saturate HBM (``hbm_bytes_per_cycle /
-  core_hbm_bytes_per_cycle`` of the SoC file, rounded up to a power of two so that
-  power-of-two shapes split evenly): more cores add per-core fixed costs and tails, not
-  bandwidth; fewer leave bandwidth unused;
 * a candidate within :data:`HEADROOM` of its roofline with no other finding is done, below it
   the tile size is probed both ways (per-iteration costs against pipeline fill and tails);
 * a transfer smaller than :data:`SMALL_TRANSFER_BYTES` pays a noticeable fixed cost: on the
@@ -38,7 +33,7 @@ SATURATED = 0.95
 SMALL_TRANSFER_BYTES = 16 * 1024
 MEMORY_PIPES = ("MTE2", "MTE3")
 HEADROOM = 0.97
-FINDINGS = ("idle_cores", "spare_cores", "memory_stalls", "small_transfers", "headroom")
+FINDINGS = ("idle_cores", "memory_stalls", "small_transfers", "headroom")
 
 # the compact profile a strategy is told: the fields of a Summary that diagnose() reads
 _KEEP = ("block_dim", "bound", "pipe_ratio_mean", "gm_bytes", "achieved_fraction")
@@ -59,36 +54,21 @@ def compact_profile(summary: Mapping[str, Any] | None) -> dict[str, Any] | None:
 
 @dataclass(frozen=True)
 class Finding:
-    """One thing the profile says (``kind`` in :data:`FINDINGS`), why, and for core findings
-    the core count to move to."""
+    """One thing the profile says (``kind`` in :data:`FINDINGS`) and why."""
 
     kind: str
     reason: str
-    cores: int = 0
 
 
-def enough_cores(cores: int, hbm_cores: int) -> int:
-    """Cores an HBM-bound kernel needs: the smallest power of two that saturates HBM (so
-    power-of-two shapes split evenly), at most ``cores``; ``cores`` if unknown."""
-    if hbm_cores <= 0:
-        return cores
-    return min(cores, 1 << (hbm_cores - 1).bit_length())
-
-
-def diagnose(profile: Mapping[str, Any] | None, cores: int, hbm_cores: int = 0) -> list[Finding]:
+def diagnose(profile: Mapping[str, Any] | None, cores: int) -> list[Finding]:
     """Findings of a compact profile (see :func:`compact_profile`) on a SoC with ``cores``
-    cores of the kernel's type, ``hbm_cores`` of which saturate HBM (0: unknown), most
-    important first."""
+    cores of the kernel's type, most important first."""
     if not profile:
         return []
     found: list[Finding] = []
     block_dim = int(profile.get("block_dim") or 0)
-    hbm_bound = profile.get("bound") == "HBM"
-    enough = enough_cores(cores, hbm_cores) if hbm_bound else cores
-    if 0 < block_dim < enough:
-        found.append(Finding("idle_cores", f"block dim {block_dim} of {cores} cores", enough))
-    elif hbm_bound and block_dim > enough:
-        found.append(Finding("spare_cores", f"HBM bound on {block_dim} cores; {hbm_cores} saturate HBM", enough))
+    if 0 < block_dim < cores:
+        found.append(Finding("idle_cores", f"block dim {block_dim} of {cores} cores"))
     ratios = {p: float(r) for p, r in (profile.get("pipe_ratio_mean") or {}).items() if r is not None}
     busiest = max(ratios, key=lambda p: ratios[p], default=None)
     memory_bound = profile.get("bound") == "HBM" or busiest in MEMORY_PIPES
@@ -113,9 +93,8 @@ def _is_reserve(name: str) -> bool:
     return bool(set(words(name)) & {"reserve", "reserved"})
 
 
-def _moved(space: KnobSpace, config: Mapping[str, Any], move: str, cores: int = 0) -> Config:
-    """``config`` with the knobs that ``move`` concerns moved (by role and name); ``cores``:
-    the core count a core move aims at."""
+def _moved(space: KnobSpace, config: Mapping[str, Any], move: str) -> Config:
+    """``config`` with the knobs that ``move`` concerns moved (by role and name)."""
     c = space.complete(config)
     for k in space.knobs:
         d = space.domain(k.id)
@@ -125,12 +104,9 @@ def _moved(space: KnobSpace, config: Mapping[str, Any], move: str, cores: int = 
         new = v
         if move == "cores_up":
             if k.render == "cap" or k.role in ("core_cap", "block_dim"):
-                new = d.snap(cores or d.hi)
+                new = d.hi
             elif _is_min_per_core(k.name):
                 new = d.snap(v / 4)
-        elif move == "cores_down":
-            if k.render == "cap" or k.role in ("core_cap", "block_dim"):
-                new = d.snap(cores)
         elif move == "buffers_up":  # one more buffer, and the UB it needs
             if k.role == "buffer_num":
                 new = d.snap(v + 1)
@@ -150,7 +126,7 @@ def _moved(space: KnobSpace, config: Mapping[str, Any], move: str, cores: int = 
 
 
 # the moves answering each finding: alternatives, the first one is used in the combined move
-ANSWERS = {"idle_cores": ("cores_up",), "spare_cores": ("cores_down",), "memory_stalls": ("buffers_up",),
+ANSWERS = {"idle_cores": ("cores_up",), "memory_stalls": ("buffers_up",),
            "small_transfers": ("tiles_up",), "headroom": ("tiles_up", "tiles_down")}
 
 
@@ -161,10 +137,10 @@ def directed_moves(space: KnobSpace, config: Mapping[str, Any], findings: list[F
     base = space.complete(config)
     combined = dict(base)
     for f in findings:
-        combined = _moved(space, combined, ANSWERS[f.kind][0], f.cores)
+        combined = _moved(space, combined, ANSWERS[f.kind][0])
     out: list[Config] = []
     seen = {space.key(base)}
-    for c in [combined] + [_moved(space, base, m, f.cores) for f in findings for m in ANSWERS[f.kind]]:
+    for c in [combined] + [_moved(space, base, m) for f in findings for m in ANSWERS[f.kind]]:
         if space.key(c) not in seen:
             seen.add(space.key(c))
             out.append(c)

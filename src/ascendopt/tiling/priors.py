@@ -7,7 +7,6 @@ evaluations to discover. Tile-like sizes are log-scaled grids of 32-byte granule
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from ascendopt.tiling.domain import Domain
@@ -26,21 +25,17 @@ class SocLimits:
     ub_bytes: int
     aiv_cores: int
     aic_cores: int
-    hbm_cores: int = 0  # cores whose GM traffic saturates HBM (0: unknown)
 
     @staticmethod
     def load(name: str) -> SocLimits:
         from ascendopt.backends.sim.soc import load_soc
 
         soc = load_soc(name)
-        hbm, per_core = soc.get("hbm_bytes_per_cycle", 0.0), soc.get("core_hbm_bytes_per_cycle", 0.0)
         return SocLimits(soc.name, int(soc.get("ub_bytes")), int(soc.get("aiv_cores")),
-                         int(soc.get("aic_cores", soc.get("aiv_cores"))),
-                         math.ceil(hbm / per_core) if hbm > 0 and per_core > 0 else 0)
+                         int(soc.get("aic_cores", soc.get("aiv_cores"))))
 
     def to_json(self) -> dict:
-        return {"name": self.name, "ub_bytes": self.ub_bytes, "aiv_cores": self.aiv_cores, "aic_cores": self.aic_cores,
-                "hbm_cores": self.hbm_cores}
+        return {"name": self.name, "ub_bytes": self.ub_bytes, "aiv_cores": self.aiv_cores, "aic_cores": self.aic_cores}
 
 
 def _floor_to(v: int, g: int) -> int:

@@ -171,7 +171,7 @@ class EvoStrategy(Strategy):
             del self.population[self.population_size:]
             if self.profile_guided and self.population[0][0] == config and result.profile:
                 # a new fastest config: what its profile says to try goes before older advice
-                moves = directed_moves(self.space, config, diagnose(result.profile, self.cores, self.hbm_cores))
+                moves = directed_moves(self.space, config, diagnose(result.profile, self.cores))
                 self._directed = moves + [c for c in self._directed if c not in moves]
         elif keys:
             # credit assignment: the failure is shared by the knobs whose value region differs
@@ -190,10 +190,6 @@ class EvoStrategy(Strategy):
         if soc is None:
             return 0
         return soc.aic_cores if any(k.cores == "aic" for k in self.space.knobs) else soc.aiv_cores
-
-    @property
-    def hbm_cores(self) -> int:
-        return self.space.soc.hbm_cores if self.space.soc is not None else 0
 
     def _extra_state(self) -> dict:
         return {"population": [[c, lat] for c, lat in self.population], "lhs": self._lhs,
