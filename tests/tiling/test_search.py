@@ -44,6 +44,17 @@ def test_search_respects_budget_and_returns_fastest_correct(setup, tmp_path):
         assert "+++ b/op_" in unified_patch(op, res.best_op)
 
 
+def test_strategy_is_told_the_profile_of_correct_candidates(setup):
+    op, cases, space, evaluator = setup
+    beval = BudgetedEvaluator(evaluator, MemoryStore(), budget=3, run_label=op.name)
+    strategy = make_strategy("evo", space, seed=1)
+    tune(op, cases, beval, space, strategy, "evo")
+    told = [r for _, r in strategy.history]
+    assert told and all((r.profile is not None) == r.usable for r in told)
+    p = next(r.profile for r in told if r.profile)
+    assert p["block_dim"] >= 1 and p["bound"] and "MTE2" in p["pipe_ratio_mean"] and p["transfers"] > 0
+
+
 def test_failures_never_become_best(setup):
     op, cases, space, evaluator = setup
     # Start from a candidate whose tile overflows UB: every trial with it fails.
