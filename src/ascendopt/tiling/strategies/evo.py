@@ -2,24 +2,25 @@
 
 Profiling in the loop: whenever a config becomes the fastest so far, its profile is diagnosed
 (:mod:`ascendopt.tiling.diagnose`: idle cores, memory pipes waiting between transfers, small
-transfers) and the moves that answer the findings (core caps up, one more buffer, bigger tiles
-and no UB reserve; all together, then each alone) are asked next, before anything else. So a
-search climbs along what the profiles say first and evolves from there.
+transfers, a gap to the roofline) and the moves that answer the findings (core caps up, one
+more buffer, bigger or smaller tiles, no UB reserve; all together, then each alone) are asked
+next, before older advice and before anything else. So a search first climbs along what the
+profiles say and evolves from there.
 
-After the original config (the baseline) and its directed moves, the next proposal is the SoC prior config
-(:meth:`~ascendopt.tiling.space.KnobSpace.prior_config`: all cores, double buffering, no UB
-reserve) when it differs; the rest of the first ``init_size`` proposals is a Latin hypercube
-(every knob's range covered evenly, small domains value by value), so one good value of a
-single knob is found early. Parents are drawn by tournament from the ``population_size`` fastest *feasible* configs told so
-far (so the best are never lost: elitism; configs that failed or were never told are never
-parents). A child is a uniform crossover of two parents (with probability ``crossover_rate``)
-followed by mutation: each knob moves with probability ``mutation_rate`` (at least one does) by a
-neighbour step, a power-of-two jump or a resample. Failures teach: a failed config adds one failure,
-shared by the knobs whose value region differs from the fastest feasible config (the suspects),
-successes add one success to each (knob, value-region) they used, and of ``candidates``
-children generated per ask one is picked with weight prod((1 + s) / (1 + s + penalty * f)), so
-regions that failed are sampled less but not forbidden. Configs already asked are not asked
-again when avoidable.
+After the original config (the baseline) and the directed moves, the next proposal is the SoC
+prior config (:meth:`~ascendopt.tiling.space.KnobSpace.prior_config`: all cores, double
+buffering, no UB reserve) when it differs; the rest of the first ``init_size`` proposals is a
+Latin hypercube (every knob's range covered evenly, small domains value by value), so one good
+value of a single knob is found early. Parents are drawn by tournament from the
+``population_size`` fastest *feasible* configs told so far (so the best are never lost:
+elitism; configs that failed or were never told are never parents). A child is a uniform
+crossover of two parents (with probability ``crossover_rate``) followed by mutation: each knob
+moves with probability ``mutation_rate`` (at least one does) by a neighbour step, a power-of-
+two jump or a resample. Failures teach: a failed config adds one failure, shared by the knobs
+whose value region differs from the fastest feasible config (the suspects), successes add one
+success to each (knob, value-region) they used, and of ``candidates`` children generated per
+ask one is picked with weight prod((1 + s) / (1 + s + penalty * f)), so regions that failed are
+sampled less but not forbidden. Configs already asked are not asked again when avoidable.
 
 An optional :class:`LLMMutator` may rewrite the evolvable region's *logic*; its proposals ride
 in the config under :data:`~ascendopt.tiling.space.REGION_KEY`. It is unused by default.
