@@ -40,6 +40,9 @@ def test_search_respects_budget_and_returns_fastest_correct(setup, tmp_path):
         assert (tmp_path / "out").exists() and paths[k]
     assert (tmp_path / "out" / "convergence.png").read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "out" / "best" / "op_host" / "scale_copy.cpp").exists()
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "## What the profiles say" in report and "| original |" in report
+    assert all(t.profile for t in res.trials if t.status == "ok")
     if res.best_digest != op.digest:
         assert "+++ b/op_" in unified_patch(op, res.best_op)
 

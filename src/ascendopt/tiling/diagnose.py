@@ -84,6 +84,15 @@ def diagnose(profile: Mapping[str, Any] | None, cores: int) -> list[Finding]:
     return found
 
 
+def kernel_cores(space: KnobSpace) -> int:
+    """Cores of the kernel's type on the space's SoC (cube cores if a core cap says so; 0 when
+    the space has no SoC)."""
+    soc = space.soc
+    if soc is None:
+        return 0
+    return soc.aic_cores if any(k.cores == "aic" for k in space.knobs) else soc.aiv_cores
+
+
 def _is_min_per_core(name: str) -> bool:
     w = set(words(name))
     return "min" in w and bool(w & {"core", "cores"})

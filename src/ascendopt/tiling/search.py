@@ -20,7 +20,7 @@ from ascendopt.cases import Case
 from ascendopt.evaluate.budget import BudgetedEvaluator, BudgetExhausted
 from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.operator import Operator
-from ascendopt.tiling.diagnose import compact_profile
+from ascendopt.tiling.diagnose import compact_profile, diagnose, kernel_cores
 from ascendopt.tiling.space import KnobSpace
 from ascendopt.tiling.strategies import Strategy, TrialResult
 
@@ -40,6 +40,7 @@ class Trial:
     error: str = ""
     digest: str = ""
     duplicate: bool = False
+    profile: dict[str, Any] | None = None
 
 
 @dataclass
@@ -118,11 +119,12 @@ def tune(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, spac
         for cfg, cand, ev in zip(configs, cands, evals):
             if ev is None:
                 continue
-            strategy.tell(cfg, _trial_result(ev))
+            told = _trial_result(ev)
+            strategy.tell(cfg, told)
             new += 0 if ev.duplicate else 1
             report = evaluator.report(op.name)
             trial = Trial(report.charged, dict(cfg), ev.status, ev.latency_us, ev.error_kind, ev.error[:500],
-                          cand.digest, ev.duplicate)
+                          cand.digest, ev.duplicate, None if told.profile is None else dict(told.profile))
             res.trials.append(trial)
             if ev.ok and cand.digest == op.digest and res.baseline_latency_us is None:
                 res.baseline_latency_us = ev.latency_us
@@ -215,6 +217,7 @@ def write_outputs(result: TuneResult, original: Operator, space: KnobSpace, out:
         v = result.best_config.get(k.id, defaults[k.id])
         mark = " **(changed)**" if v != defaults[k.id] else ""
         lines.append(f"| `{k.id}` | {k.file}:{k.line} | {defaults[k.id]} | {v}{mark} |")
+    lines += _profile_section(result, original, space)
     statuses: dict[str, int] = {}
     for t in result.trials:
         if not t.duplicate:
@@ -225,6 +228,23 @@ def write_outputs(result: TuneResult, original: Operator, space: KnobSpace, out:
     (out / "report.md").write_text("\n".join(lines))
     paths["report"] = str(out / "report.md")
     return paths
+
+
+def _profile_section(result: TuneResult, original: Operator, space: KnobSpace) -> list[str]:
+    """Markdown: what the profiles of the original and of the best candidate say."""
+    rows = []
+    for label, digest in (("original", original.digest), ("best", result.best_digest)):
+        t = next((t for t in result.trials if t.digest == digest and t.profile), None)
+        if t is None or (label == "best" and digest == original.digest):
+            continue
+        p = t.profile or {}
+        found = "; ".join(f"{f.kind.replace('_', ' ')}: {f.reason}" for f in diagnose(p, kernel_cores(space)))
+        rows.append(f"| {label} | {_us(t.latency_us)} | {p.get('bound', '-')} | {p.get('block_dim', '-')} | "
+                    f"{found or 'nothing left to answer'} |")
+    if not rows:
+        return []
+    return ["", "## What the profiles say", "", "| candidate | latency | bound | block dim | findings |",
+            "|---|---|---|---|---|", *rows]
 
 
 def _us(v: float | None) -> str:

@@ -32,7 +32,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from ascendopt.tiling.diagnose import diagnose, directed_moves
+from ascendopt.tiling.diagnose import diagnose, directed_moves, kernel_cores
 from ascendopt.tiling.space import MUTATIONS, REGION_KEY, Config, KnobSpace
 from ascendopt.tiling.strategies.base import Strategy, TrialResult
 
@@ -172,7 +172,7 @@ class EvoStrategy(Strategy):
             del self.population[self.population_size:]
             if self.profile_guided and self.population[0][0] == config and result.profile:
                 # a new fastest config: what its profile says to try goes before older advice
-                moves = directed_moves(self.space, config, diagnose(result.profile, self.cores))
+                moves = directed_moves(self.space, config, diagnose(result.profile, kernel_cores(self.space)))
                 self._directed = moves + [c for c in self._directed if c not in moves]
         elif keys:
             # credit assignment: the failure is shared by the knobs whose value region differs
@@ -183,14 +183,6 @@ class EvoStrategy(Strategy):
             suspects = suspects or list(keys)
             for kid in suspects:
                 self.stats.setdefault(keys[kid], [0, 0])[1] += 1.0 / len(suspects)
-
-    @property
-    def cores(self) -> int:
-        """Cores of the kernel's type on the space's SoC (cube cores if a core cap says so)."""
-        soc = self.space.soc
-        if soc is None:
-            return 0
-        return soc.aic_cores if any(k.cores == "aic" for k in self.space.knobs) else soc.aiv_cores
 
     def _extra_state(self) -> dict:
         return {"population": [[c, lat] for c, lat in self.population], "lhs": self._lhs,
