@@ -196,11 +196,13 @@ def summarize(results: dict) -> list[dict]:
             for b in CHECKPOINTS:
                 vals = [r["best_at"].get(str(b)) for r in rs.values() if r["best_at"].get(str(b)) is not None]
                 meds[b] = statistics.median(vals) if vals else None
-            reach = statistics.median(_reach(r["trials"], base, best_any) for r in rs.values())
+            reaches = [_reach(r["trials"], base, best_any) for r in rs.values()]
+            reach = statistics.median(reaches)
             reach_seed = statistics.median(_reach(r["trials"], base, seed_best[s]) for s, r in rs.items()
                                            if s in seed_best)
             rows.append({"op": name, "start": start, "strategy": strat, "seeds": len(rs), "baseline_us": base,
                          "best_any_us": best_any, "median_best_us": meds, "reach95": reach,
+                         "reached": sum(x < math.inf for x in reaches),
                          "reach95_seed": reach_seed})
     return rows
 
@@ -212,13 +214,14 @@ def report(results: dict, args) -> None:
         return
     print()
     print("median best latency (us) over seeds at budget B; reach95 = median evaluations to reach 95 % of the")
-    print("best improvement of all runs (reach95/seed: of the runs with the same seed); inf = not reached")
+    print("best improvement of all runs (reach95/seed: of the runs with the same seed); inf = not reached;")
+    print("runs = how many runs reached it (reach95) within the budget")
     print(f"{'op':<18}{'start':<6}{'strategy':<8}{'seeds':>6}{'base':>9}" + "".join(f"{'B=' + str(b):>9}" for b in CHECKPOINTS)
-          + f"{'reach95':>9}{'/seed':>7}")
+          + f"{'reach95':>9}{'/seed':>7}{'runs':>6}")
     for r in rows:
         print(f"{r['op']:<18}{r['start']:<6}{r['strategy']:<8}{r['seeds']:>6}{r['baseline_us']:>9.2f}"
               + "".join(f"{m:>9.2f}" if m else f"{'-':>9}" for m in r["median_best_us"].values())
-              + f"{r['reach95']:>9g}{r['reach95_seed']:>7g}")
+              + f"{r['reach95']:>9g}{r['reach95_seed']:>7g}{str(r['reached']) + '/' + str(r['seeds']):>6}")
     print()
     by = {(r["op"], r["start"], r["strategy"]): r for r in rows}
     for (name, start, strat), r in by.items():
