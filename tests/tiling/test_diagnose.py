@@ -125,3 +125,15 @@ def test_profile_and_advice_survive_state_round_trip(gelu_space):
     assert again.ask(3) == evo.ask(3)
     assert TrialResult.from_json(TrialResult("ok", 1.0, True, profile).to_json()).profile == profile
 
+
+
+def test_cube_kernels_count_cube_cores(gelu_space):
+    from ascendopt.tiling.diagnose import kernel_cores
+
+    cube = {"op_type": "cube", "block_dim": 24, "bound": "MTE2", "pipe_ratio_mean": {"MTE2": 0.97},
+            "achieved_fraction": 0.99}
+    assert compact_profile(cube)["op_type"] == "cube"
+    assert kernel_cores(gelu_space, cube) == 24 and kernel_cores(gelu_space, {**cube, "op_type": "mix"}) == 24
+    assert kernel_cores(gelu_space, {**cube, "op_type": "vector"}) == 48 == kernel_cores(gelu_space)
+    # a matmul on all 24 cube cores of an Ascend910B2 has no idle cores (it used to be told 24 of 48)
+    assert diagnose(cube, kernel_cores(gelu_space, cube)) == []

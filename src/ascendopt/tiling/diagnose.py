@@ -36,12 +36,12 @@ HEADROOM = 0.97
 FINDINGS = ("idle_cores", "memory_stalls", "small_transfers", "headroom")
 
 # the compact profile a strategy is told: the fields of a Summary that diagnose() reads
-_KEEP = ("block_dim", "bound", "pipe_ratio_mean", "gm_bytes", "achieved_fraction")
+_KEEP = ("op_type", "block_dim", "bound", "pipe_ratio_mean", "gm_bytes", "achieved_fraction")
 
 
 def compact_profile(summary: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """The part of a profile summary (``Summary.to_dict()``) a strategy needs, JSON-small:
-    block dim, bound, mean pipe ratios, GM bytes, achieved roofline fraction and the number of
+    op type (vector / cube / mix), block dim, bound, mean pipe ratios, GM bytes, achieved roofline fraction and the number of
     memory-pipe instructions (``transfers``, from the top-instruction table)."""
     if not summary:
         return None
@@ -84,13 +84,15 @@ def diagnose(profile: Mapping[str, Any] | None, cores: int) -> list[Finding]:
     return found
 
 
-def kernel_cores(space: KnobSpace) -> int:
-    """Cores of the kernel's type on the space's SoC (cube cores if a core cap says so; 0 when
-    the space has no SoC)."""
+def kernel_cores(space: KnobSpace, profile: Mapping[str, Any] | None = None) -> int:
+    """Cores of the kernel's type on the space's SoC: cube cores for a cube or mix kernel (the
+    profile's op type; block dim then counts cube cores) or when a core cap says so, vector
+    cores otherwise; 0 when the space has no SoC."""
     soc = space.soc
     if soc is None:
         return 0
-    return soc.aic_cores if any(k.cores == "aic" for k in space.knobs) else soc.aiv_cores
+    cube = (profile or {}).get("op_type") in ("cube", "mix") or any(k.cores == "aic" for k in space.knobs)
+    return soc.aic_cores if cube else soc.aiv_cores
 
 
 def _is_min_per_core(name: str) -> bool:

@@ -238,7 +238,7 @@ def _profile_section(result: TuneResult, original: Operator, space: KnobSpace) -
         if t is None or (label == "best" and digest == original.digest):
             continue
         p = t.profile or {}
-        found = "; ".join(f"{f.kind.replace('_', ' ')}: {f.reason}" for f in diagnose(p, kernel_cores(space)))
+        found = "; ".join(f"{f.kind.replace('_', ' ')}: {f.reason}" for f in diagnose(p, kernel_cores(space, p)))
         rows.append(f"| {label} | {_us(t.latency_us)} | {p.get('bound', '-')} | {p.get('block_dim', '-')} | "
                     f"{found or 'nothing left to answer'} |")
     if not rows:

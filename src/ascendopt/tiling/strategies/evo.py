@@ -172,7 +172,8 @@ class EvoStrategy(Strategy):
             del self.population[self.population_size:]
             if self.profile_guided and self.population[0][0] == config and result.profile:
                 # a new fastest config: what its profile says to try goes before older advice
-                moves = directed_moves(self.space, config, diagnose(result.profile, kernel_cores(self.space)))
+                found = diagnose(result.profile, kernel_cores(self.space, result.profile))
+                moves = directed_moves(self.space, config, found)
                 self._directed = moves + [c for c in self._directed if c not in moves]
         elif keys:
             # credit assignment: the failure is shared by the knobs whose value region differs
