@@ -6,8 +6,8 @@ call for bigger tiles, a gap to the roofline without a clearer cause calls for p
 tile size. :func:`diagnose` turns one profile summary (the simulator's and the
 msprof parser's :class:`~ascendopt.profile.model.Summary` share the fields used here) into
 such findings, and :func:`directed_moves` turns findings into concrete configs of a knob
-space, by knob role: all findings answered together first, then each answer alone. Every move is
-only a proposal; the search evaluates it like any other candidate.
+space, by knob role: all findings answered together first, then each answer alone. Every
+move is only a proposal; the search evaluates it like any other candidate.
 
 The thresholds are heuristics of the search, not hardware facts:
 
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ascendopt.tiling.knobs import words
+from ascendopt.tiling.priors import is_core_knob, is_reserve
 from ascendopt.tiling.space import Config, KnobSpace
 
 SATURATED = 0.95
@@ -41,8 +42,9 @@ _KEEP = ("op_type", "block_dim", "bound", "pipe_ratio_mean", "gm_bytes", "achiev
 
 def compact_profile(summary: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """The part of a profile summary (``Summary.to_dict()``) a strategy needs, JSON-small:
-    op type (vector / cube / mix), block dim, bound, mean pipe ratios, GM bytes, achieved roofline fraction and the number of
-    memory-pipe instructions (``transfers``, from the top-instruction table)."""
+    op type (vector / cube / mix), block dim, bound, mean pipe ratios, GM bytes, achieved
+    roofline fraction and the number of memory-pipe instructions (``transfers``, from the
+    top-instruction table)."""
     if not summary:
         return None
     out = {k: summary.get(k) for k in _KEEP if summary.get(k) is not None}
@@ -100,10 +102,6 @@ def _is_min_per_core(name: str) -> bool:
     return "min" in w and bool(w & {"core", "cores"})
 
 
-def _is_reserve(name: str) -> bool:
-    return bool(set(words(name)) & {"reserve", "reserved"})
-
-
 def _moved(space: KnobSpace, config: Mapping[str, Any], move: str) -> Config:
     """``config`` with the knobs that ``move`` concerns moved (by role and name)."""
     c = space.complete(config)
@@ -114,18 +112,18 @@ def _moved(space: KnobSpace, config: Mapping[str, Any], move: str) -> Config:
             continue
         new = v
         if move == "cores_up":
-            if k.render == "cap" or k.role in ("core_cap", "block_dim"):
+            if is_core_knob(k):
                 new = d.hi
             elif _is_min_per_core(k.name):
                 new = d.snap(v / 4)
         elif move == "buffers_up":  # one more buffer, and the UB it needs
             if k.role == "buffer_num":
                 new = d.snap(v + 1)
-            elif _is_reserve(k.name):
+            elif is_reserve(k):
                 new = d.lo
         elif move in ("tiles_up", "tiles_down"):
             up = move == "tiles_up"
-            if _is_reserve(k.name) and up:
+            if is_reserve(k) and up:
                 new = d.lo
             elif k.role == "ub_parts":
                 new = d.snap(v - 1 if up else v + 1)

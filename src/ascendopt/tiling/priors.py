@@ -76,16 +76,25 @@ def domain_for(knob: Knob, soc: SocLimits) -> tuple[int, Domain]:
     return d, Domain("int", d, g, _floor_to(hi, g), g, log=True)
 
 
+def is_core_knob(knob: Knob) -> bool:
+    """A core cap or block dim: how many cores the kernel runs on."""
+    return knob.render == "cap" or knob.role in ("core_cap", "block_dim")
+
+
+def is_reserve(knob: Knob) -> bool:
+    """UB held back from the tiles (``ubReserveBytes``, ``UB_RESERVED_BYTES``)."""
+    return bool(set(words(knob.name)) & {"reserve", "reserved"})
+
+
 def prior_value(knob: Knob, domain: Domain, default: int) -> int:
     """The textbook AscendC choice for a knob, where its role implies one: every core for core
     caps and block dims, double buffering, no UB held in reserve; otherwise ``default``.
     (A prior, not a rule: the search still evaluates it.)"""
-    w = set(words(knob.name))
-    if knob.render == "cap" or knob.role in ("core_cap", "block_dim"):
+    if is_core_knob(knob):
         v = domain.hi
     elif knob.role == "buffer_num":
         v = 2
-    elif w & {"reserve", "reserved"}:
+    elif is_reserve(knob):
         v = domain.lo
     else:
         v = default
