@@ -187,13 +187,13 @@ class SimBuilder:
             return BuildResult(None, error=(exe_dir / "error.txt").read_text(), key=exe_key, cached=True)
 
         src_dir = self._materialize(op)
-        host_src = self._materialize(Operator.from_files(op.name, {**op.files, **host_files})) if slots else src_dir
         kern_dir = self.cache_dir / "kernel" / kernel_key
         host_jobs: list[_Job] = []
         kern_jobs: list[_Job] = []
         host_tmp = kern_tmp = None
         if not (host_dir / "ok").exists():
             host_tmp = Path(tempfile.mkdtemp(prefix="host-", dir=self._mkdir(self.cache_dir / "tmp")))
+            host_src = self._materialize(Operator.from_files(op.name, {**op.files, **host_files})) if slots else src_dir
             for i, rel in enumerate(k for k in sorted(host_files) if k.endswith((".cpp", ".cc", ".cxx"))):
                 out = host_tmp / f"h{i}.o"
                 extra = ["-include", SLOT_HEADER] if slots else []
