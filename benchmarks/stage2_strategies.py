@@ -3,6 +3,15 @@
     python benchmarks/stage2_strategies.py [--ops gelu,silu,...] [--seeds 5] [--budget 100]
                                            [--starts own,poor] [--strategies evo,random,tpe]
                                            [--out benchmarks/results/stage2.json]
+                                           [--evo-options JSON] [--report] [--json]
+
+A variant of evo is compared against the same random / TPE runs by copying the results file,
+deleting its evo keys and re-running only evo into the copy, e.g.::
+
+    python -c "import json; d = json.load(open('benchmarks/results/stage2.json')); \
+        json.dump({k: v for k, v in d.items() if '/evo/' not in k}, open('/tmp/v.json', 'w'))"
+    python benchmarks/stage2_strategies.py --ops gelu --starts own --strategies evo \
+        --evo-options '{"tournament_size": 5}' --out /tmp/v.json
 
 For every operator and start (``own`` = its own tiling; ``poor`` = a deliberately poor one:
 one core where a core-cap knob exists, 1 buffer, most of UB reserved / smallest row groups),
@@ -36,7 +45,7 @@ from ascendopt.evaluate.store import MemoryStore
 from ascendopt.operator import Operator
 from ascendopt.tiling.search import tune
 from ascendopt.tiling.space import KnobSpace
-from ascendopt.tiling.strategies import make_strategy
+from ascendopt.tiling.strategies import STRATEGIES, make_strategy
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OPS = "gelu,silu,add_broadcast,softmax_last,rms_norm,layer_norm_custom"
@@ -114,6 +123,8 @@ def main() -> None:
     ap.add_argument("--budget", type=int, default=100)
     ap.add_argument("--memo", default=str(Path.home() / ".cache" / "ascendopt" / "bench_stage2_memo.jsonl"),
                     help="JSON-lines memo of evaluations (one per process when running several)")
+    ap.add_argument("--evo-options", default="{}",
+                    help='JSON of evo options for a variant run, e.g. \'{"tournament_size": 5}\' (see EVO_OPTIONS)')
     ap.add_argument("--report", action="store_true", help="only print the table of the results in --out")
     ap.add_argument("--json", action="store_true", help="print the summary table as JSON")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "stage2.json"))
@@ -123,6 +134,13 @@ def main() -> None:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     results = json.loads(out.read_text()) if out.exists() else {}
+    try:
+        evo_options = json.loads(args.evo_options)
+    except json.JSONDecodeError as e:
+        ap.error(f"--evo-options: not JSON: {e}")
+    unknown = set(evo_options) - set(STRATEGIES["evo"][1])
+    if unknown:
+        ap.error(f"--evo-options: unknown evo options {sorted(unknown)}")
     if args.report:
         report(results, args)
         return
@@ -145,7 +163,8 @@ def main() -> None:
                     t0 = time.perf_counter()
                     fresh0 = evaluator.fresh
                     beval = BudgetedEvaluator(evaluator, MemoryStore(), budget=args.budget, run_label=name)
-                    strat = make_strategy(strat_name, space, seed=seed)
+                    strat = make_strategy(strat_name, space, seed=seed,
+                                          **(evo_options if strat_name == "evo" else {}))
                     res = tune(op, cases, beval, space, strat, strat_name)
                     results[key] = {
                         "baseline_us": res.baseline_latency_us,
