@@ -19,9 +19,11 @@ each strategy searches with a fresh budget per seed. The table gives the median 
 latency at budgets 10, 25, 50, 100, and how many evaluations each strategy needed to reach
 95 % of the best improvement found by any strategy.
 
-Evaluations are memoised on disk by (candidate digest, evaluation config): on the simulator
-an evaluation is deterministic (inputs are seeded from the digest), so replaying a recorded
-result equals re-running it. Each search still pays its own budget: the memo only saves
+Evaluations are memoised on disk by (candidate digest, evaluation config) and by (launch key,
+evaluation config): on the simulator an evaluation is deterministic (inputs are seeded from
+the digest, and the modeled time does not depend on the data), so replaying a recorded result
+equals re-running it. Within a search, candidates that launch the same device program as an
+evaluated one are answered without charge, as in ``ascendopt tune``. Each search still pays its own budget: the memo only saves
 wall time, the budget accounting is per search as in a real run. To keep the wall time
 affordable every candidate is checked on the float32 cases (and timed on the largest).
 """
@@ -53,31 +55,52 @@ CHECKPOINTS = (10, 25, 50, 100)
 
 
 class MemoEvaluator(Evaluator):
-    """An Evaluator whose results are replayed from a JSON-lines memo when already known."""
+    """An Evaluator whose results are replayed from a JSON-lines memo when already known: by
+    candidate digest, or by launch key (another candidate that runs the same device program).
+    Launch keys are memoised too."""
 
     def __init__(self, backend, config, memo: Path):
         super().__init__(backend, config)
         self.memo_path = memo
         self.memo: dict[str, dict] = {}
+        self.launches: dict[str, str | None] = {}
         if memo.exists():
             for line in memo.read_text().splitlines():
                 if line.strip():
                     d = json.loads(line)
-                    self.memo[d["key"]] = d["ev"]
+                    if "launch" in d:
+                        self.launches[d["key"]] = d["launch"]
+                    else:
+                        self.memo[d["key"]] = d["ev"]
         self.fresh = 0
 
+    def _append(self, entry: dict) -> None:
+        with self.memo_path.open("a") as f:
+            f.write(json.dumps(entry, default=str) + "\n")
+
+    def launch_key(self, op, cases):
+        key = f"{op.digest}:{self.config_key(cases)}"
+        if key not in self.launches:
+            self.launches[key] = super().launch_key(op, cases)
+            self._append({"key": key, "launch": self.launches[key]})
+        return self.launches[key]
+
     def evaluate(self, op, cases, seed=None, config_key=None):
-        key = f"{op.digest}:{config_key or self.config_key(cases)}"
-        if key in self.memo:
-            ev = Evaluation.from_dict(self.memo[key])
-            ev.parent, ev.origin = op.parent, op.origin
-            return ev
+        config_key = config_key or self.config_key(cases)
+        key = f"{op.digest}:{config_key}"
+        launch = self.launches.get(key)
+        for k in (key, f"launch:{launch}:{config_key}" if launch else None):
+            if k in self.memo:
+                ev = Evaluation.from_dict(self.memo[k])
+                ev.parent, ev.origin, ev.digest = op.parent, op.origin, op.digest
+                return ev
         ev = super().evaluate(op, cases, seed, config_key)
         self.fresh += 1
         d = ev.to_dict()
-        self.memo[key] = d
-        with self.memo_path.open("a") as f:
-            f.write(json.dumps({"key": key, "ev": d}, default=str) + "\n")
+        for k in (key, f"launch:{launch}:{config_key}" if launch else None):
+            if k:
+                self.memo[k] = d
+                self._append({"key": k, "ev": d})
         return ev
 
 
@@ -171,7 +194,8 @@ def main() -> None:
                         "best_us": res.best_latency_us,
                         "best_at": {str(b): best_at(res.trials, b) for b in CHECKPOINTS if b <= args.budget},
                         "trials": [[t.index, t.status, t.latency_us, t.config] for t in res.trials if not t.duplicate],
-                        "charged": res.charged, "fresh_evals": evaluator.fresh - fresh0,
+                        "charged": res.charged, "equivalents": res.equivalents,
+                        "fresh_evals": evaluator.fresh - fresh0,
                         "wall_s": round(time.perf_counter() - t0, 1),
                     }
                     results = _save(out, key, results[key])

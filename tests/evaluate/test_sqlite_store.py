@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -42,17 +44,37 @@ def test_migration_hook_upgrades_old_files(tmp_path, monkeypatch):
     s = SQLiteStore(path)
     s.add_evaluation(s.create_run("a", {}), make_eval("d1"))
     s.close()
+    current = store_mod.SCHEMA_VERSION
 
-    def v1_to_v2(db):
+    def add_note(db):
         db.execute("ALTER TABLE evaluations ADD COLUMN note TEXT NOT NULL DEFAULT ''")
 
-    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(store_mod.MIGRATIONS, 1, v1_to_v2)
+    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", current + 1)
+    monkeypatch.setitem(store_mod.MIGRATIONS, current, add_note)
     s = SQLiteStore(path)
-    assert s.schema_version == 2
+    assert s.schema_version == current + 1
     cols = [r[1] for r in s._db.execute("PRAGMA table_info(evaluations)")]
     assert "note" in cols
     assert s.list_evaluations()[0].evaluation.digest == "d1"  # old records survive
+    s.close()
+
+
+def test_a_schema_v1_database_is_upgraded(tmp_path):
+    """tests/fixtures/records/schema_v1.db was written by the v1 store (before launch keys)."""
+    path = tmp_path / "v1.db"
+    shutil.copyfile(Path(__file__).parents[1] / "fixtures" / "records" / "schema_v1.db", path)
+    with pytest.raises(StoreError, match="needs migrating"):
+        SQLiteStore(path, readonly=True)
+    s = SQLiteStore(path)
+    assert s.schema_version == store_mod.SCHEMA_VERSION
+    recs = s.list_evaluations()
+    assert [(r.charged, r.evaluation.latency_us, r.evaluation.launch_key, r.evaluation.same_as) for r in recs] == [
+        (True, 12.5, "", ""), (False, 12.5, "", "")]
+    assert s.find_evaluation("d1", "k1").latency_us == 12.5
+    assert s.find_by_launch("", "k1") is None  # records without a launch key never match
+    run = s.create_run("b", {})
+    s.add_evaluation(run, make_eval("d2", key="k1", launch_key="L1"))
+    assert s.find_by_launch("L1", "k1").digest == "d2"
     s.close()
 
 

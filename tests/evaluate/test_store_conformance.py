@@ -73,6 +73,20 @@ def test_filters_counts_and_order(store):
     assert store.count(r1) == 3 and store.count(r2) == 1
 
 
+def test_find_by_launch_needs_launch_key_and_config_key(store):
+    run = store.create_run("opx", {})
+    store.add_evaluation(run, make_eval("d1", key="k1", launch_key="L"), charged=False)
+    assert store.find_by_launch("L", "k1") is None  # answers are not sources of truth
+    store.add_evaluation(run, make_eval("d2", key="k1", launch_key="L"))
+    store.add_evaluation(run, make_eval("d3", key="k1"))
+    assert store.find_by_launch("L", "k1").digest == "d2"
+    assert store.find_by_launch("L", "k2") is None
+    assert store.find_by_launch("", "k1") is None  # no launch key: never equivalent
+    store.add_evaluation(run, make_eval("d4", key="k1", launch_key="L", same_as="d2"), charged=False)
+    rec = store.list_evaluations(run)[-1]
+    assert (rec.charged, rec.evaluation.launch_key, rec.evaluation.same_as) == (False, "L", "d2")
+
+
 def test_find_evaluation_needs_digest_and_key(store):
     run = store.create_run("a", {})
     store.add_evaluation(run, make_eval("d1", key="k1", duplicate=True), charged=False)

@@ -111,3 +111,39 @@ def test_show_space_lists_knobs():
     r = CliRunner().invoke(app, ["tune", str(FIXTURE_OPS / "scale_copy"), "--show-space", "--json"])
     assert r.exit_code == 0, r.output
     assert "tileLength" in r.output
+
+
+class Listed:
+    """Asks a fixed list of configs, then repeats the last one."""
+
+    def __init__(self, space, configs):
+        self.space, self.configs, self.told = space, list(configs), []
+
+    def ask(self, n=1):
+        return [self.space.complete(self.configs.pop(0) if len(self.configs) > 1 else self.configs[0])
+                for _ in range(n)]
+
+    def tell(self, config, result):
+        self.told.append((config, result))
+
+
+def test_candidates_launching_the_same_program_are_not_charged(setup, tmp_path):
+    op, cases, _, evaluator = setup
+    h = "op_host/scale_copy.cpp"
+    capped = op.with_file(h, op.files[h].replace(
+        "uint32_t tileLength = 1024;",
+        "uint32_t tileLength = 1024;\n    uint32_t maxTileLength = 4096;\n"
+        "    tileLength = tileLength < maxTileLength ? tileLength : maxTileLength;"), origin="original")
+    space = KnobSpace.from_operator(capped)
+    strategy = Listed(space, [{}, {"maxTileLength": 8192}, {"maxTileLength": 2048}, {"maxTileLength": 512},
+                              {"maxTileLength": 16384}])
+    beval = BudgetedEvaluator(evaluator, MemoryStore(), budget=2, run_label=op.name)
+    res = tune(capped, cases, beval, space, strategy, "listed")
+    # caps at or above the tile length (1024) launch the original's program: told, not charged
+    assert [(t.index, t.duplicate, bool(t.same_as)) for t in res.trials[:4]] == [
+        (1, False, False), (1, True, True), (1, True, True), (2, False, False)]
+    assert res.charged == 2 and res.equivalents == 2 and len(res.trials) == 4 and res.stop_reason == "budget spent"
+    assert [r.latency_us for _, r in strategy.told[:3]] == [res.trials[0].latency_us] * 3
+    write_outputs(res, capped, space, tmp_path / "out")
+    assert "of which 2 by an evaluated candidate launching the same device program" in (
+        tmp_path / "out" / "report.md").read_text()

@@ -74,6 +74,32 @@ class RunResult:
     seconds: float = 0.0
 
 
+@dataclass(frozen=True)
+class Launch:
+    """What the host tiling asks the device for, for one case: everything a kernel launch
+    depends on besides the kernel binary and the input data.
+
+    Two candidates with the same kernel binary and the same launch on every case run the same
+    program on the device, so one evaluation answers both (Stage II knobs often only move a
+    tile size inside one alignment step). Backends that can run the tiling alone (the
+    simulator) offer ``tiling(build, op, case, inputs, timeout_s) -> Launch``.
+
+    Attributes:
+        status: OK, or the failure the tiling ran into (TILING_ERROR, RUNTIME_ERROR, TIMEOUT).
+        message: Why, when it failed.
+        fields: The launch (block dim, tiling key, workspace, schedule mode, inferred output
+            shapes, tiling data as hex), JSON-ready.
+    """
+
+    status: Status
+    message: str = ""
+    fields: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.status == Status.OK
+
+
 class Backend(Protocol):
     """Builds an operator for a dtype combination and runs one case with given inputs."""
 

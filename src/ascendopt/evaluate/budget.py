@@ -10,6 +10,12 @@ candidates; they never see the budget arithmetic or the store handle.
 * A **duplicate** (same candidate digest and same evaluation config key, in any run of the
   store, or earlier in the same batch) is answered from the records and costs nothing; it is
   still recorded (``charged = 0``) so the history shows what was asked.
+* So is an **equivalent** candidate: different sources, but the same kernel binaries and the
+  same launch (block dim, tiling key, workspace, tiling data) on every case, found by running
+  only its host tiling (:meth:`~ascendopt.evaluate.evaluator.Evaluator.launch_key`). It runs
+  the same device program as the candidate that was evaluated, so that evaluation answers it
+  (recorded with ``same_as``). A real tuner pays an NPU run only for a new device program;
+  Stage II knobs often move a tile size within one alignment step.
 * Each evaluation is committed to the store as soon as it finishes, so an interrupted run
   (even ``kill -9``) resumes from the store: reopen the run with ``run_id`` and re-asked
   candidates come back as duplicates.
@@ -17,6 +23,7 @@ candidates; they never see the budget arithmetic or the store handle.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
@@ -70,17 +77,22 @@ class BudgetedEvaluator:
             default: start a new run.
         run_label: The run's ``op`` column for a new run (default: first operator seen).
         run_config: Extra configuration recorded with a new run.
+        equivalence: Answer candidates that launch the same device program as an evaluated
+            one from the records (needs a backend that runs the tiling alone; off: only
+            identical sources are answered).
     """
 
     def __init__(self, evaluator: Evaluator, store: RecordStore, budget: int | None = None,
                  executor: Executor | None = None, run_id: int | None = None, run_label: str = "",
-                 run_config: dict[str, Any] | None = None):
+                 run_config: dict[str, Any] | None = None, equivalence: bool = True):
         if budget is not None and budget < 0:
             raise ValueError("budget must be >= 0")
         self.evaluator = evaluator
         self.store = store
         self.budget = budget
         self.executor = executor or InlineExecutor()
+        self.equivalence = equivalence
+        self._launch_keys: dict[tuple[str, str], str | None] = {}
         if run_id is not None:
             if store.get_run(run_id) is None:
                 raise StoreError(f"no run {run_id} to resume")
@@ -122,11 +134,13 @@ class BudgetedEvaluator:
         key = self.evaluator.config_key(cases)
         results: list[Evaluation | None] = [None] * len(ops)
         remaining: dict[str, int | None] = {}
-        first_in_batch: dict[str, int] = {}
+        first_in_batch: dict[str, int] = {}  # digest or launch key -> index of the first asker
+        launch_of: dict[int, str] = {}
         tasks: list[EvalTask] = []
         task_index: list[int] = []
         followers: dict[int, list[int]] = {}
         short: tuple[str, int] | None = None
+        self._prepare_launch_keys(ops, cases, key)
         for i, op in enumerate(ops):
             if op.digest in first_in_batch:  # asked twice in this batch: answer after the first
                 followers.setdefault(first_in_batch[op.digest], []).append(i)
@@ -134,6 +148,14 @@ class BudgetedEvaluator:
             known = self.store.find_evaluation(op.digest, key)
             if known is not None:
                 results[i] = self._record_duplicate(op, known)
+                continue
+            launch = self._launch_key(op, cases, key)
+            if launch in first_in_batch:
+                followers.setdefault(first_in_batch[launch], []).append(i)
+                continue
+            same = self.store.find_by_launch(launch, key) if launch else None
+            if same is not None:
+                results[i] = self._record_duplicate(op, same)
                 continue
             if op.name not in remaining:
                 remaining[op.name] = self.remaining(op.name)
@@ -144,12 +166,16 @@ class BudgetedEvaluator:
             if left is not None:
                 remaining[op.name] = left - 1
             first_in_batch[op.digest] = i
+            if launch:
+                first_in_batch[launch] = i
+                launch_of[i] = launch
             self.store.put_sources(op.digest, op.files)
             tasks.append(EvalTask(op, cases, self.evaluator.seed_for(op), key))
             task_index.append(i)
         for j, ev in self.executor.run(self.evaluator, tasks):
             i = task_index[j]
             ev.duplicate = False
+            ev.launch_key = launch_of.get(i, "")
             self.store.add_evaluation(self.run_id, ev, charged=True)  # committed here
             results[i] = ev
             for k in followers.get(i, []):
@@ -159,8 +185,31 @@ class BudgetedEvaluator:
             raise BudgetExhausted(name, budget, self.store.count(self.run_id, name), results)
         return results  # type: ignore[return-value]
 
+    def _prepare_launch_keys(self, ops: Sequence[Operator], cases: tuple[Case, ...], key: str) -> None:
+        """Launch keys of a batch's unknown candidates, concurrently (they may need builds)."""
+        if not self.equivalence:
+            return
+        need = {op.digest: op for op in ops if (op.digest, key) not in self._launch_keys}
+        need = {d: op for d, op in need.items() if self.store.find_evaluation(d, key) is None}
+        if len(need) > 1:
+            with ThreadPoolExecutor(max_workers=len(need), thread_name_prefix="ao-launch") as pool:
+                list(pool.map(lambda op: self._launch_key(op, cases, key), need.values()))
+
+    def _launch_key(self, op: Operator, cases: tuple[Case, ...], key: str) -> str | None:
+        if not self.equivalence:
+            return None
+        if (op.digest, key) not in self._launch_keys:
+            self._launch_keys[(op.digest, key)] = self.evaluator.launch_key(op, cases)
+        return self._launch_keys[(op.digest, key)]
+
     def _record_duplicate(self, op: Operator, known: Evaluation) -> Evaluation:
-        dup = replace(known, duplicate=True, parent=op.parent, origin=op.origin, op_name=op.name)
+        """Records (uncharged) the answer to `op` taken from the evaluation `known` of the same
+        candidate, or of one launching the same device program."""
+        same_as = "" if known.digest == op.digest else known.digest
+        if same_as:
+            self.store.put_sources(op.digest, op.files)
+        dup = replace(known, duplicate=True, parent=op.parent, origin=op.origin, op_name=op.name, digest=op.digest,
+                      same_as=same_as)
         self.store.add_evaluation(self.run_id, dup, charged=False)
         return dup
 

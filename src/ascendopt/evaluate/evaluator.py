@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ascendopt.backends.base import Backend, BuildResult, RunResult, Status
-from ascendopt.cases import Case
+from ascendopt.cases import Case, CaseError, make_inputs
 from ascendopt.evaluate.check import CaseResult, case_dtypes, check_case, timed_build
 from ascendopt.operator import Operator, OperatorError
 
@@ -103,6 +103,9 @@ class Evaluation:
         origin: How it was made (``original``, ``stage2/evo``, ``rewind/double_buffer``, ...).
         config_key: Hash of the evaluation config, cases, backend and toolchain (dedup key).
         duplicate: True when answered from the records instead of being evaluated.
+        launch_key: :meth:`Evaluator.launch_key` of the candidate (empty when unknown).
+        same_as: For an answer from the records by launch key, the digest of the candidate
+            that was evaluated (it runs the same device program).
     """
 
     status: str
@@ -122,6 +125,8 @@ class Evaluation:
     origin: str = ""
     config_key: str = ""
     duplicate: bool = False
+    launch_key: str = ""
+    same_as: str = ""
 
     @property
     def ok(self) -> bool:
@@ -225,6 +230,46 @@ class Evaluator:
         """Deterministic per-candidate seed: replaying a candidate replays its inputs."""
         h = hashlib.sha256(f"{self.config.seed}:{op.digest}".encode()).digest()
         return int.from_bytes(h[:4], "little") & 0x3FFFFFFF
+
+    def launch_key(self, op: Operator, cases: Sequence[Case]) -> str | None:
+        """A key shared by every candidate that runs the same device program on ``cases``: the
+        evaluation config key, the kernel binaries and the launch the host tiling asks for on
+        every case (:class:`~ascendopt.backends.base.Launch`; the tiling alone is run, not the
+        kernel). Candidates with equal keys get equal evaluations, so one answers the other.
+
+        None when the backend cannot run the tiling alone, or when a build or a tiling fails
+        (the candidate is then simply evaluated).
+        """
+        tiling = getattr(self.backend, "tiling", None)
+        if tiling is None or not cases:
+            return None
+        try:
+            op.op_type, op.kernel_file  # noqa: B018 - validates the candidate's structure
+        except OperatorError:
+            return None
+        builds: dict[tuple, BuildResult] = {}
+        for case in cases:
+            combo = tuple(sorted(case_dtypes(case).items()))
+            if combo not in builds:
+                builds[combo] = self._build(op, dict(combo))
+                if not builds[combo].ok or not builds[combo].key:
+                    return None
+
+        def launch(i: int, case: Case) -> list[Any] | None:
+            b = builds[tuple(sorted(case_dtypes(case).items()))]
+            try:
+                inputs = make_inputs(case, self.config.seed + i)
+            except CaseError:
+                return None
+            got = tiling(b, op, case, inputs, timeout_s=self.config.run_timeout_s)
+            return [b.key, case.name, got.fields] if got.ok else None
+
+        with ThreadPoolExecutor(max_workers=self.config.jobs or os.cpu_count() or 1) as pool:
+            parts = list(pool.map(launch, range(len(cases)), cases))
+        if any(p is None for p in parts):
+            return None
+        blob = json.dumps([self.config_key(cases), parts], sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
     # ------------------------------------------------------------------------- evaluate
     def evaluate(self, op: Operator, cases: Sequence[Case], seed: int | None = None,

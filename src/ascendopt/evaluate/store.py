@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping
 from ascendopt.evaluate.evaluator import Evaluation
 
 DEFAULT_DB = Path("ascendopt.db")
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class StoreError(RuntimeError):
@@ -105,6 +105,10 @@ class RecordStore(abc.ABC):
         """The first charged evaluation of `digest` under `config_key` (any run), if any."""
 
     @abc.abstractmethod
+    def find_by_launch(self, launch_key: str, config_key: str) -> Evaluation | None:
+        """The first charged evaluation with `launch_key` under `config_key` (any run), if any."""
+
+    @abc.abstractmethod
     def find_by_digest(self, digest_prefix: str) -> list[EvalRecord]:
         """Evaluations whose candidate digest starts with `digest_prefix`."""
 
@@ -183,6 +187,13 @@ class MemoryStore(RecordStore):
         recs = self._records(lambda e: e[3] and e[4]["digest"] == digest and e[4]["config_key"] == config_key)
         return recs[0].evaluation if recs else None
 
+    def find_by_launch(self, launch_key: str, config_key: str) -> Evaluation | None:
+        if not launch_key:
+            return None
+        recs = self._records(lambda e: e[3] and e[4].get("launch_key") == launch_key
+                             and e[4]["config_key"] == config_key)
+        return recs[0].evaluation if recs else None
+
     def find_by_digest(self, digest_prefix: str) -> list[EvalRecord]:
         return self._records(lambda e: e[4]["digest"].startswith(digest_prefix))
 
@@ -228,7 +239,14 @@ CREATE INDEX evaluations_digest ON evaluations(digest, config_key);
 #: Migrations: ``MIGRATIONS[v]`` upgrades a database from schema version ``v`` to ``v + 1``
 #: inside one transaction. Add an entry (and bump SCHEMA_VERSION) for every schema change;
 #: keep an old database under tests/fixtures/records/ to test the upgrade.
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {}
+def _v1_to_v2(db: sqlite3.Connection) -> None:
+    """v2: launch keys (answers by equivalent device program) and what an answer was taken from."""
+    db.execute("ALTER TABLE evaluations ADD COLUMN launch_key TEXT NOT NULL DEFAULT ''")
+    db.execute("ALTER TABLE evaluations ADD COLUMN same_as TEXT NOT NULL DEFAULT ''")
+    db.execute("CREATE INDEX evaluations_launch ON evaluations(launch_key, config_key)")
+
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _v1_to_v2}
 
 
 class SQLiteStore(RecordStore):
@@ -322,7 +340,7 @@ class SQLiteStore(RecordStore):
 
     # -------------------------------------------------------------------- evaluations
     _COLS = ("id, run_id, created, charged, op, digest, parent, origin, status, error, error_kind, latency_us, "
-             "profile, seed, timings, backend, soc, config_key, cases")
+             "profile, seed, timings, backend, soc, config_key, cases, launch_key, same_as")
 
     def add_evaluation(self, run_id: int, evaluation: Evaluation, charged: bool = True) -> int:
         e = evaluation
@@ -334,22 +352,22 @@ class SQLiteStore(RecordStore):
             with self._db:  # one transaction, committed before returning
                 cur = self._db.execute(
                     "INSERT INTO evaluations (run_id, op, digest, parent, origin, status, error, error_kind, "
-                    "latency_us, profile, seed, timings, backend, soc, config_key, charged, cases, created) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "latency_us, profile, seed, timings, backend, soc, config_key, charged, cases, created, "
+                    "launch_key, same_as) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (run_id, e.op_name, e.digest, e.parent, e.origin, e.status, e.error, e.error_kind, e.latency_us,
                      json.dumps(e.profile, default=str), int(e.seed), json.dumps(e.timings), e.backend, e.soc,
-                     e.config_key, int(bool(charged)), cases, time.time()))
+                     e.config_key, int(bool(charged)), cases, time.time(), e.launch_key, e.same_as))
                 return int(cur.lastrowid)
 
     def _record(self, row: tuple) -> EvalRecord:
         (eid, run_id, created, charged, op, digest, parent, origin, status, error, error_kind, latency_us,
-         profile, seed, timings, backend, soc, config_key, cases) = row
+         profile, seed, timings, backend, soc, config_key, cases, launch_key, same_as) = row
         cs = json.loads(cases)
         ev = Evaluation.from_dict(dict(
             status=status, error=error, error_kind=error_kind, latency_us=latency_us, cases=cs.get("cases", []),
             benchmark=cs.get("benchmark", []), profile=json.loads(profile), seed=seed, timings=json.loads(timings),
             backend=backend, soc=soc, op_name=op, digest=digest, parent=parent, origin=origin,
-            config_key=config_key, duplicate=not charged))
+            config_key=config_key, duplicate=not charged, launch_key=launch_key, same_as=same_as))
         return EvalRecord(int(eid), int(run_id), float(created), bool(charged), ev)
 
     def _select(self, where: str, args: tuple) -> list[EvalRecord]:
@@ -369,6 +387,12 @@ class SQLiteStore(RecordStore):
 
     def find_evaluation(self, digest: str, config_key: str) -> Evaluation | None:
         recs = self._select("WHERE digest = ? AND config_key = ? AND charged = 1", (digest, config_key))
+        return recs[0].evaluation if recs else None
+
+    def find_by_launch(self, launch_key: str, config_key: str) -> Evaluation | None:
+        if not launch_key:
+            return None
+        recs = self._select("WHERE launch_key = ? AND config_key = ? AND charged = 1", (launch_key, config_key))
         return recs[0].evaluation if recs else None
 
     def find_by_digest(self, digest_prefix: str) -> list[EvalRecord]:

@@ -3,8 +3,9 @@
 The loop is built on ask/tell: a :class:`~ascendopt.tiling.strategies.base.Strategy`
 proposes knob configs, :meth:`KnobSpace.apply` turns each into a new immutable Operator,
 the :class:`~ascendopt.evaluate.budget.BudgetedEvaluator` checks it on every case and times
-it on the benchmark case(s) (spending budget only for new candidates), and the strategy is
-told the outcome. Failed candidates are told as infeasible and never become parents. The
+it on the benchmark case(s) (spending budget only for new device programs: a candidate whose
+sources or whose launch, found by running only its tiling, match an evaluated one is answered
+from the records), and the strategy is told the outcome. Failed candidates are told as infeasible and never become parents. The
 search stops when the budget is spent (or the strategy only repeats known candidates) and
 returns the fastest correct candidate.
 """
@@ -24,8 +25,9 @@ from ascendopt.tiling.diagnose import compact_profile, diagnose, kernel_cores
 from ascendopt.tiling.space import KnobSpace
 from ascendopt.tiling.strategies import Strategy, TrialResult
 
-#: Rounds in a row that produced only already-evaluated candidates before the search stops.
-MAX_STALE_ROUNDS = 25
+#: Rounds in a row that produced only already-evaluated candidates (same sources or same device
+#: program) before the search stops. Such a round costs at most one tiling run per candidate.
+MAX_STALE_ROUNDS = 100
 
 
 @dataclass
@@ -41,6 +43,7 @@ class Trial:
     digest: str = ""
     duplicate: bool = False
     profile: dict[str, Any] | None = None
+    same_as: str = ""
 
 
 @dataclass
@@ -61,6 +64,12 @@ class TuneResult:
     stop_reason: str = ""
 
     @property
+    def equivalents(self) -> int:
+        """Answers taken from an evaluated candidate with other sources but the same device
+        program (launch)."""
+        return sum(1 for t in self.trials if t.same_as)
+
+    @property
     def speedup(self) -> float | None:
         if self.baseline_latency_us and self.best_latency_us:
             return self.baseline_latency_us / self.best_latency_us
@@ -70,6 +79,7 @@ class TuneResult:
         d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("best_op", "trials")}
         d["trials"] = [asdict(t) for t in self.trials]
         d["speedup"] = self.speedup
+        d["equivalents"] = self.equivalents
         return d
 
 
@@ -124,7 +134,8 @@ def tune(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, spac
             new += 0 if ev.duplicate else 1
             report = evaluator.report(op.name)
             trial = Trial(report.charged, dict(cfg), ev.status, ev.latency_us, ev.error_kind, ev.error[:500],
-                          cand.digest, ev.duplicate, None if told.profile is None else dict(told.profile))
+                          cand.digest, ev.duplicate, None if told.profile is None else dict(told.profile),
+                          ev.same_as)
             res.trials.append(trial)
             if ev.ok and cand.digest == op.digest and res.baseline_latency_us is None:
                 res.baseline_latency_us = ev.latency_us
@@ -206,7 +217,8 @@ def write_outputs(result: TuneResult, original: Operator, space: KnobSpace, out:
     paths["plot"] = str(out / "convergence.png")
     lines = [f"# Stage II tiling search: {original.op_type} ({original.name})", "",
              f"- strategy: `{result.strategy}`, budget {result.budget} (charged {result.charged}, "
-             f"answered from records {result.duplicates})",
+             f"answered from records {result.duplicates}, of which {result.equivalents} by an evaluated "
+             "candidate launching the same device program)",
              f"- stop: {result.stop_reason}",
              f"- original: {_us(result.baseline_latency_us)}; best: {_us(result.best_latency_us)}"
              + (f" (speedup {result.speedup:.3f}x)" if result.speedup else ""), "",

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ascendopt.backends.base import BuildResult, RunResult, Status
+from ascendopt.backends.base import BuildResult, Launch, RunResult, Status
 from ascendopt.backends.sim.build import SimBuilder
 from ascendopt.backends.sim.limits import limited
 from ascendopt.backends.sim.soc import DEFAULT_SOC, Soc, load_soc
@@ -120,6 +120,38 @@ class SimBackend:
                 shutil.copyfile(work / "trace.csv", trace_path)
                 result.profile["trace_path"] = str(trace_path)
             return result
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+    def tiling(self, build: BuildResult, op: Operator, case: Case, inputs: dict[str, np.ndarray],
+               timeout_s: float = DEFAULT_TIMEOUT_S) -> Launch:
+        """Runs only the host tiling of one case (manifest line ``tiling_only``) and returns the
+        launch it asks for. Never raises for a bad candidate."""
+        sig = self.signature(build)
+        if "error" in sig:
+            return Launch(Status.TIMEOUT if sig.get("timeout") else Status.TILING_ERROR, sig["error"])
+        work = Path(tempfile.mkdtemp(prefix="aotiling-"))
+        try:
+            manifest = self._manifest(work, sig, case, inputs)
+            with manifest.open("a") as mf:
+                mf.write("tiling_only\n")
+            try:
+                proc = _run_bounded([str(build.artifact), str(manifest)], work, timeout_s, self.memory_bytes,
+                                    dict(build.run_env))
+            except subprocess.TimeoutExpired:
+                return Launch(Status.TIMEOUT, f"the tiling did not finish within {timeout_s:g} s")
+            try:
+                res = json.loads((work / "result.json").read_text())
+            except (OSError, json.JSONDecodeError):
+                tail = "\n".join(proc.stderr.strip().splitlines()[-3:])
+                return Launch(Status.RUNTIME_ERROR, f"the tiling run exited with {proc.returncode} without a "
+                                                    f"result\n{tail}".strip())
+            if res.get("status") != "tiling":
+                kind = Status.TILING_ERROR if res.get("status") == "tiling_error" else Status.RUNTIME_ERROR
+                return Launch(kind, str(res.get("message", "")))
+            keep = ("block_dim", "tiling_key", "workspace_bytes", "workspace_sizes", "schedule_mode",
+                    "inferred_output_shapes", "tiling_data")
+            return Launch(Status.OK, fields=tuple((k, res.get(k)) for k in keep))
         finally:
             shutil.rmtree(work, ignore_errors=True)
 

@@ -13,6 +13,8 @@
 //   attr <name> list_int|list_float|list_bool <n> <values...>
 //   result <path>                              where result.json goes
 //   trace <path>                               optional: per-instruction CSV trace (docs/timing-model.md)
+//   tiling_only                                optional: stop after the host tiling and report the launch
+//                                              it asks for (block dim, tiling key, workspace, tiling data)
 // Outputs are written as raw little-endian bytes to their paths.
 #include <cinttypes>
 #include <cstdio>
@@ -37,6 +39,7 @@ struct Manifest {
     std::vector<ao::host::AttrArg> attrs;
     std::string result_path;
     std::string trace_path;
+    bool tiling_only = false;
 };
 
 std::string g_result_path;
@@ -90,6 +93,27 @@ std::string FromHex(const std::string& h) {
     std::string s;
     for (size_t i = 0; i + 1 < h.size(); i += 2) s += char(std::stoi(h.substr(i, 2), nullptr, 16));
     return s;
+}
+
+std::string ToHex(const std::vector<uint8_t>& bytes) {
+    static const char* digits = "0123456789abcdef";
+    std::string h;
+    h.reserve(bytes.size() * 2);
+    for (uint8_t b : bytes) {
+        h += digits[b >> 4];
+        h += digits[b & 15];
+    }
+    return h;
+}
+
+std::string ShapesJson(const std::vector<std::vector<int64_t>>& shapes) {
+    std::string out = "[";
+    for (size_t i = 0; i < shapes.size(); ++i) {
+        out += i ? ", [" : "[";
+        for (size_t j = 0; j < shapes[i].size(); ++j) out += (j ? ", " : "") + std::to_string(shapes[i][j]);
+        out += "]";
+    }
+    return out + "]";
 }
 
 bool ParseManifest(const char* path, Manifest& m, std::string& err) {
@@ -152,6 +176,8 @@ bool ParseManifest(const char* path, Manifest& m, std::string& err) {
             in >> m.result_path;
         } else if (tag == "trace") {
             in >> m.trace_path;
+        } else if (tag == "tiling_only") {
+            m.tiling_only = true;
         }
     }
     if (m.result_path.empty()) {
@@ -305,6 +331,16 @@ int main(int argc, char** argv) {
                  ", \"tiling_bytes\": %zu", tr.block_dim, tr.tiling_key, ws_total, tr.tiling_data.size());
         g_partial = buf;
     }
+    if (m.tiling_only) {  // everything the kernel launch depends on besides the binary and the inputs
+        std::string ws = "[";
+        for (size_t i = 0; i < tr.workspace_sizes.size(); ++i)
+            ws += (i ? ", " : "") + std::to_string(tr.workspace_sizes[i]);
+        WriteResult("{\"status\": \"tiling\"" + g_partial + ", \"schedule_mode\": " +
+                    std::to_string(tr.schedule_mode) + ", \"workspace_sizes\": " + ws + "]" +
+                    ", \"inferred_output_shapes\": " + ShapesJson(tr.inferred_output_shapes) +
+                    ", \"tiling_data\": \"" + ToHex(tr.tiling_data) + "\"}\n");
+        return 0;
+    }
 
     // GM: inputs, outputs (garbage-filled), workspace, tiling.
     std::vector<uint8_t*> args;
@@ -393,14 +429,7 @@ int main(int argc, char** argv) {
             fclose(tf);
         }
     }
-    std::string shapes = "[";
-    for (size_t i = 0; i < tr.inferred_output_shapes.size(); ++i) {
-        shapes += i ? ", [" : "[";
-        for (size_t j = 0; j < tr.inferred_output_shapes[i].size(); ++j)
-            shapes += (j ? ", " : "") + std::to_string(tr.inferred_output_shapes[i][j]);
-        shapes += "]";
-    }
-    shapes += "]";
+    std::string shapes = ShapesJson(tr.inferred_output_shapes);
     char buf[512];
     snprintf(buf, sizeof buf, ", \"task_duration_us\": %.4f, \"max_core_cycles\": %.1f, \"clock_ghz\": %.3f"
              ", \"launch_overhead_us\": %.3f, \"task_cycles\": %.1f, \"gm_bytes_total\": %" PRIu64
