@@ -90,3 +90,16 @@ def test_space_priors_follow_soc():
     d = space.domain("minBytesPerCore")
     assert d.step == 32 and d.log
 
+
+
+def test_ub_reserve_never_ranges_beyond_the_ub():
+    """A large reserve default (a poor start) used to get 16 x its value as range: 700 KiB
+    of a 192 KiB UB, every value above the UB a certain failure."""
+    op = Operator.load(ROOT / "ops/level1/gelu")
+    space = KnobSpace.from_operator(op, "Ascend910B2")
+    big = KnobSpace.from_operator(space.apply(op, {"ubReserveBytes": 44000}), "Ascend910B2")
+    assert big.domain("ubReserveBytes").hi == space.soc.ub_bytes
+    assert big.domain("minBytesPerCore").hi == space.domain("minBytesPerCore").hi  # a GM share, not UB
+    norm = Operator.load(ROOT / "ops/level2/rms_norm")
+    huge = KnobSpace.from_operator(norm, "Ascend910B2")
+    assert huge.domain("UB_RESERVED_BYTES").hi <= huge.soc.ub_bytes

@@ -68,6 +68,8 @@ def domain_for(knob: Knob, soc: SocLimits) -> tuple[int, Domain]:
     if is_bytes:
         g = UB_ALIGN_BYTES
         hi = max(soc.ub_bytes // 2, 16 * d)
+        if is_reserve(knob):  # UB held back cannot exceed the UB
+            hi = max(min(hi, soc.ub_bytes), d)
     else:
         g = ELEM_GRANULE if d % ELEM_GRANULE == 0 else 1
         if "base" in w and w & {"m", "n", "k"} and d % CUBE_GRANULE == 0:
