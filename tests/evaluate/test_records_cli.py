@@ -11,7 +11,9 @@ from ascendopt.cli import app
 from ascendopt.evaluate.budget import BudgetedEvaluator
 from ascendopt.evaluate.store import SQLiteStore
 
-from .conftest import KERNEL, edit
+from ascendopt.tiling.space import KnobSpace
+
+from .conftest import HOST, KERNEL, edit
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +25,12 @@ def db(tmp_path_factory, evaluator, base, cases):
         child = edit(base, KERNEL, "2.0f, n);", "2.5f, n);", origin="stage1/refine")
         s.evaluate(child, cases)
         s.evaluate(base, cases)  # duplicate
+        capped = edit(base, HOST, "uint32_t tileLength = 1024;",
+                      "uint32_t tileLength = 1024;\n    uint32_t maxTileLength = 4096;\n"
+                      "    tileLength = tileLength < maxTileLength ? tileLength : maxTileLength;")
+        space = KnobSpace.from_operator(capped)
+        s.evaluate(space.apply(capped, space.defaults()), cases)
+        s.evaluate(space.apply(capped, {**space.defaults(), "maxTileLength": 8192}), cases)  # same program
         s.finish()
     return path, base, child
 
@@ -36,9 +44,13 @@ def test_list_runs_and_evaluations(db):
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
     [run] = data["runs"]
-    assert (run["charged"], run["duplicates"]) == (2, 1)
+    assert (run["charged"], run["duplicates"]) == (3, 2)
     evs = run["evaluations"]
-    assert [e["status"] for e in evs] == ["ok", "wrong_result", "ok"]
+    assert [e["status"] for e in evs] == ["ok", "wrong_result", "ok", "ok", "ok"]
+    assert [bool(e["same_as"]) for e in evs] == [False, False, False, False, True]
+    assert evs[4]["same_as"] == evs[3]["digest"] and evs[4]["launch_key"] == evs[3]["launch_key"] != ""
+    r = CliRunner().invoke(app, ["records", "show", evs[4]["digest"], "--db", str(path)])
+    assert r.exit_code == 0 and f"[same program as {evs[3]['digest'][:12]}]" in r.output
     assert evs[1]["parent"] == base.digest and evs[1]["origin"] == "stage1/refine"
     assert evs[0]["latency_us"] > 0 and evs[0]["seed"] >= 0 and "total_s" in evs[0]["timings"]
 

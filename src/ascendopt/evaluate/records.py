@@ -33,7 +33,8 @@ def records_data(store: RecordStore, run_id: int | None = None) -> dict[str, Any
                                      "status": e.evaluation.status, "error_kind": e.evaluation.error_kind,
                                      "error": e.evaluation.error, "latency_us": e.evaluation.latency_us,
                                      "seed": e.evaluation.seed, "timings": e.evaluation.timings,
-                                     "backend": e.evaluation.backend, "soc": e.evaluation.soc}
+                                     "backend": e.evaluation.backend, "soc": e.evaluation.soc,
+                                     "launch_key": e.evaluation.launch_key, "same_as": e.evaluation.same_as}
                                     for e in evs]})
     return {"runs": out}
 
@@ -55,8 +56,10 @@ def print_records(store: RecordStore, console: Console, run_id: int | None = Non
     for col in ("id", "op", "digest", "parent", "origin", "status", "latency (us)", "total (s)", "note"):
         evs.add_column(col, justify="right" if col in ("latency (us)", "total (s)") else "left")
     for e in data["runs"][0]["evaluations"]:
-        note = "duplicate" if not e["charged"] else (e["error_kind"] or e["error"].splitlines()[0][:40]
-                                                     if e["error"] else "")
+        if not e["charged"]:
+            note = f"same program as {e['same_as'][:12]}" if e["same_as"] else "duplicate"
+        else:
+            note = e["error_kind"] or e["error"].splitlines()[0][:40] if e["error"] else ""
         lat = "-" if e["latency_us"] is None else f"{e['latency_us']:.3f}"
         evs.add_row(str(e["id"]), e["op"], e["digest"][:12], (e["parent"] or "-")[:12], e["origin"], e["status"],
                     lat, f"{e['timings'].get('total_s', 0):.2f}", note)
@@ -85,7 +88,9 @@ def show_candidate(store: RecordStore, digest: str) -> str:
         e = r.evaluation
         lines.append(f"  run {r.run_id} eval {r.id}: {e.status}"
                      + (f" latency {e.latency_us:.3f} us" if e.latency_us is not None else "")
-                     + (f" ({e.error_kind})" if e.error_kind else "") + (" [duplicate]" if not r.charged else ""))
+                     + (f" ({e.error_kind})" if e.error_kind else "")
+                     + ((f" [same program as {e.same_as[:12]}]" if e.same_as else " [duplicate]") if not r.charged
+                        else ""))
     op = Operator.from_files("candidate", files)
     lines.append("")
     if parent:
