@@ -251,7 +251,8 @@ def summarize(results: dict) -> list[dict]:
             rows.append({"op": name, "start": start, "strategy": strat, "seeds": len(rs), "baseline_us": base,
                          "best_any_us": best_any, "median_best_us": meds, "reach95": reach,
                          "reached": sum(x < math.inf for x in reaches),
-                         "reach95_seed": reach_seed, "near1": near})
+                         "reach95_seed": reach_seed, "near1": near,
+                         "free": statistics.median(r.get("equivalents", 0) for r in rs.values())})
     return rows
 
 
@@ -265,14 +266,15 @@ def report(results: dict, args) -> None:
     print("best improvement of all runs (reach95/seed: of the runs with the same seed); inf = not reached;")
     print("runs = how many runs reached it (reach95) within the budget; near1 = median evaluations to come")
     print("within 1 % of the best latency of all runs (information: on poor starts the 95 % mark is reached by")
-    print("almost any feasible multi-core config)")
+    print("almost any feasible multi-core config); free = median answers per run taken without charge from an")
+    print("evaluated candidate launching the same device program")
     print(f"{'op':<18}{'start':<6}{'strategy':<8}{'seeds':>6}{'base':>9}" + "".join(f"{'B=' + str(b):>9}" for b in CHECKPOINTS)
-          + f"{'reach95':>9}{'/seed':>7}{'runs':>6}{'near1':>7}")
+          + f"{'reach95':>9}{'/seed':>7}{'runs':>6}{'near1':>7}{'free':>6}")
     for r in rows:
         print(f"{r['op']:<18}{r['start']:<6}{r['strategy']:<8}{r['seeds']:>6}{r['baseline_us']:>9.2f}"
               + "".join(f"{m:>9.2f}" if m else f"{'-':>9}" for m in r["median_best_us"].values())
               + f"{r['reach95']:>9g}{r['reach95_seed']:>7g}{str(r['reached']) + '/' + str(r['seeds']):>6}"
-              + f"{r['near1']:>7g}")
+              + f"{r['near1']:>7g}{r['free']:>6g}")
     print()
     by = {(r["op"], r["start"], r["strategy"]): r for r in rows}
     for (name, start, strat), r in by.items():
