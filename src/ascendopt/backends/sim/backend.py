@@ -103,13 +103,9 @@ class SimBackend:
             return RunResult(Status.TILING_ERROR, "registration", sig["error"], seconds=time.perf_counter() - t0)
         work = Path(tempfile.mkdtemp(prefix="aorun-"))
         try:
-            manifest = self._manifest(work, sig, case, inputs)
-            if trace_path is not None:
-                with manifest.open("a") as mf:
-                    mf.write(f"trace {work / 'trace.csv'}\n")
+            extra = [f"trace {work / 'trace.csv'}"] if trace_path is not None else []
             try:
-                proc = _run_bounded([str(build.artifact), str(manifest)], work, timeout_s, self.memory_bytes,
-                                    dict(build.run_env))
+                proc = self._invoke(build, sig, case, inputs, work, timeout_s, extra)
             except subprocess.TimeoutExpired:
                 return RunResult(Status.TIMEOUT, "timeout",
                                  f"the run did not finish within {timeout_s:g} s (kernel loop or hang?)",
@@ -132,12 +128,8 @@ class SimBackend:
             return Launch(Status.TIMEOUT if sig.get("timeout") else Status.TILING_ERROR, sig["error"])
         work = Path(tempfile.mkdtemp(prefix="aotiling-"))
         try:
-            manifest = self._manifest(work, sig, case, inputs)
-            with manifest.open("a") as mf:
-                mf.write("tiling_only\n")
             try:
-                proc = _run_bounded([str(build.artifact), str(manifest)], work, timeout_s, self.memory_bytes,
-                                    dict(build.run_env))
+                proc = self._invoke(build, sig, case, inputs, work, timeout_s, ["tiling_only"])
             except subprocess.TimeoutExpired:
                 return Launch(Status.TIMEOUT, f"the tiling did not finish within {timeout_s:g} s")
             try:
@@ -156,6 +148,17 @@ class SimBackend:
             shutil.rmtree(work, ignore_errors=True)
 
     # ----------------------------------------------------------------------------- helpers
+    def _invoke(self, build: BuildResult, sig: dict[str, Any], case: Case, inputs: dict[str, np.ndarray],
+                work: Path, timeout_s: float, extra: list[str]) -> subprocess.CompletedProcess:
+        """Writes the manifest (plus ``extra`` lines) into ``work`` and runs the runner on it,
+        bounded. Raises subprocess.TimeoutExpired at the timeout."""
+        manifest = self._manifest(work, sig, case, inputs)
+        if extra:
+            with manifest.open("a") as mf:
+                mf.write("".join(line + "\n" for line in extra))
+        return _run_bounded([str(build.artifact), str(manifest)], work, timeout_s, self.memory_bytes,
+                            dict(build.run_env))
+
     def _manifest(self, work: Path, sig: dict[str, Any], case: Case, inputs: dict[str, np.ndarray]) -> Path:
         lines = [f"soc {self.soc.name}"]
         lines += [f"param {k} {v!r}" for k, v in self.soc.params.items()]
