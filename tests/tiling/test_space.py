@@ -51,6 +51,13 @@ def test_log_domain_prefers_powers_of_two():
     assert d.pow2_jump(1000, random.Random(3)) in (512, 1024)
 
 
+def test_pow2_domain_includes_its_lower_end():
+    # regression: a power-of-two lower end was left out of the grid (8..4096 started at 16)
+    assert Domain("pow2", 64, 8, 4096).grid()[:2] == [8, 16]
+    assert Domain("pow2", 64, 5, 100).grid() == [8, 16, 32, 64]
+    assert Domain("pow2", 1, 1, 4).grid() == [1, 2, 4]
+
+
 def test_domain_validation():
     with pytest.raises(ValueError):
         Domain("int", 1, 4, 1)

@@ -61,7 +61,7 @@ class Domain:
         if self.kind == "cat":
             vals = list(self.choices)
         elif self.kind == "pow2":
-            vals = [1 << e for e in range(max(0, self.lo).bit_length(), self.hi.bit_length() + 1)
+            vals = [1 << e for e in range(max(0, self.lo - 1).bit_length(), self.hi.bit_length() + 1)
                     if self.lo <= (1 << e) <= self.hi]
         else:
             vals = list(range(self.lo, self.hi + 1, self.step))
