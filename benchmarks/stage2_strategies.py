@@ -31,6 +31,7 @@ affordable every candidate is checked on the float32 cases (and timed on the lar
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import fcntl
 import json
 import math
@@ -45,6 +46,7 @@ from ascendopt.evaluate.budget import BudgetedEvaluator
 from ascendopt.evaluate.evaluator import EvalConfig, Evaluation, Evaluator
 from ascendopt.evaluate.store import MemoryStore
 from ascendopt.operator import Operator
+from ascendopt.profile import Summary
 from ascendopt.tiling.search import tune
 from ascendopt.tiling.space import KnobSpace
 from ascendopt.tiling.strategies import STRATEGIES, make_strategy
@@ -90,7 +92,7 @@ class MemoEvaluator(Evaluator):
         key = f"{op.digest}:{config_key}"
         launch = self.launches.get(key)
         for k in (key, f"launch:{launch}:{config_key}" if launch else None):
-            if k in self.memo:
+            if k in self.memo and _current(self.memo[k]):
                 ev = Evaluation.from_dict(self.memo[k])
                 ev.parent, ev.origin, ev.digest = op.parent, op.origin, op.digest
                 return ev
@@ -102,6 +104,15 @@ class MemoEvaluator(Evaluator):
                 self.memo[k] = d
                 self._append({"key": k, "ev": d})
         return ev
+
+
+SUMMARY_FIELDS = {f.name for f in dataclasses.fields(Summary)}
+
+
+def _current(ev: dict) -> bool:
+    """False for a memoised evaluation whose profile summaries predate a Summary field (evo
+    reads the profile, so an old entry would not replay what a fresh run gives)."""
+    return all(SUMMARY_FIELDS <= set(s) for s in (ev.get("profile") or {}).values() if isinstance(s, dict))
 
 
 def _save(out: Path, key: str, value: dict) -> dict:

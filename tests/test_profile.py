@@ -22,6 +22,7 @@ from ascendopt.profile import (
     Work,
     parse_trace_csv,
     validate_chrome_trace,
+    work_split,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -335,6 +336,27 @@ def test_summary_pipe_bound_slowest_block_and_cube_roofline():
                                     "MTE2": pytest.approx(2000 / 9000)}
     assert s.cube_time_us == pytest.approx(2.0) and s.roofline_limiter == "cube"
     assert s.roofline_us == pytest.approx(5.0) and s.achieved_fraction == pytest.approx(0.5)
+
+
+def test_work_split_infers_units_from_the_cores_gm_bytes():
+    def blocks(per_core_bytes, core_type="aiv"):
+        return [BlockProfile(i, "vector0", core_type, 1000, 1.0, {}, gm_read_bytes=2 * v / 3, gm_write_bytes=v / 3)
+                for i, v in enumerate(per_core_bytes)]
+
+    # 100 units of 96 B over 8 cores: 4 cores get 13 units, 4 get 12
+    assert work_split(blocks([13 * 96] * 4 + [12 * 96] * 4)) == {"blocks": 8, "unit_bytes": 96, "units": 100}
+    assert work_split(blocks([12 * 96] * 8)) is None                   # even: nothing to say
+    assert work_split(blocks([1200, 1300, 1000])) == {"blocks": 3, "unit_bytes": 100, "units": 35}
+    assert work_split(blocks([1201, 1300])) is None                    # no whole units (gcd 99 does not divide)
+    # every core also reads a 4000 B weight: rows of 8000 B, but the row count cannot be told
+    assert work_split(blocks([4000 + 86 * 8000] * 8 + [4000 + 85 * 8000] * 40)) is None
+    assert work_split([BlockProfile(0, "vector0", "aiv", 1, 1.0, {})] * 2) is None  # bytes unknown
+    assert work_split([]) is None
+    # only the most frequent core type counts
+    mixed = blocks([300, 200, 200]) + blocks([999], "aic")
+    assert work_split(mixed) == {"blocks": 3, "unit_bytes": 100, "units": 7}
+    s = _synthetic(blocks([13 * 96] * 4 + [12 * 96] * 4), 2.0, Work(gm_bytes_total=9600)).summary(SOC)
+    assert s.split == {"blocks": 8, "unit_bytes": 96, "units": 100} and s.to_dict()["split"] == s.split
 
 
 def test_summary_soc_override_and_latency_note():

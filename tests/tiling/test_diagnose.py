@@ -77,6 +77,35 @@ def test_directed_moves_follow_knob_roles(gelu_space):
     assert directed_moves(space, top, diagnose({"block_dim": 40}, 48)) == [{**top, "minBytesPerCore": 2048}]
 
 
+SPLIT = {"blocks": 48, "unit_bytes": 96, "units": 262144}  # 2^18 units: 5461.33 per core on 48
+
+
+def test_uneven_split_asks_a_core_count_that_divides_the_work(gelu_space):
+    from ascendopt.tiling.diagnose import balanced_cores
+
+    assert balanced_cores(262144, 48) == 32 and balanced_cores(1000, 48) == 40 and balanced_cores(96, 48) == 48
+    assert balanced_cores(97, 48) is None                 # only 1 and 97: fewer than half the cores
+    p = {**compact_profile({**SUMMARY, "split": SPLIT})}
+    assert p["split"] == SPLIT
+    found = diagnose(p, 48)
+    assert [f.kind for f in found] == ["uneven_split", "memory_stalls"]
+    assert found[0].value == 32 and "262144 units of 96 B" in found[0].reason
+    assert kinds({**p, "split": {**SPLIT, "units": 97 * 48 + 1}}) == ["memory_stalls"]   # no balanced count
+    # idle cores and an uneven split: the combined move takes the balanced count
+    assert kinds({**p, "block_dim": 20}) == ["idle_cores", "uneven_split", "memory_stalls"]
+    # an uneven split does not stand in for a clearer cause of a gap to the roofline
+    far = {"block_dim": 48, "achieved_fraction": 0.9, "split": SPLIT}
+    assert kinds(far) == ["uneven_split", "headroom"] and kinds({**far, "block_dim": 1, "split": None}) == ["idle_cores"]
+    space = gelu_space
+    cap = next(k.id for k in space.knobs if k.role == "core_cap")
+    top = {**space.defaults(), cap: 48, "BUFFER_NUM": 2}
+    moves = directed_moves(space, top, diagnose({"block_dim": 48, "split": SPLIT}, 48))
+    assert moves == [{**top, cap: 32}]
+    # a space without core knobs has nothing to move
+    none = KnobSpace([k for k in space.knobs if k.id != cap])
+    assert directed_moves(none, none.defaults(), diagnose({"block_dim": 48, "split": SPLIT}, 48)) == []
+
+
 def test_headroom_probes_tiles_both_ways():
     op = Operator.load(OPS / "level2" / "rms_norm")
     space = KnobSpace.from_operator(op)

@@ -30,7 +30,7 @@ Our simulator gives each block one core; a block that issues cube pipes (M, MTE1
 Cube core (``cube0``), otherwise an AI Vector core (``vector0``); a block doing both is written
 as two rows (S/MTE2/MTE3 are attributed to the vector row).
 """
-from ascendopt.profile.core import Profile
+from ascendopt.profile.core import Profile, work_split
 from ascendopt.profile.model import (
     PIPES,
     BasicInfo,
@@ -59,5 +59,6 @@ __all__ = [
     "Work",
     "parse_trace_csv",
     "validate_chrome_trace",
+    "work_split",
 ]
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -56,6 +57,36 @@ from ascendopt.profile.trace import (
     _read_chrome_trace,
     parse_trace_csv,
 )
+
+
+def work_split(blocks: list[BlockProfile]) -> dict[str, int] | None:
+    """How the GM traffic is split among the cores, when the split is uneven and regular.
+
+    A tiling hands each core a whole number of work units (an aligned element block, a row):
+    the cores' GM bytes (read + written) then differ by multiples of one unit, the greatest
+    common divisor of their differences. Returns ``{"blocks": B, "unit_bytes": u, "units": W}``
+    with ``W`` = all bytes / ``u``, or None when every core moves the same bytes, bytes are
+    unknown, or a core's bytes are not whole units (each core also reads something of its
+    own, e.g. a shared weight: then ``W`` cannot be told). Only the rows of the most frequent
+    core type count (the vector rows of a vector kernel).
+    """
+    types = [b.core_type for b in blocks]
+    if not types:
+        return None
+    kind = max(set(types), key=types.count)
+    rows = [b for b in blocks if b.core_type == kind]
+    if any(b.gm_read_bytes is None and b.gm_write_bytes is None for b in rows):
+        return None
+    per = [round((b.gm_read_bytes or 0.0) + (b.gm_write_bytes or 0.0)) for b in rows]
+    if len(set(per)) < 2:
+        return None
+    unit = 0
+    for v in per:
+        unit = math.gcd(unit, v - min(per))
+    if unit <= 0 or min(per) % unit:  # a per-core constant (a shared weight read by every core)
+        return None
+    total = sum(per)
+    return {"blocks": len(per), "unit_bytes": unit, "units": total // unit}
 
 
 # ----------------------------------------------------------------------------------------- profile
@@ -523,6 +554,6 @@ class Profile:
             hbm_time_us=hbm_us, vec_time_us=vec_us, cube_time_us=cube_us, launch_overhead_us=launch,
             roofline_us=roof, roofline_limiter=limiter, achieved_fraction=achieved, gm_bytes=gm,
             hbm_bytes=hbm_bytes,
-            top_instructions=top_rows, notes=notes)
+            top_instructions=top_rows, notes=notes, split=work_split(self.blocks))
 
 

@@ -185,7 +185,11 @@ class Work:
 
 @dataclass
 class Summary:
-    """What a profile says: duration, per-pipe ratios, the bound and the roofline."""
+    """What a profile says: duration, per-pipe ratios, the bound and the roofline.
+
+    ``split`` describes an uneven split of the GM traffic among the cores, when there is one
+    (:func:`ascendopt.profile.core.work_split`): ``blocks``, ``unit_bytes``, ``units``.
+    """
 
     op_name: str
     op_type: str
@@ -211,6 +215,7 @@ class Summary:
     hbm_bytes: float | None
     top_instructions: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
+    split: dict[str, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

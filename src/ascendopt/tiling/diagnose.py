@@ -2,7 +2,8 @@
 
 An expert reading a profile does not sample at random: idle cores call for a wider split,
 a memory pipe that waits between transfers calls for deeper buffering, many small transfers
-call for bigger tiles, a gap to the roofline without a clearer cause calls for probing the
+call for bigger tiles, work that does not divide evenly among the cores calls for a core
+count that divides it, a gap to the roofline without a clearer cause calls for probing the
 tile size. :func:`diagnose` turns one profile summary (the simulator's and the
 msprof parser's :class:`~ascendopt.profile.model.Summary` share the fields used here) into
 such findings, and :func:`directed_moves` turns findings into concrete configs of a knob
@@ -14,6 +15,10 @@ The thresholds are heuristics of the search, not hardware facts:
 * a memory pipe busier than :data:`SATURATED` of the time has no gaps left to fill;
 * a candidate within :data:`HEADROOM` of its roofline with no other finding is done, below it
   the tile size is probed both ways (per-iteration costs against pipeline fill and tails);
+* an uneven split is answered by the most cores, at least half of them, that divide the work
+  units evenly (:func:`balanced_cores`; the units are inferred from the cores' GM bytes,
+  :func:`ascendopt.profile.core.work_split`): an even split also starts every core's data on
+  the same alignment;
 * a transfer smaller than :data:`SMALL_TRANSFER_BYTES` pays a noticeable fixed cost: on the
   Ascend910B2 model a DMA costs about 28 cycles of issue and turnaround
   (``dma_issue_cycles + dma_latency_cycles`` in ``socs/Ascend910B2.toml``), about 5 % of a
@@ -34,16 +39,17 @@ SATURATED = 0.95
 SMALL_TRANSFER_BYTES = 16 * 1024
 MEMORY_PIPES = ("MTE2", "MTE3")
 HEADROOM = 0.97
-FINDINGS = ("idle_cores", "memory_stalls", "small_transfers", "headroom")
+FINDINGS = ("idle_cores", "uneven_split", "memory_stalls", "small_transfers", "headroom")
 
 # the compact profile a strategy is told: the fields of a Summary that diagnose() reads
-_KEEP = ("op_type", "block_dim", "bound", "pipe_ratio_mean", "gm_bytes", "achieved_fraction")
+_KEEP = ("op_type", "block_dim", "bound", "pipe_ratio_mean", "gm_bytes", "achieved_fraction", "split")
 
 
 def compact_profile(summary: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """The part of a profile summary (``Summary.to_dict()``) a strategy needs, JSON-small:
     op type (vector / cube / mix), block dim, bound, mean pipe ratios, GM bytes, achieved
-    roofline fraction and the number of memory-pipe instructions (``transfers``, from the
+    roofline fraction, the uneven split of the work among the cores when there is one
+    (``split``) and the number of memory-pipe instructions (``transfers``, from the
     top-instruction table)."""
     if not summary:
         return None
@@ -56,10 +62,12 @@ def compact_profile(summary: Mapping[str, Any] | None) -> dict[str, Any] | None:
 
 @dataclass(frozen=True)
 class Finding:
-    """One thing the profile says (``kind`` in :data:`FINDINGS`) and why."""
+    """One thing the profile says (``kind`` in :data:`FINDINGS`) and why; ``value`` is the
+    number a move needs (the balanced core count of ``uneven_split``)."""
 
     kind: str
     reason: str
+    value: int | None = None
 
 
 def diagnose(profile: Mapping[str, Any] | None, cores: int) -> list[Finding]:
@@ -71,6 +79,12 @@ def diagnose(profile: Mapping[str, Any] | None, cores: int) -> list[Finding]:
     block_dim = int(profile.get("block_dim") or 0)
     if 0 < block_dim < cores:
         found.append(Finding("idle_cores", f"block dim {block_dim} of {cores} cores"))
+    split = profile.get("split")
+    if split and block_dim:
+        even = balanced_cores(int(split["units"]), cores)
+        if even and even != block_dim:
+            found.append(Finding("uneven_split", f"{split['units']} units of {split['unit_bytes']} B do not divide "
+                                                 f"among {block_dim} cores; {even} cores split them evenly", even))
     ratios = {p: float(r) for p, r in (profile.get("pipe_ratio_mean") or {}).items() if r is not None}
     busiest = max(ratios, key=lambda p: ratios[p], default=None)
     memory_bound = profile.get("bound") == "HBM" or busiest in MEMORY_PIPES
@@ -81,9 +95,18 @@ def diagnose(profile: Mapping[str, Any] | None, cores: int) -> list[Finding]:
     if transfers and gm and gm / transfers < SMALL_TRANSFER_BYTES:
         found.append(Finding("small_transfers", f"{gm / transfers / 1024:.1f} KiB per transfer"))
     achieved = profile.get("achieved_fraction")
-    if not found and achieved is not None and achieved < HEADROOM:
+    if all(f.kind == "uneven_split" for f in found) and achieved is not None and achieved < HEADROOM:
+        # an uneven split explains little of a gap to the roofline: the tile size is still probed
         found.append(Finding("headroom", f"{achieved:.0%} of the roofline and no clearer cause: probe the tile size"))
     return found
+
+
+def balanced_cores(units: int, cores: int) -> int | None:
+    """The most cores, at least half of ``cores``, among which ``units`` divide evenly."""
+    for n in range(cores, cores // 2 - 1, -1):
+        if n > 0 and units % n == 0:
+            return n
+    return None
 
 
 def kernel_cores(space: KnobSpace, profile: Mapping[str, Any] | None = None) -> int:
@@ -102,8 +125,9 @@ def _is_min_per_core(name: str) -> bool:
     return "min" in w and bool(w & {"core", "cores"})
 
 
-def _moved(space: KnobSpace, config: Mapping[str, Any], move: str) -> Config:
-    """``config`` with the knobs that ``move`` concerns moved (by role and name)."""
+def _moved(space: KnobSpace, config: Mapping[str, Any], move: str, value: int | None = None) -> Config:
+    """``config`` with the knobs that ``move`` concerns moved (by role and name); ``value`` is
+    the finding's number (the core count of ``cores_even``)."""
     c = space.complete(config)
     for k in space.knobs:
         d = space.domain(k.id)
@@ -116,6 +140,9 @@ def _moved(space: KnobSpace, config: Mapping[str, Any], move: str) -> Config:
                 new = d.hi
             elif _is_min_per_core(k.name):
                 new = d.snap(v / 4)
+        elif move == "cores_even":
+            if is_core_knob(k) and value is not None:
+                new = value
         elif move == "buffers_up":  # one more buffer, and the UB it needs
             if k.role == "buffer_num":
                 new = d.snap(v + 1)
@@ -135,7 +162,7 @@ def _moved(space: KnobSpace, config: Mapping[str, Any], move: str) -> Config:
 
 
 # the moves answering each finding: alternatives, the first one is used in the combined move
-ANSWERS = {"idle_cores": ("cores_up",), "memory_stalls": ("buffers_up",),
+ANSWERS = {"idle_cores": ("cores_up",), "uneven_split": ("cores_even",), "memory_stalls": ("buffers_up",),
            "small_transfers": ("tiles_up",), "headroom": ("tiles_up", "tiles_down")}
 
 
@@ -146,10 +173,10 @@ def directed_moves(space: KnobSpace, config: Mapping[str, Any], findings: list[F
     base = space.complete(config)
     combined = dict(base)
     for f in findings:
-        combined = _moved(space, combined, ANSWERS[f.kind][0])
+        combined = _moved(space, combined, ANSWERS[f.kind][0], f.value)
     out: list[Config] = []
     seen = {space.key(base)}
-    for c in [combined] + [_moved(space, base, m) for f in findings for m in ANSWERS[f.kind]]:
+    for c in [combined] + [_moved(space, base, m, f.value) for f in findings for m in ANSWERS[f.kind]]:
         if space.key(c) not in seen:
             seen.add(space.key(c))
             out.append(c)
