@@ -144,6 +144,14 @@ def test_candidates_launching_the_same_program_are_not_charged(setup, tmp_path):
         (1, False, False), (1, True, True), (1, True, True), (2, False, False)]
     assert res.charged == 2 and res.equivalents == 2 and len(res.trials) == 4 and res.stop_reason == "budget spent"
     assert [r.latency_us for _, r in strategy.told[:3]] == [res.trials[0].latency_us] * 3
+    # a strategy that takes a program oracle gets one: launch keys on the benchmark case
+    strategy.program_of = None
+    tune(capped, cases, BudgetedEvaluator(evaluator, MemoryStore(), budget=1, run_label=op.name), space,
+         strategy, "listed")
+    program_of = strategy.program_of
+    d = space.defaults()
+    assert program_of(d) and program_of({**d, "maxTileLength": 8192}) == program_of(d)
+    assert program_of({**d, "maxTileLength": 512}) not in (None, program_of(d))
     write_outputs(res, capped, space, tmp_path / "out")
     assert "of which 2 by an evaluated candidate launching the same device program" in (
         tmp_path / "out" / "report.md").read_text()

@@ -15,11 +15,11 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ascendopt.cases import Case
 from ascendopt.evaluate.budget import BudgetedEvaluator, BudgetExhausted
-from ascendopt.evaluate.evaluator import Evaluation
+from ascendopt.evaluate.evaluator import Evaluation, benchmark_cases
 from ascendopt.operator import Operator
 from ascendopt.tiling.diagnose import compact_profile, diagnose, kernel_cores
 from ascendopt.tiling.space import KnobSpace
@@ -91,6 +91,25 @@ def _trial_result(ev: Evaluation) -> TrialResult:
                        profile=profile)
 
 
+def program_oracle(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator,
+                   space: KnobSpace) -> Callable[[Mapping[str, Any]], str | None]:
+    """A config's device program on the benchmark case(s): the launch key of its host tiling
+    there (no device run, no budget; cached per config). The benchmark cases alone, because
+    latency is timed on them: a knob that only changes a small case's split does not move
+    latency. None where the backend cannot run the tiling alone, or the tiling fails."""
+    inner = evaluator.evaluator
+    bench = benchmark_cases(cases, inner.config.benchmark_cases)
+    cache: dict[tuple, str | None] = {}
+
+    def program_of(config: Mapping[str, Any]) -> str | None:
+        k = space.key(space.complete(config))
+        if k not in cache:
+            cache[k] = inner.launch_key(space.apply(op, config, origin="stage2/probe"), bench)
+        return cache[k]
+
+    return program_of
+
+
 def tune(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, space: KnobSpace,
          strategy: Strategy, strategy_name: str, batch: int = 1,
          on_trial: Callable[[Trial, "TuneResult"], None] | None = None) -> TuneResult:
@@ -110,6 +129,8 @@ def tune(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, spac
     if budget is None:
         raise ValueError("Stage II needs a finite evaluation budget")
     res = TuneResult(op.name, strategy_name, budget, 0, 0, None, None, {}, "")
+    if hasattr(strategy, "program_of") and evaluator.equivalence:
+        strategy.program_of = program_oracle(op, cases, evaluator, space)
     stale = 0
     while True:
         left = evaluator.remaining(op.name)

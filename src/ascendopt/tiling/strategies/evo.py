@@ -35,6 +35,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from ascendopt.tiling.adjacent import ProgramOf, adjacent_programs
 from ascendopt.tiling.diagnose import diagnose, directed_moves, kernel_cores
 from ascendopt.tiling.space import MUTATIONS, REGION_KEY, Config, KnobSpace
 from ascendopt.tiling.strategies import parzen
@@ -63,7 +64,8 @@ class EvoStrategy(Strategy):
                  mutation_weights: Mapping[str, float] | None = None, fail_penalty: float = 2.0,
                  candidates: int = 8, llm_mutator: LLMMutator | None = None, llm_rate: float = 0.0,
                  start_with_default: bool = True, max_tries: int = 64, use_prior: bool = True,
-                 immigrant_rate: float = 0.25, profile_guided: bool = True, immigrants: str = "random"):
+                 immigrant_rate: float = 0.25, profile_guided: bool = True, immigrants: str = "random",
+                 adjacent_after: int = 10):
         super().__init__(space, seed, start_with_default, max_tries)
         self.population_size = population_size
         self.init_size = init_size
@@ -87,6 +89,11 @@ class EvoStrategy(Strategy):
         self.immigrants = immigrants
         self.profile_guided = profile_guided
         self._directed: list[Config] = []                      # moves answering the best's profile
+        self.adjacent_after = adjacent_after
+        self.program_of: ProgramOf | None = None               # set by the tune loop (not state)
+        self._adjacent: list[Config] = []                      # adjacent programs of the best, queued
+        self._probed: list[Config] = []                        # best configs whose adjacent programs were queued
+        self._stale = 0                                        # tells since the fastest config last changed
         self.population: list[tuple[Config, float]] = []       # fastest feasible first
         self.stats: dict[tuple[str, int], list] = {}           # (knob, bucket) -> [successes, failures]
 
@@ -100,6 +107,12 @@ class EvoStrategy(Strategy):
             prior = self.space.prior_config()
             if not self.seen(prior):
                 return prior
+        if self.adjacent_after and self._stale >= self.adjacent_after and not self._adjacent:
+            self._plan_adjacent()
+        while self._adjacent:
+            c = self._adjacent.pop(0)
+            if not self.seen(c):
+                return c
         if not self.population or len(self.asked) < self.init_size:
             if self._lhs is None:
                 self._lhs = latin_hypercube(self.space, self.init_size, self.rng)
@@ -165,6 +178,21 @@ class EvoStrategy(Strategy):
             c = self.space.mutate_knob(c, kid, self.rng.choices(ops, weights=w, k=1)[0], self.rng)
         return c
 
+    def _plan_adjacent(self) -> None:
+        """Queues the adjacent programs (:func:`~ascendopt.tiling.adjacent.adjacent_programs`)
+        of the fastest config, once per fastest config, when the tune loop gave a program
+        oracle. Evolution moves by small steps and recombination; on a staircase it settles on
+        one step, and the next step may lie further than any neighbour step reaches."""
+        self._stale = 0
+        if self.program_of is None or not self.population:
+            return
+        best = self.population[0][0]
+        if any(self.space.key(b) == self.space.key(best) for b in self._probed):
+            return
+        self._probed.append(dict(best))
+        self._adjacent = [c for c in adjacent_programs(self.space, best, self.program_of) if not self.seen(c)]
+        self._stale = -len(self._adjacent)  # the next stall is counted after these
+
     def _llm_child(self) -> Config | None:
         parent = self._tournament()
         text = parent.get(REGION_KEY, self.space.region_text)
@@ -183,12 +211,15 @@ class EvoStrategy(Strategy):
             self.population.append((dict(config), float(result.latency_us)))  # type: ignore[arg-type]
             self.population.sort(key=lambda t: t[1])  # stable: earlier wins ties
             del self.population[self.population_size:]
+            self._stale = 0 if self.population[0][0] == config else self._stale + 1
             if self.profile_guided and self.population[0][0] == config and result.profile:
                 # a new fastest config: what its profile says to try goes before older advice
                 found = diagnose(result.profile, kernel_cores(self.space, result.profile))
                 moves = directed_moves(self.space, config, found)
                 self._directed = moves + [c for c in self._directed if c not in moves]
-        elif keys:
+        else:
+            self._stale += 1
+        if not result.usable and keys:
             # credit assignment: the failure is shared by the knobs whose value region differs
             # from the fastest feasible config (the suspects), not charged in full to each knob
             best = self.population[0][0] if self.population else None
@@ -200,13 +231,17 @@ class EvoStrategy(Strategy):
 
     def _extra_state(self) -> dict:
         return {"population": [[c, lat] for c, lat in self.population], "lhs": self._lhs,
-                "directed": self._directed,
+                "directed": self._directed, "adjacent": self._adjacent, "probed": self._probed,
+                "stale": self._stale,
                 "stats": [[k, b, s, f] for (k, b), (s, f) in self.stats.items()]}
 
     def _load_extra_state(self, extra: Mapping[str, Any]) -> None:
         self.population = [(dict(c), float(lat)) for c, lat in extra.get("population", [])]
         self.stats = {(k, int(b)): [int(s), float(f)] for k, b, s, f in extra.get("stats", [])}
         self._directed = [dict(c) for c in extra.get("directed", [])]
+        self._adjacent = [dict(c) for c in extra.get("adjacent", [])]
+        self._probed = [dict(c) for c in extra.get("probed", [])]
+        self._stale = int(extra.get("stale", 0))
         lhs = extra.get("lhs")
         self._lhs = None if lhs is None else [dict(c) for c in lhs]
 
@@ -256,5 +291,8 @@ EVO_OPTIONS: dict[str, tuple[Any, str]] = {
                              "history to the rest, as in TPE; slower on the Stage II benchmark, see docs/stage2.md)"),
     "profile_guided": (True, "when a config becomes the fastest, ask the moves its profile diagnosis suggests "
                              "(core caps up, one more buffer, bigger tiles) next"),
+    "adjacent_after": (10, "tells without a new fastest config before the adjacent programs of the fastest "
+                           "config (per knob and direction, the nearest value launching another device "
+                           "program; needs the tune loop's program oracle) are asked; 0: never"),
     "use_prior": (True, "ask the SoC prior config (all cores, double buffering, no UB reserve) second"),
 }
