@@ -25,6 +25,14 @@ instead of a child: failure-weighted random configs, or with ``immigrants="parze
 TPE-like proposal of :mod:`~ascendopt.tiling.strategies.parzen`. Configs already asked are not
 asked again when avoidable.
 
+When ``adjacent_after`` results in a row bring no new fastest config, the adjacent programs of
+the fastest config are asked (:func:`~ascendopt.tiling.adjacent.adjacent_programs`: per knob
+and direction, the nearest value that launches another device program on the benchmark
+case), once per fastest config. The tune loop sets :attr:`program_of`, an oracle running the
+host tiling alone (no device run, no budget); without it this stage is skipped. On a
+staircase landscape (the UB reserve sets the tile size, the tile size the tile count and
+tail) evolution settles on one step; the adjacent program is the next step however far away.
+
 An optional :class:`LLMMutator` may rewrite the evolvable region's *logic*; its proposals ride
 in the config under :data:`~ascendopt.tiling.space.REGION_KEY`. It is unused by default.
 """
