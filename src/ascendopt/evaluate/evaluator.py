@@ -17,7 +17,9 @@ import hashlib
 import json
 import math
 import os
+import threading
 import time
+from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -168,18 +170,69 @@ def _file_hash(path: str) -> str:
         return "missing"
 
 
+def _inputs_fingerprint(case: Case) -> list[tuple]:
+    """What about a case's inputs decides their generated values (with the seed)."""
+    return [(t.name, t.dtype, list(t.shape), t.format, t.distribution, list(t.value_range),
+             None if t.value is None else hashlib.sha256(repr(t.value).encode()).hexdigest()[:16])
+            for t in case.inputs]
+
+
 def case_fingerprint(case: Case) -> dict[str, Any]:
     """What about a case affects an evaluation (shapes, dtypes, ranges, attrs, golden code)."""
     golden = case.golden.rpartition(":") if case.golden else None
     return {
         "name": case.name,
-        "inputs": [(t.name, t.dtype, list(t.shape), t.format, t.distribution, list(t.value_range),
-                    None if t.value is None else hashlib.sha256(repr(t.value).encode()).hexdigest()[:16])
-                   for t in case.inputs],
+        "inputs": _inputs_fingerprint(case),
         "outputs": [(t.name, t.dtype, list(t.shape), t.format) for t in case.outputs],
         "attrs": json.loads(json.dumps(case.attrs, default=str)),
         "golden": None if golden is None else (golden[2], _file_hash(golden[0])),
     }
+
+
+class InputCache:
+    """Seeded case inputs for tiling-only runs (launch keys, Stage II's program oracle).
+
+    A launch key runs the host tiling of every case for every candidate with the same seeded
+    inputs: they depend on the case and the seed, not on the candidate, and drawing them again
+    cost about a third of a key. Kept read-only, least recently used out beyond
+    ``limit_bytes``; one per process (a pickled copy starts empty).
+    """
+
+    def __init__(self, limit_bytes: int = 256 << 20):
+        self.limit_bytes = limit_bytes
+        self._items: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, case: Case, seed: int) -> dict[str, Any]:
+        """``make_inputs(case, seed)``, read-only, from the cache when there."""
+        key = (json.dumps([case.name, _inputs_fingerprint(case)], default=str), seed)
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None:
+                self._items.move_to_end(key)
+                return hit
+        arrays = make_inputs(case, seed)
+        for a in arrays.values():
+            a.flags.writeable = False
+        size = sum(a.nbytes for a in arrays.values())
+        with self._lock:
+            if size <= self.limit_bytes and key not in self._items:
+                self._items[key] = arrays
+                self._bytes += size
+                while self._bytes > self.limit_bytes:
+                    _, old = self._items.popitem(last=False)
+                    self._bytes -= sum(a.nbytes for a in old.values())
+        return arrays
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"limit_bytes": self.limit_bytes}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["limit_bytes"])
 
 
 def backend_identity(backend: Any) -> dict[str, Any]:
@@ -216,6 +269,7 @@ class Evaluator:
         self.backend_name = ident["backend"]
         self.soc_name = ident["soc"]
         self._identity = ident
+        self.launch_inputs = InputCache()
 
     # ----------------------------------------------------------------------------- keys
     def config_key(self, cases: Sequence[Case]) -> str:
@@ -258,7 +312,7 @@ class Evaluator:
         def launch(i: int, case: Case) -> list[Any] | None:
             b = builds[tuple(sorted(case_dtypes(case).items()))]
             try:
-                inputs = make_inputs(case, self.config.seed + i)
+                inputs = self.launch_inputs.get(case, self.config.seed + i)
             except CaseError:
                 return None
             got = tiling(b, op, case, inputs, timeout_s=self.config.run_timeout_s)
