@@ -22,7 +22,7 @@ ProgramOf = Callable[[Mapping[str, Any]], "str | None"]
 
 def adjacent_programs(space: KnobSpace, config: Mapping[str, Any], program_of: ProgramOf) -> list[Config]:
     """For every non-categorical knob and both directions, the config nearest to ``config``
-    (only that knob changed) whose program differs from ``config``'s; nearest first per knob.
+    (only that knob changed) whose program differs from ``config``'s; per knob upwards first.
 
     ``program_of`` returns a config's program key, or None when its tiling fails (the walk
     stops there: the far side of a failure is left to the search). Nothing is returned when
