@@ -80,13 +80,11 @@ def work_split(blocks: list[BlockProfile]) -> dict[str, int] | None:
     per = [round((b.gm_read_bytes or 0.0) + (b.gm_write_bytes or 0.0)) for b in rows]
     if len(set(per)) < 2:
         return None
-    unit = 0
-    for v in per:
-        unit = math.gcd(unit, v - min(per))
-    if unit <= 0 or min(per) % unit:  # a per-core constant (a shared weight read by every core)
+    least = min(per)
+    unit = math.gcd(*(v - least for v in per))
+    if least % unit:  # a per-core constant (a shared weight read by every core)
         return None
-    total = sum(per)
-    return {"blocks": len(per), "unit_bytes": unit, "units": total // unit}
+    return {"blocks": len(per), "unit_bytes": unit, "units": sum(per) // unit}
 
 
 # ----------------------------------------------------------------------------------------- profile
