@@ -16,6 +16,7 @@ uses it needs no extra state to resume.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Sequence
@@ -32,7 +33,10 @@ def _log_scaled(d: Domain) -> bool:
     return d.kind == "pow2" or d.log
 
 
+@functools.lru_cache(maxsize=256)
 def _ends(d: Domain) -> tuple[int, int]:
+    """The lowest and highest admissible values (the grid is built once per domain: it is
+    asked for every point and every candidate's density)."""
     g = d.grid()
     return min(g), max(g)
 
