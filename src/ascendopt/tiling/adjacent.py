@@ -48,9 +48,10 @@ def adjacent_programs(space: KnobSpace, config: Mapping[str, Any], program_of: P
 
 
 def _first_change(program_at: Callable[[int], "str | None"], here: str, room: int) -> int | None:
-    """The smallest offset in 1..``room`` where ``program_at`` differs from ``here`` (doubling
-    strides, then bisection between the last equal and the first different offset); None when
-    there is none, or when a failing tiling (None) comes first."""
+    """An offset in 1..``room`` where ``program_at`` differs from ``here`` right after one
+    where it does not (doubling strides, then bisection between the last equal and the first
+    different stride): the smallest such offset when the program changes once in between.
+    None when no stride differs, or when a failing tiling (None) comes first."""
     same, off = 0, 1
     while True:
         off = min(off, room)
