@@ -67,14 +67,38 @@ def test_directed_moves_follow_knob_roles(gelu_space):
     moves = directed_moves(space, base, diagnose(p, 48))
     combined, idle, stalls, small = moves
     assert idle == {**base, cap: 48, "minBytesPerCore": 2048}
-    assert stalls == {**base, "BUFFER_NUM": 2, "ubReserveBytes": lo}
+    # V 38 % + MTE2 60 % + MTE3 31 % of the time: 2.15 busiest pipes' worth of work, 3 deep
+    assert stalls == {**base, "BUFFER_NUM": 3, "ubReserveBytes": lo}
     assert small == {**base, "ubReserveBytes": lo}               # no plain tile knob here but the reserve
-    assert combined == {**base, cap: 48, "minBytesPerCore": 2048, "BUFFER_NUM": 2, "ubReserveBytes": lo}
+    assert combined == {**base, cap: 48, "minBytesPerCore": 2048, "BUFFER_NUM": 3, "ubReserveBytes": lo}
     assert all(space.contains(c) for c in moves)
     # nothing to answer: no moves; a move that changes nothing is dropped
     assert directed_moves(space, base, []) == []
     top = {**base, cap: 48}
     assert directed_moves(space, top, diagnose({"block_dim": 40}, 48)) == [{**top, "minBytesPerCore": 2048}]
+
+
+def test_memory_stalls_ask_the_overlap_depth_in_buffers(gelu_space):
+    from ascendopt.tiling.diagnose import overlap_depth
+
+    assert overlap_depth({"S": 0.9, "V": 0.38, "MTE2": 0.60, "MTE3": 0.31}) == 3   # the scalar pipe is not a stage
+    assert overlap_depth({"V": 0.26, "MTE2": 0.74, "MTE3": 0.005}) == 2
+    assert overlap_depth({"V": 0.5, "MTE2": 0.5}) == 2 and overlap_depth({"MTE2": 0.5}) == 1
+    assert overlap_depth({}) is None and overlap_depth({"S": 0.4, "V": 0.0}) is None
+    stalls = diagnose(compact_profile(SUMMARY), 48)
+    assert [(f.kind, f.value) for f in stalls] == [("memory_stalls", 3)] and "3 deep" in stalls[0].reason
+    space = gelu_space
+    cap = next(k.id for k in space.knobs if k.role == "core_cap")
+    lo = space.domain("ubReserveBytes").lo
+    base = {**space.defaults(), cap: 48}
+    deep = {"block_dim": 48, "bound": "MTE2", "pipe_ratio_mean": {"V": 0.5, "MTE2": 0.55, "MTE3": 0.5}}
+    shallow = {**deep, "pipe_ratio_mean": {"V": 0.1, "MTE2": 0.5, "MTE3": 0.1}}
+    assert directed_moves(space, base, diagnose(deep, 48)) == [{**base, "BUFFER_NUM": 3, "ubReserveBytes": lo}]
+    # at least one buffer more than now, and never past the knob's range
+    assert directed_moves(space, base, diagnose(shallow, 48)) == [{**base, "BUFFER_NUM": 2, "ubReserveBytes": lo}]
+    four = {**base, "BUFFER_NUM": 3}
+    wide = {**deep, "pipe_ratio_mean": {"V": 0.3, "MTE2": 0.35, "MTE3": 0.3, "MTE1": 0.3, "M": 0.3, "FIX": 0.3}}
+    assert directed_moves(space, four, diagnose(wide, 48))[0]["BUFFER_NUM"] == 4
 
 
 SPLIT = {"blocks": 48, "unit_bytes": 96, "units": 262144}  # 2^18 units: 5461.33 per core on 48

@@ -12,7 +12,11 @@ move is only a proposal; the search evaluates it like any other candidate.
 
 The thresholds are heuristics of the search, not hardware facts:
 
-* a memory pipe busier than :data:`SATURATED` of the time has no gaps left to fill;
+* a memory pipe busier than :data:`SATURATED` of the time has no gaps left to fill; below it
+  the buffer count asked is the pipeline's overlap depth (:func:`overlap_depth`), at least one
+  more than now: the busy time of all pipes but the scalar one over the busiest pipe's is how
+  many tiles must be in flight for the busiest pipe to run on without waiting for the others
+  (with one buffer, a tile's copy-in, compute and copy-out run one after another);
 * a candidate within :data:`HEADROOM` of its roofline with no other finding is done, below it
   the tile size is probed both ways (per-iteration costs against pipeline fill and tails);
 * an uneven split is answered by the most cores, at least half of them, that divide the work
@@ -27,6 +31,7 @@ The thresholds are heuristics of the search, not hardware facts:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -63,7 +68,8 @@ def compact_profile(summary: Mapping[str, Any] | None) -> dict[str, Any] | None:
 @dataclass(frozen=True)
 class Finding:
     """One thing the profile says (``kind`` in :data:`FINDINGS`) and why; ``value`` is the
-    number a move needs (the balanced core count of ``uneven_split``)."""
+    number a move needs (the balanced core count of ``uneven_split``, the overlap depth of
+    ``memory_stalls``)."""
 
     kind: str
     reason: str
@@ -90,7 +96,9 @@ def diagnose(profile: Mapping[str, Any] | None, cores: int) -> list[Finding]:
     memory_bound = profile.get("bound") == "HBM" or busiest in MEMORY_PIPES
     mem = max((ratios.get(p, 0.0) for p in MEMORY_PIPES), default=0.0)
     if memory_bound and mem < SATURATED:
-        found.append(Finding("memory_stalls", f"memory bound, busiest memory pipe {mem:.0%} busy"))
+        depth = overlap_depth(ratios)
+        found.append(Finding("memory_stalls", f"memory bound, busiest memory pipe {mem:.0%} busy"
+                                              + (f", the pipes' work overlaps {depth} deep" if depth else ""), depth))
     transfers, gm = profile.get("transfers"), profile.get("gm_bytes")
     if transfers and gm and gm / transfers < SMALL_TRANSFER_BYTES:
         found.append(Finding("small_transfers", f"{gm / transfers / 1024:.1f} KiB per transfer"))
@@ -99,6 +107,16 @@ def diagnose(profile: Mapping[str, Any] | None, cores: int) -> list[Finding]:
         # an uneven split explains little of a gap to the roofline: the tile size is still probed
         found.append(Finding("headroom", f"{achieved:.0%} of the roofline and no clearer cause: probe the tile size"))
     return found
+
+
+def overlap_depth(ratios: Mapping[str, float]) -> int | None:
+    """Tiles in flight for the busiest pipe to run on without waiting: the busy ratios of all
+    pipes but the scalar one summed, over the busiest one's, rounded up (None without busy
+    pipes). Pipes that run one after another per tile need that many buffers to overlap."""
+    busy = [r for p, r in ratios.items() if p != "S" and r > 0]
+    if not busy:
+        return None
+    return max(1, math.ceil(sum(busy) / max(busy) - 1e-6))
 
 
 def balanced_cores(units: int, cores: int) -> int | None:
@@ -127,7 +145,7 @@ def _is_min_per_core(name: str) -> bool:
 
 def _moved(space: KnobSpace, config: Mapping[str, Any], move: str, value: int | None = None) -> Config:
     """``config`` with the knobs that ``move`` concerns moved (by role and name); ``value`` is
-    the finding's number (the core count of ``cores_even``)."""
+    the finding's number (the core count of ``cores_even``, the buffer count of ``buffers_up``)."""
     c = space.complete(config)
     for k in space.knobs:
         d = space.domain(k.id)
@@ -143,9 +161,9 @@ def _moved(space: KnobSpace, config: Mapping[str, Any], move: str, value: int | 
         elif move == "cores_even":
             if is_core_knob(k) and value is not None:
                 new = value
-        elif move == "buffers_up":  # one more buffer, and the UB it needs
+        elif move == "buffers_up":  # more buffers (the overlap depth, at least one more), and the UB they need
             if k.role == "buffer_num":
-                new = d.snap(v + 1)
+                new = d.snap(max(v + 1, value or 0))
             elif is_reserve(k):
                 new = d.lo
         elif move in ("tiles_up", "tiles_down"):
