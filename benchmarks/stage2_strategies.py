@@ -52,7 +52,7 @@ from ascendopt.tiling.space import KnobSpace
 from ascendopt.tiling.strategies import STRATEGIES, make_strategy
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OPS = "gelu,silu,add_broadcast,softmax_last,rms_norm,layer_norm_custom"
+DEFAULT_OPS = "add_broadcast,gelu,silu,reduce_sum_last,rms_norm,softmax_last"  # the operators of the results table
 CHECKPOINTS = (10, 25, 50, 100)
 
 
