@@ -205,7 +205,7 @@ def main() -> None:
                         "best_us": res.best_latency_us,
                         "best_at": {str(b): best_at(res.trials, b) for b in CHECKPOINTS if b <= args.budget},
                         "trials": [[t.index, t.status, t.latency_us, t.config] for t in res.trials if not t.duplicate],
-                        "charged": res.charged, "equivalents": res.equivalents,
+                        "charged": res.charged, "equivalents": res.equivalents, "probes": res.probes,
                         "fresh_evals": evaluator.fresh - fresh0,
                         "wall_s": round(time.perf_counter() - t0, 1),
                     }
@@ -263,8 +263,15 @@ def summarize(results: dict) -> list[dict]:
                          "best_any_us": best_any, "median_best_us": meds, "reach95": reach,
                          "reached": sum(x < math.inf for x in reaches),
                          "reach95_seed": reach_seed, "near1": near,
-                         "free": statistics.median(r.get("equivalents", 0) for r in rs.values())})
+                         "free": statistics.median(r.get("equivalents", 0) for r in rs.values()),
+                         "probes": _median_or_none(r.get("probes") for r in rs.values())})
     return rows
+
+
+def _median_or_none(values) -> float | None:
+    """The median of the values that are not None (runs recorded before a field existed)."""
+    vals = [v for v in values if v is not None]
+    return statistics.median(vals) if vals else None
 
 
 def report(results: dict, args) -> None:
@@ -278,14 +285,15 @@ def report(results: dict, args) -> None:
     print("runs = how many runs reached it (reach95) within the budget; near1 = median evaluations to come")
     print("within 1 % of the best latency of all runs (information: on poor starts the 95 % mark is reached by")
     print("almost any feasible multi-core config); free = median answers per run taken without charge from an")
-    print("evaluated candidate launching the same device program")
+    print("evaluated candidate launching the same device program; probes = median tiling-only runs of the")
+    print("program oracle per run (adjacent programs; no device run, no budget; -: not recorded)")
     print(f"{'op':<18}{'start':<6}{'strategy':<8}{'seeds':>6}{'base':>9}" + "".join(f"{'B=' + str(b):>9}" for b in CHECKPOINTS)
-          + f"{'reach95':>9}{'/seed':>7}{'runs':>6}{'near1':>7}{'free':>6}")
+          + f"{'reach95':>9}{'/seed':>7}{'runs':>6}{'near1':>7}{'free':>6}{'probes':>7}")
     for r in rows:
         print(f"{r['op']:<18}{r['start']:<6}{r['strategy']:<8}{r['seeds']:>6}{r['baseline_us']:>9.2f}"
               + "".join(f"{m:>9.2f}" if m else f"{'-':>9}" for m in r["median_best_us"].values())
               + f"{r['reach95']:>9g}{r['reach95_seed']:>7g}{str(r['reached']) + '/' + str(r['seeds']):>6}"
-              + f"{r['near1']:>7g}{r['free']:>6g}")
+              + f"{r['near1']:>7g}{r['free']:>6g}" + (f"{r['probes']:>7g}" if r["probes"] is not None else f"{'-':>7}"))
     print()
     by = {(r["op"], r["start"], r["strategy"]): r for r in rows}
     for (name, start, strat), r in by.items():

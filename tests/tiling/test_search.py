@@ -152,6 +152,33 @@ def test_candidates_launching_the_same_program_are_not_charged(setup, tmp_path):
     d = space.defaults()
     assert program_of(d) and program_of({**d, "maxTileLength": 8192}) == program_of(d)
     assert program_of({**d, "maxTileLength": 512}) not in (None, program_of(d))
+    assert program_of.probes == 3                          # tiling-only runs: one per config asked
     write_outputs(res, capped, space, tmp_path / "out")
-    assert "of which 2 by an evaluated candidate launching the same device program" in (
-        tmp_path / "out" / "report.md").read_text()
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "of which 2 by an evaluated candidate launching the same device program" in report
+    assert "probes" not in report                          # the listed strategy asked the oracle nothing
+
+
+class Probing(Listed):
+    """Asks the program oracle about two configs before its first proposal."""
+
+    program_of = None
+
+    def ask(self, n=1):
+        if self.program_of is not None and not self.told:
+            self.program_of({"tileLength": 512}), self.program_of({"tileLength": 512}), self.program_of({})
+        return super().ask(n)
+
+
+def test_tune_counts_the_oracles_tiling_only_probes(setup, tmp_path):
+    op, cases, _, evaluator = setup
+    space = KnobSpace.from_operator(op)
+    res = tune(op, cases, BudgetedEvaluator(evaluator, MemoryStore(), budget=1, run_label=op.name), space,
+               Probing(space, [{}]), "probing")
+    assert res.probes == 2 and res.to_dict()["probes"] == 2
+    write_outputs(res, op, space, tmp_path / "out")
+    assert "2 tiling-only probes of adjacent programs" in (tmp_path / "out" / "report.md").read_text()
+    # without equivalence (no launch keys) there is no oracle and nothing is probed
+    res = tune(op, cases, BudgetedEvaluator(evaluator, MemoryStore(), budget=1, run_label=op.name,
+                                            equivalence=False), space, Probing(space, [{}]), "probing")
+    assert res.probes == 0

@@ -62,6 +62,7 @@ class TuneResult:
     trials: list[Trial] = field(default_factory=list)
     best_op: Operator | None = field(default=None, repr=False)
     stop_reason: str = ""
+    probes: int = 0   # tiling-only runs of the program oracle (no device run, no budget)
 
     @property
     def equivalents(self) -> int:
@@ -91,23 +92,33 @@ def _trial_result(ev: Evaluation) -> TrialResult:
                        profile=profile)
 
 
-def program_oracle(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator,
-                   space: KnobSpace) -> Callable[[Mapping[str, Any]], str | None]:
+class ProgramOracle:
     """A config's device program on the benchmark case(s): the launch key of its host tiling
     there (no device run, no budget; cached per config). The benchmark cases alone, because
     latency is timed on them: a knob that only changes a small case's split does not move
-    latency. None where the backend cannot run the tiling alone, or the tiling fails."""
-    inner = evaluator.evaluator
-    bench = benchmark_cases(cases, inner.config.benchmark_cases)
-    cache: dict[tuple, str | None] = {}
+    latency. None where the backend cannot run the tiling alone, or the tiling fails.
+    ``probes`` counts the tiling-only runs made (configs asked for the first time)."""
 
-    def program_of(config: Mapping[str, Any]) -> str | None:
-        k = space.key(space.complete(config))
-        if k not in cache:
-            cache[k] = inner.launch_key(space.apply(op, config, origin="stage2/probe"), bench)
-        return cache[k]
+    def __init__(self, op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, space: KnobSpace):
+        self.op, self.space, self.inner = op, space, evaluator.evaluator
+        self.bench = benchmark_cases(cases, self.inner.config.benchmark_cases)
+        self.cache: dict[tuple, str | None] = {}
 
-    return program_of
+    @property
+    def probes(self) -> int:
+        return len(self.cache)
+
+    def __call__(self, config: Mapping[str, Any]) -> str | None:
+        k = self.space.key(self.space.complete(config))
+        if k not in self.cache:
+            self.cache[k] = self.inner.launch_key(self.space.apply(self.op, config, origin="stage2/probe"), self.bench)
+        return self.cache[k]
+
+
+def program_oracle(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator,
+                   space: KnobSpace) -> ProgramOracle:
+    """The :class:`ProgramOracle` of ``op``'s search on ``cases``."""
+    return ProgramOracle(op, cases, evaluator, space)
 
 
 def tune(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, space: KnobSpace,
@@ -129,8 +140,9 @@ def tune(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, spac
     if budget is None:
         raise ValueError("Stage II needs a finite evaluation budget")
     res = TuneResult(op.name, strategy_name, budget, 0, 0, None, None, {}, "")
+    oracle = None
     if hasattr(strategy, "program_of") and evaluator.equivalence:
-        strategy.program_of = program_oracle(op, cases, evaluator, space)
+        oracle = strategy.program_of = program_oracle(op, cases, evaluator, space)
     stale = 0
     while True:
         left = evaluator.remaining(op.name)
@@ -168,6 +180,7 @@ def tune(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, spac
         stale = 0 if new else stale + 1
     rep = evaluator.report(op.name)
     res.charged, res.duplicates = rep.charged, rep.duplicates
+    res.probes = oracle.probes if oracle is not None else 0
     return res
 
 
@@ -240,7 +253,8 @@ def write_outputs(result: TuneResult, original: Operator, space: KnobSpace, out:
              f"- strategy: `{result.strategy}`, budget {result.budget} (charged {result.charged}, "
              f"answered from records {result.duplicates}, of which {result.equivalents} by an evaluated "
              "candidate launching the same device program)",
-             f"- stop: {result.stop_reason}",
+             f"- stop: {result.stop_reason}"
+             + (f"; {result.probes} tiling-only probes of adjacent programs (no device run)" if result.probes else ""),
              f"- original: {_us(result.baseline_latency_us)}; best: {_us(result.best_latency_us)}"
              + (f" (speedup {result.speedup:.3f}x)" if result.speedup else ""), "",
              "![convergence](convergence.png)", "", "## Knobs of the best candidate", "",
