@@ -106,7 +106,8 @@ def tune_command(
                          indent=2, default=str))
         return
     console.print(f"[bold]{op.op_type}[/bold]: {result.charged} evaluations charged, {result.duplicates} answered "
-                  f"from records, {result.equivalents} of them by the same device program ({result.stop_reason})")
+                  f"from records, {result.equivalents} of them by the same device program"
+                  + (f", {result.probes} tiling-only probes" if result.probes else "") + f" ({result.stop_reason})")
     if result.best_latency_us is None:
         console.print("[red]no correct candidate found[/red]")
     else:

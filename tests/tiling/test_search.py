@@ -86,7 +86,7 @@ def test_tune_cli_writes_outputs_and_json(sim_cache, tmp_path, monkeypatch):
                                    "--out", str(out), "--db", str(tmp_path / "r.db"), "--json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
-    assert data["charged"] == 3 and data["best_latency_us"] is not None
+    assert data["charged"] == 3 and data["best_latency_us"] is not None and data["probes"] == 0  # random asks no oracle
     assert (out / "report.md").exists() and (out / "convergence.png").exists() and (out / "best.patch").exists()
     listing = CliRunner().invoke(app, ["records", str(tmp_path / "r.db"), "--json"])
     assert listing.exit_code == 0 and "stage2/random" in listing.output
