@@ -1,9 +1,10 @@
 """``evo``: the project's evolutionary tiling search (steady-state, elitist, failure-aware).
 
 Profiling in the loop: whenever a config becomes the fastest so far, its profile is diagnosed
-(:mod:`ascendopt.tiling.diagnose`: idle cores, memory pipes waiting between transfers, small
-transfers, a gap to the roofline) and the moves that answer the findings (core caps up, one
-more buffer, bigger or smaller tiles, no UB reserve; all together, then each alone) are asked
+(:mod:`ascendopt.tiling.diagnose`: idle cores, an uneven split, memory pipes waiting between
+transfers, small transfers, a gap to the roofline) and the moves that answer the findings (core
+caps up or to an even split, buffers to the pipeline's overlap depth, bigger or smaller tiles,
+no UB reserve; all together, then each alone) are asked
 next, before older advice and before anything else. So a search first climbs along what the
 profiles say and evolves from there.
 
@@ -298,7 +299,7 @@ EVO_OPTIONS: dict[str, tuple[Any, str]] = {
                              "'parzen' (the best of 24 draws by the density ratio of the fastest tenth of the "
                              "history to the rest, as in TPE; slower on the Stage II benchmark, see docs/stage2.md)"),
     "profile_guided": (True, "when a config becomes the fastest, ask the moves its profile diagnosis suggests "
-                             "(core caps up, one more buffer, bigger tiles) next"),
+                             "(core caps up, more buffers, bigger tiles) next"),
     "adjacent_after": (10, "tells without a new fastest config before the adjacent programs of the fastest "
                            "config (per knob and direction, the nearest value launching another device "
                            "program; needs the tune loop's program oracle) are asked; 0: never"),
