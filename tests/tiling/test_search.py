@@ -182,3 +182,51 @@ def test_tune_counts_the_oracles_tiling_only_probes(setup, tmp_path):
     res = tune(op, cases, BudgetedEvaluator(evaluator, MemoryStore(), budget=1, run_label=op.name,
                                             equivalence=False), space, Probing(space, [{}]), "probing")
     assert res.probes == 0
+
+
+class Interrupted(Listed):
+    """Asks its configs, and is interrupted (Ctrl-C) when asked for the third."""
+
+    def ask(self, n=1):
+        if len(self.told) == 2:
+            raise KeyboardInterrupt
+        return super().ask(n)
+
+
+def test_an_interrupted_search_keeps_what_it_evaluated(setup, tmp_path):
+    op, cases, space, evaluator = setup
+    tile = space.knobs[0].id
+    res = tune(op, cases, BudgetedEvaluator(evaluator, MemoryStore(), budget=5, run_label=op.name), space,
+               Interrupted(space, [{}, {tile: 512}, {tile: 256}]), "listed")
+    assert res.stop_reason == "interrupted" and res.charged == 2 and len(res.trials) == 2
+    assert res.best_latency_us == min(t.latency_us for t in res.trials)
+    write_outputs(res, op, space, tmp_path / "out")
+    assert "- stop: interrupted" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_tune_cli_writes_the_outputs_of_an_interrupted_search(sim_cache, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    import ascendopt.tiling.strategies as strategies
+    from ascendopt.cli import app
+
+    monkeypatch.setenv("ASCENDOPT_CACHE", str(sim_cache))
+    made = []
+
+    def interrupted(name, space, seed=0, **kw):
+        made.append(Interrupted(space, [{}, {space.knobs[0].id: 512}, {space.knobs[0].id: 256}]))
+        return made[-1]
+
+    monkeypatch.setattr(strategies, "make_strategy", interrupted)
+    out, db = tmp_path / "tuned", tmp_path / "r.db"
+    args = ["tune", str(FIXTURE_OPS / "scale_copy"), "--budget", "5", "--out", str(out), "--db", str(db)]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 130, res.output
+    assert "interrupted" in res.output and (out / "report.md").exists() and (out / "best.patch").exists()
+    # the same command again: the recorded evaluations are answered without charge
+    res = CliRunner().invoke(app, args + ["--json"])
+    assert res.exit_code == 130
+    import json
+
+    data = json.loads(res.output[: res.output.rindex("}") + 1])
+    assert data["charged"] == 0 and data["duplicates"] == 2 and data["stop_reason"] == "interrupted"

@@ -124,7 +124,8 @@ def program_oracle(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvalu
 def tune(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, space: KnobSpace,
          strategy: Strategy, strategy_name: str, batch: int = 1,
          on_trial: Callable[[Trial, "TuneResult"], None] | None = None) -> TuneResult:
-    """Runs the search until the operator's budget is spent.
+    """Runs the search until the operator's budget is spent (or the user interrupts it: then
+    ``stop_reason`` is "interrupted" and the result holds what was evaluated so far).
 
     Args:
         op: The starting operator (its config is the space's defaults).
@@ -143,6 +144,21 @@ def tune(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, spac
     oracle = None
     if hasattr(strategy, "program_of") and evaluator.equivalence:
         oracle = strategy.program_of = program_oracle(op, cases, evaluator, space)
+    try:
+        _search(op, cases, evaluator, space, strategy, strategy_name, batch, on_trial, res)
+    except KeyboardInterrupt:
+        # the user stops the search: what was evaluated is kept and reported
+        res.stop_reason = "interrupted"
+    rep = evaluator.report(op.name)
+    res.charged, res.duplicates = rep.charged, rep.duplicates
+    res.probes = oracle.probes if oracle is not None else 0
+    return res
+
+
+def _search(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, space: KnobSpace,
+            strategy: Strategy, strategy_name: str, batch: int,
+            on_trial: Callable[[Trial, "TuneResult"], None] | None, res: TuneResult) -> None:
+    """The ask / evaluate / tell rounds of :func:`tune`, recorded into ``res``."""
     stale = 0
     while True:
         left = evaluator.remaining(op.name)
@@ -178,10 +194,6 @@ def tune(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, spac
             if on_trial:
                 on_trial(trial, res)
         stale = 0 if new else stale + 1
-    rep = evaluator.report(op.name)
-    res.charged, res.duplicates = rep.charged, rep.duplicates
-    res.probes = oracle.probes if oracle is not None else 0
-    return res
 
 
 # ------------------------------------------------------------------------------------ outputs
