@@ -23,12 +23,15 @@ def show_space(space, as_json: bool) -> None:
         console.print("no knobs found (no tiling function located, or it has no tunable constants)")
         return
     table = Table(title="tiling knobs")
-    for col in ("knob", "location", "source", "default", "range", "role", "rebuild"):
-        table.add_column(col)
+    for col in ("knob", "location", "default", "range", "role"):
+        table.add_column(col, overflow="fold")  # a narrow terminal wraps long cells, never cuts them
     for k in space.knobs:
         d = k.domain
         rng = f"{{{', '.join(map(str, d.choices))}}}" if d.kind == "cat" else f"{d.kind} [{d.lo}, {d.hi}]"
-        table.add_row(k.id, f"{k.file}:{k.line}", k.text.strip()[:40], str(k.default), rng, k.role, k.rebuild or "host")
+        source = k.text.strip()[:40]
+        default = str(k.default) if source == str(k.default) else f"{k.default} ({source})"
+        role = k.role + (f", {k.rebuild} rebuild" if k.rebuild and k.rebuild != "host" else "")
+        table.add_row(k.id, f"{k.file}:{k.line}", default, rng, role)
     console.print(table)
 
 

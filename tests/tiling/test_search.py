@@ -15,6 +15,8 @@ from ascendopt.tiling.strategies import make_strategy
 
 from ..conftest import FIXTURE_OPS
 
+OPS = FIXTURE_OPS.parents[2] / "ops"
+
 
 @pytest.fixture(scope="module")
 def setup(backend):
@@ -111,6 +113,9 @@ def test_show_space_lists_knobs():
     r = CliRunner().invoke(app, ["tune", str(FIXTURE_OPS / "scale_copy"), "--show-space", "--json"])
     assert r.exit_code == 0, r.output
     assert "tileLength" in r.output
+    # the table on a terminal of 80 columns wraps long cells instead of cutting them ("op_host/add_bro…")
+    r = CliRunner().invoke(app, ["tune", str(OPS / "level1" / "add_broadcast"), "--show-space"])
+    assert r.exit_code == 0 and "BUFFER_NUM" in r.output and "…" not in r.output, r.output
 
 
 class Listed:
