@@ -115,12 +115,6 @@ class ProgramOracle:
         return self.cache[k]
 
 
-def program_oracle(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator,
-                   space: KnobSpace) -> ProgramOracle:
-    """The :class:`ProgramOracle` of ``op``'s search on ``cases``."""
-    return ProgramOracle(op, cases, evaluator, space)
-
-
 def tune(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, space: KnobSpace,
          strategy: Strategy, strategy_name: str, batch: int = 1,
          on_trial: Callable[[Trial, "TuneResult"], None] | None = None) -> TuneResult:
@@ -143,7 +137,7 @@ def tune(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, spac
     res = TuneResult(op.name, strategy_name, budget, 0, 0, None, None, {}, "")
     oracle = None
     if hasattr(strategy, "program_of") and evaluator.equivalence:
-        oracle = strategy.program_of = program_oracle(op, cases, evaluator, space)
+        oracle = strategy.program_of = ProgramOracle(op, cases, evaluator, space)
     try:
         _search(op, cases, evaluator, space, strategy, strategy_name, batch, on_trial, res)
     except KeyboardInterrupt:
