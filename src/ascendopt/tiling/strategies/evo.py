@@ -46,6 +46,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from ascendopt.tiling.adjacent import ProgramOf, adjacent_programs
 from ascendopt.tiling.diagnose import diagnose, directed_moves, kernel_cores
+from ascendopt.tiling.dial import DialSearch
+from ascendopt.tiling.priors import is_reserve
 from ascendopt.tiling.space import MUTATIONS, REGION_KEY, Config, KnobSpace
 from ascendopt.tiling.strategies import parzen
 from ascendopt.tiling.strategies.base import Strategy, TrialResult
@@ -74,7 +76,7 @@ class EvoStrategy(Strategy):
                  candidates: int = 8, llm_mutator: LLMMutator | None = None, llm_rate: float = 0.0,
                  start_with_default: bool = True, max_tries: int = 64, use_prior: bool = True,
                  immigrant_rate: float = 0.25, profile_guided: bool = True, immigrants: str = "random",
-                 adjacent_after: int = 10):
+                 adjacent_after: int = 10, dial: bool = True):
         super().__init__(space, seed, start_with_default, max_tries)
         self.population_size = population_size
         self.init_size = init_size
@@ -103,6 +105,11 @@ class EvoStrategy(Strategy):
         self._adjacent: list[Config] = []                      # adjacent programs of the best, queued
         self._probed: list[Config] = []                        # best configs whose adjacent programs were queued
         self._stale = 0                                        # tells since the fastest config last changed
+        self.dial = dial
+        self._combined: Config | None = None                   # the latest combined profile move
+        self._dial: DialSearch | None = None                   # the UB reserve's line search, while on
+        self._dialed: list[Config] = []                        # configs a dial search started from
+        self._held: tuple[Config, dict] | None = None          # a dial's new best, diagnosed when it ends
         self.population: list[tuple[Config, float]] = []       # fastest feasible first
         self.stats: dict[tuple[str, int], list] = {}           # (knob, bucket) -> [successes, failures]
 
@@ -116,6 +123,9 @@ class EvoStrategy(Strategy):
             prior = self.space.prior_config()
             if not self.seen(prior):
                 return prior
+        c = self._dial_next()
+        if c is not None:
+            return c
         if self.adjacent_after and self._stale >= self.adjacent_after and not self._adjacent:
             self._plan_adjacent()
         while self._adjacent:
@@ -202,6 +212,54 @@ class EvoStrategy(Strategy):
         self._adjacent = [c for c in adjacent_programs(self.space, best, self.program_of) if not self.seen(c)]
         self._stale = -len(self._adjacent)  # the next stall is counted after these
 
+    def _dial_next(self) -> Config | None:
+        """The dial search's next config; values asked before are told to it from the history."""
+        while self._dial is not None:
+            self._dial.program_of = self.program_of  # the tune loop's oracle (not state)
+            c = self._dial.next()
+            if c is None:
+                if self._dial.pending is None:       # over (not waiting for a result)
+                    self._end_dial()
+                return None
+            if not self.seen(c):
+                return c
+            told = self._results.get(self.space.key(c))
+            if told is None:                         # asked in this batch: wait for its result
+                return None
+            self._dial.tell(c, told.latency_us if told.usable else None)
+        return None
+
+    def _maybe_start_dial(self, config: Config, result: TrialResult) -> None:
+        """Starts the reserve's dial search (:class:`~ascendopt.tiling.dial.DialSearch`) from
+        the combined profile move when that move left the UB reserve at its minimum: the move
+        changed the candidate's structure (cores, buffers) and took all the UB it could, which
+        is the slowest point of the reserve's tooth."""
+        if not (self.dial and self._dial is None and result.usable and self._combined is not None
+                and self.space.key(config) == self.space.key(self._combined)):
+            return
+        knob = next((k for k in self.space.knobs if is_reserve(k) and len(self.space.domain(k.id).grid()) > 1), None)
+        if knob is None or config[knob.id] != self.space.domain(knob.id).lo:
+            return
+        if any(self.space.key(c) == self.space.key(config) for c in self._dialed):
+            return
+        self._dialed.append(dict(config))
+        self._dial = DialSearch(self.space, config, knob.id, float(result.latency_us), self.program_of)  # type: ignore[arg-type]
+
+    def _end_dial(self) -> None:
+        """Closes the dial search; a new fastest config it found is diagnosed now."""
+        self._dial = None
+        held, self._held = self._held, None
+        if held is not None and self.population and self.population[0][0] == held[0]:
+            self._diagnose(*held)
+
+    def _diagnose(self, config: Config, profile: dict) -> None:
+        """Queues the moves a new fastest config's profile suggests, before older advice."""
+        found = diagnose(profile, kernel_cores(self.space, profile))
+        moves = directed_moves(self.space, config, found)
+        if moves:
+            self._combined = moves[0]
+        self._directed = moves + [c for c in self._directed if c not in moves]
+
     def _llm_child(self) -> Config | None:
         parent = self._tournament()
         text = parent.get(REGION_KEY, self.space.region_text)
@@ -214,6 +272,8 @@ class EvoStrategy(Strategy):
     # -- learning --------------------------------------------------------------------------
     def _observe(self, config: Config, result: TrialResult) -> None:
         keys = {k.id: (k.id, self.space.domain(k.id).bucket(config[k.id])) for k in self.space.knobs}
+        from_dial = self._dial is not None and self._dial.tell(config, result.latency_us if result.usable else None)
+        self._maybe_start_dial(config, result)  # before a diagnosis of this config replaces the combined move
         if result.usable:
             for key in keys.values():
                 self.stats.setdefault(key, [0, 0])[0] += 1
@@ -222,10 +282,12 @@ class EvoStrategy(Strategy):
             del self.population[self.population_size:]
             self._stale = 0 if self.population[0][0] == config else self._stale + 1
             if self.profile_guided and self.population[0][0] == config and result.profile:
-                # a new fastest config: what its profile says to try goes before older advice
-                found = diagnose(result.profile, kernel_cores(self.space, result.profile))
-                moves = directed_moves(self.space, config, found)
-                self._directed = moves + [c for c in self._directed if c not in moves]
+                # a new fastest config: what its profile says to try goes before older advice;
+                # one found by the dial search is diagnosed when the search ends
+                if from_dial:
+                    self._held = (dict(config), dict(result.profile))
+                else:
+                    self._diagnose(config, dict(result.profile))
         else:
             self._stale += 1
         if not result.usable and keys:
@@ -241,7 +303,9 @@ class EvoStrategy(Strategy):
     def _extra_state(self) -> dict:
         return {"population": [[c, lat] for c, lat in self.population], "lhs": self._lhs,
                 "directed": self._directed, "adjacent": self._adjacent, "probed": self._probed,
-                "stale": self._stale,
+                "stale": self._stale, "combined": self._combined,
+                "dial": None if self._dial is None else self._dial.state(), "dialed": self._dialed,
+                "held": None if self._held is None else list(self._held),
                 "stats": [[k, b, s, f] for (k, b), (s, f) in self.stats.items()]}
 
     def _load_extra_state(self, extra: Mapping[str, Any]) -> None:
@@ -251,6 +315,11 @@ class EvoStrategy(Strategy):
         self._adjacent = [dict(c) for c in extra.get("adjacent", [])]
         self._probed = [dict(c) for c in extra.get("probed", [])]
         self._stale = int(extra.get("stale", 0))
+        self._combined = None if extra.get("combined") is None else dict(extra["combined"])
+        self._dial = None if extra.get("dial") is None else DialSearch.from_state(self.space, extra["dial"])
+        self._dialed = [dict(c) for c in extra.get("dialed", [])]
+        held = extra.get("held")
+        self._held = None if held is None else (dict(held[0]), dict(held[1]))
         lhs = extra.get("lhs")
         self._lhs = None if lhs is None else [dict(c) for c in lhs]
 
@@ -303,5 +372,8 @@ EVO_OPTIONS: dict[str, tuple[Any, str]] = {
     "adjacent_after": (10, "tells without a new fastest config before the adjacent programs of the fastest "
                            "config (per knob and direction, the nearest value launching another device "
                            "program; needs the tune loop's program oracle) are asked; 0: never"),
+    "dial": (True, "after the combined profile move of a new fastest config, when it leaves the UB reserve at "
+                   "its minimum, turn the reserve up by a bracketing line search to the edge of its tooth "
+                   "(tiling/dial.py)"),
     "use_prior": (True, "ask the SoC prior config (all cores, double buffering, no UB reserve) second"),
 }
