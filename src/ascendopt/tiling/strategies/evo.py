@@ -26,6 +26,13 @@ instead of a child: failure-weighted random configs, or with ``immigrants="parze
 TPE-like proposal of :mod:`~ascendopt.tiling.strategies.parzen`. Configs already asked are not
 asked again when avoidable.
 
+When the combined profile move (all findings answered at once) leaves the UB reserve at its
+minimum, the reserve is then turned up by a dial search (:class:`~ascendopt.tiling.dial.DialSearch`:
+doubling offsets while latency does not rise, then bisection): the move changed the structure
+(cores, buffers) and took all the UB it could, the slowest point of the reserve's sawtooth,
+whose best point is the edge of the tooth. A new fastest config the dial finds is diagnosed
+when the dial ends.
+
 When ``adjacent_after`` results in a row bring no new fastest config, the adjacent programs of
 the fastest config are asked (:func:`~ascendopt.tiling.adjacent.adjacent_programs`: per knob
 and direction, the nearest value that launches another device program on the benchmark
