@@ -103,3 +103,30 @@ def test_evo_turns_the_reserve_after_the_combined_move():
     c = off.ask()[0]
     off.tell(c, result(c))
     assert off._dial is None
+
+
+def test_dial_search_downwards_and_evo_turns_a_doubled_tile_back():
+    space = KnobSpace.synthetic({"rows": Domain("int", 64, 8, 4096, 1)})
+    # latency falls from 128 rows down to 88, then rises: the edge below a doubled tile
+    lat = lambda r: 18.0 - (0.05 if 88 <= r <= 92 else 0.0) + (0.1 if r < 88 else 0.0)  # noqa: E731
+    s = DialSearch(space, {"rows": 128}, "rows", lat(128), direction=-1)
+    while (c := s.next()) is not None:
+        s.tell(c, lat(c["rows"]))
+    assert 88 <= s.best["rows"] <= 92 and s.best_latency == lat(90)
+    # evo: a headroom finding doubles the tile (64 -> 128); the dial walks back toward 64
+    tiles = KnobSpace([dataclasses.replace(k, role="tile") for k in
+                       KnobSpace.synthetic({"groupRows": Domain("int", 64, 8, 4096, 1)}).knobs])
+    evo = EvoStrategy(tiles, seed=0, use_prior=False)
+    far = {"block_dim": 48, "achieved_fraction": 0.9}          # headroom: tiles x 2, then / 2
+    base = evo.ask()[0]
+    evo.tell(base, TrialResult("ok", lat(64), True, far))
+    combined = evo.ask()[0]
+    assert combined == {"groupRows": 128}
+    evo.tell(combined, TrialResult("ok", lat(128), True, far))
+    assert evo._dial is not None and evo._dial.direction == -1 and evo._dial.knob == "groupRows"
+    for _ in range(20):
+        c = evo.ask()[0]
+        evo.tell(c, TrialResult("ok", lat(c["groupRows"]), True, far))
+        if evo._dial is None:
+            break
+    assert 88 <= min(evo.history, key=lambda t: t[1].latency_us)[0]["groupRows"] <= 92

@@ -138,7 +138,7 @@ def kernel_cores(space: KnobSpace, profile: Mapping[str, Any] | None = None) -> 
     return soc.aic_cores if cube else soc.aiv_cores
 
 
-def _is_min_per_core(name: str) -> bool:
+def is_min_per_core(name: str) -> bool:
     w = set(words(name))
     return "min" in w and bool(w & {"core", "cores"})
 
@@ -156,7 +156,7 @@ def _moved(space: KnobSpace, config: Mapping[str, Any], move: str, value: int | 
         if move == "cores_up":
             if is_core_knob(k):
                 new = d.hi
-            elif _is_min_per_core(k.name):
+            elif is_min_per_core(k.name):
                 new = d.snap(v / 4)
         elif move == "cores_even":
             if is_core_knob(k) and value is not None:
@@ -172,7 +172,7 @@ def _moved(space: KnobSpace, config: Mapping[str, Any], move: str, value: int | 
                 new = d.lo
             elif k.role == "ub_parts":
                 new = d.snap(v - 1 if up else v + 1)
-            elif k.role == "tile" and not _is_min_per_core(k.name):
+            elif k.role == "tile" and not is_min_per_core(k.name):
                 new = d.snap(2 * v if up else v / 2)
         if new != v and d.contains(new):
             c[k.id] = new

@@ -25,7 +25,8 @@ from ascendopt.tiling.space import Config, KnobSpace
 
 
 class DialSearch:
-    """Line search of ``knob`` upwards from ``base`` (evaluated, latency ``latency``).
+    """Line search of ``knob`` from ``base`` (evaluated, latency ``latency``), upwards
+    (``direction`` 1) or downwards (-1) on the knob's grid.
 
     Attributes:
         best: The first config of the fastest latency seen (``base`` until one is faster).
@@ -34,8 +35,10 @@ class DialSearch:
     """
 
     def __init__(self, space: KnobSpace, base: Mapping[str, Any], knob: str, latency: float,
-                 program_of: ProgramOf | None = None):
-        self.space, self.knob, self.program_of = space, knob, program_of
+                 program_of: ProgramOf | None = None, direction: int = 1):
+        if direction not in (1, -1):
+            raise ValueError(f"direction must be 1 or -1, not {direction!r}")
+        self.space, self.knob, self.program_of, self.direction = space, knob, program_of, direction
         self.grid = space.domain(knob).grid()
         self.base = space.complete(base)
         self.best: Config = dict(self.base)
@@ -63,18 +66,18 @@ class DialSearch:
             return None
         while True:
             if self.hi is None:                                  # expanding: double the offset
-                j = min(self.i + self.step, len(self.grid) - 1)
-                if j <= self.i:
+                j = min(max(self.i + self.direction * self.step, 0), len(self.grid) - 1)
+                if j == self.i:
                     self.done = True
                     return None
                 if self._same(j, self.i):                        # same program: same latency, free
                     self.i, self.step = j, self.step * 2
                     continue
             else:                                                # bisecting the bracket
-                j = (self.i + self.hi) // 2
-                if j <= self.i:
+                if abs(self.hi - self.i) <= 1:
                     self.done = True
                     return None
+                j = (self.i + self.hi) // 2
                 if self._same(j, self.i):
                     self.i = j
                     continue
@@ -101,13 +104,13 @@ class DialSearch:
         return True
 
     def state(self) -> dict[str, Any]:
-        return {"knob": self.knob, "base": self.base, "best": self.best, "best_latency": self.best_latency,
+        return {"knob": self.knob, "direction": self.direction, "base": self.base, "best": self.best, "best_latency": self.best_latency,
                 "i": self.i, "step": self.step, "hi": self.hi, "pending": self.pending, "done": self.done}
 
     @classmethod
     def from_state(cls, space: KnobSpace, state: Mapping[str, Any],
                    program_of: ProgramOf | None = None) -> "DialSearch":
-        s = cls(space, state["base"], state["knob"], state["best_latency"], program_of)
+        s = cls(space, state["base"], state["knob"], state["best_latency"], program_of, int(state.get("direction", 1)))
         s.best, s.i, s.step = dict(state["best"]), int(state["i"]), int(state["step"])
         s.hi = None if state["hi"] is None else int(state["hi"])
         s.pending = None if state["pending"] is None else int(state["pending"])

@@ -52,7 +52,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ascendopt.tiling.adjacent import ProgramOf, adjacent_programs
-from ascendopt.tiling.diagnose import diagnose, directed_moves, kernel_cores
+from ascendopt.tiling.diagnose import diagnose, directed_moves, is_min_per_core, kernel_cores
 from ascendopt.tiling.dial import DialSearch
 from ascendopt.tiling.priors import is_reserve
 from ascendopt.tiling.space import MUTATIONS, REGION_KEY, Config, KnobSpace
@@ -114,6 +114,7 @@ class EvoStrategy(Strategy):
         self._stale = 0                                        # tells since the fastest config last changed
         self.dial = dial
         self._combined: Config | None = None                   # the latest combined profile move
+        self._combined_from: Config | None = None              # the config it was made from
         self._dial: DialSearch | None = None                   # the UB reserve's line search, while on
         self._dialed: list[Config] = []                        # configs a dial search started from
         self._held: tuple[Config, dict] | None = None          # a dial's new best, diagnosed when it ends
@@ -237,20 +238,37 @@ class EvoStrategy(Strategy):
         return None
 
     def _maybe_start_dial(self, config: Config, result: TrialResult) -> None:
-        """Starts the reserve's dial search (:class:`~ascendopt.tiling.dial.DialSearch`) from
-        the combined profile move when that move left the UB reserve at its minimum: the move
-        changed the candidate's structure (cores, buffers) and took all the UB it could, which
-        is the slowest point of the reserve's tooth."""
+        """Starts a dial search (:class:`~ascendopt.tiling.dial.DialSearch`) from the combined
+        profile move, once per config, on the knob the move left coarse:
+
+        * a tile knob the move doubled or halved (not a ``min…PerCore`` threshold): searched from
+          the new value back toward the old one, the doubling being only a coarse probe;
+        * otherwise the UB reserve when the move left it at its minimum: the move changed the
+          candidate's structure (cores, buffers) and took all the UB it could, which is the
+          slowest point of the reserve's tooth; searched upwards.
+        """
         if not (self.dial and self._dial is None and result.usable and self._combined is not None
                 and self.space.key(config) == self.space.key(self._combined)):
             return
-        knob = next((k for k in self.space.knobs if is_reserve(k) and len(self.space.domain(k.id).grid()) > 1), None)
-        if knob is None or config[knob.id] != self.space.domain(knob.id).lo:
-            return
         if any(self.space.key(c) == self.space.key(config) for c in self._dialed):
             return
+        start = self._combined_from or {}
+        knob, direction = None, 1
+        for k in self.space.knobs:
+            d = self.space.domain(k.id)
+            if (k.role == "tile" and d.kind != "cat" and not is_min_per_core(k.name)
+                    and k.id in start and start[k.id] != config[k.id]):
+                knob, direction = k.id, (1 if start[k.id] > config[k.id] else -1)
+                break
+        if knob is None:
+            reserve = next((k for k in self.space.knobs if is_reserve(k) and len(self.space.domain(k.id).grid()) > 1),
+                           None)
+            if reserve is None or config[reserve.id] != self.space.domain(reserve.id).lo:
+                return
+            knob = reserve.id
         self._dialed.append(dict(config))
-        self._dial = DialSearch(self.space, config, knob.id, float(result.latency_us), self.program_of)  # type: ignore[arg-type]
+        self._dial = DialSearch(self.space, config, knob, float(result.latency_us),  # type: ignore[arg-type]
+                                self.program_of, direction)
 
     def _end_dial(self) -> None:
         """Closes the dial search; a new fastest config it found is diagnosed now."""
@@ -264,7 +282,7 @@ class EvoStrategy(Strategy):
         found = diagnose(profile, kernel_cores(self.space, profile))
         moves = directed_moves(self.space, config, found)
         if moves:
-            self._combined = moves[0]
+            self._combined, self._combined_from = moves[0], dict(config)
         self._directed = moves + [c for c in self._directed if c not in moves]
 
     def _llm_child(self) -> Config | None:
@@ -310,7 +328,7 @@ class EvoStrategy(Strategy):
     def _extra_state(self) -> dict:
         return {"population": [[c, lat] for c, lat in self.population], "lhs": self._lhs,
                 "directed": self._directed, "adjacent": self._adjacent, "probed": self._probed,
-                "stale": self._stale, "combined": self._combined,
+                "stale": self._stale, "combined": self._combined, "combined_from": self._combined_from,
                 "dial": None if self._dial is None else self._dial.state(), "dialed": self._dialed,
                 "held": None if self._held is None else list(self._held),
                 "stats": [[k, b, s, f] for (k, b), (s, f) in self.stats.items()]}
@@ -323,6 +341,7 @@ class EvoStrategy(Strategy):
         self._probed = [dict(c) for c in extra.get("probed", [])]
         self._stale = int(extra.get("stale", 0))
         self._combined = None if extra.get("combined") is None else dict(extra["combined"])
+        self._combined_from = None if extra.get("combined_from") is None else dict(extra["combined_from"])
         self._dial = None if extra.get("dial") is None else DialSearch.from_state(self.space, extra["dial"])
         self._dialed = [dict(c) for c in extra.get("dialed", [])]
         held = extra.get("held")
