@@ -26,12 +26,13 @@ instead of a child: failure-weighted random configs, or with ``immigrants="parze
 TPE-like proposal of :mod:`~ascendopt.tiling.strategies.parzen`. Configs already asked are not
 asked again when avoidable.
 
-When the combined profile move (all findings answered at once) leaves the UB reserve at its
-minimum, the reserve is then turned up by a dial search (:class:`~ascendopt.tiling.dial.DialSearch`:
-doubling offsets while latency does not rise, then bisection): the move changed the structure
-(cores, buffers) and took all the UB it could, the slowest point of the reserve's sawtooth,
-whose best point is the edge of the tooth. A new fastest config the dial finds is diagnosed
-when the dial ends.
+After the combined profile move (all findings answered at once) a dial search
+(:class:`~ascendopt.tiling.dial.DialSearch`: doubling offsets while latency does not rise, then
+bisection) refines the knob the move left coarse: a tile knob the move doubled or halved, from
+the new value back toward the old; otherwise the UB reserve when the move left it at its
+minimum (the move changed the structure and took all the UB it could, the slowest point of the
+reserve's sawtooth, whose best point is the edge of the tooth). A new fastest config the dial
+finds is diagnosed when the dial ends.
 
 When ``adjacent_after`` results in a row bring no new fastest config, the adjacent programs of
 the fastest config are asked (:func:`~ascendopt.tiling.adjacent.adjacent_programs`: per knob
@@ -398,8 +399,8 @@ EVO_OPTIONS: dict[str, tuple[Any, str]] = {
     "adjacent_after": (10, "tells without a new fastest config before the adjacent programs of the fastest "
                            "config (per knob and direction, the nearest value launching another device "
                            "program; needs the tune loop's program oracle) are asked; 0: never"),
-    "dial": (True, "after the combined profile move of a new fastest config, when it leaves the UB reserve at "
-                   "its minimum, turn the reserve up by a bracketing line search to the edge of its tooth "
-                   "(tiling/dial.py)"),
+    "dial": (True, "after the combined profile move of a new fastest config, a bracketing line search "
+                   "(tiling/dial.py) of a tile knob it doubled or halved (back toward the old value), or else of "
+                   "the UB reserve it left at its minimum (upwards, to the edge of the reserve's tooth)"),
     "use_prior": (True, "ask the SoC prior config (all cores, double buffering, no UB reserve) second"),
 }
