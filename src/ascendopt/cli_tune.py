@@ -107,21 +107,20 @@ def tune_command(
     if as_json:
         print(json.dumps({**result.to_dict(), "outputs": paths, "run_id": beval.run_id, "db": str(db)},
                          indent=2, default=str))
-        if result.stop_reason == "interrupted":
-            raise typer.Exit(130)
-        return
-    console.print(f"[bold]{op.op_type}[/bold]: {result.charged} evaluations charged, {result.duplicates} answered "
-                  f"from records, {result.equivalents} of them by the same device program"
-                  + (f", {result.probes} tiling-only probes" if result.probes else "") + f" ({result.stop_reason})")
-    if result.best_latency_us is None:
-        console.print("[red]no correct candidate found[/red]")
     else:
-        sp = f" — speedup {result.speedup:.3f}x" if result.speedup else ""
-        base = f"{result.baseline_latency_us:.3f} us" if result.baseline_latency_us else "original failed"
-        console.print(f"original {base} → best {result.best_latency_us:.3f} us{sp}")
-    console.print(f"report: {paths['report']}  patch: {paths['patch']}  best operator: {paths['best']}")
-    console.print(f"records: {db} (run {beval.run_id})")
+        console.print(f"[bold]{op.op_type}[/bold]: {result.charged} evaluations charged, {result.duplicates} "
+                      f"answered from records, {result.equivalents} of them by the same device program"
+                      + (f", {result.probes} tiling-only probes" if result.probes else "") + f" ({result.stop_reason})")
+        if result.best_latency_us is None:
+            console.print("[red]no correct candidate found[/red]")
+        else:
+            sp = f" — speedup {result.speedup:.3f}x" if result.speedup else ""
+            base = f"{result.baseline_latency_us:.3f} us" if result.baseline_latency_us else "original failed"
+            console.print(f"original {base} → best {result.best_latency_us:.3f} us{sp}")
+        console.print(f"report: {paths['report']}  patch: {paths['patch']}  best operator: {paths['best']}")
+        console.print(f"records: {db} (run {beval.run_id})")
     if result.stop_reason == "interrupted":
-        err_console.print("[yellow]interrupted[/yellow]: the outputs hold the best candidate evaluated so far; the "
-                          "same command again replays the recorded evaluations without charge and goes on")
+        if not as_json:
+            err_console.print("[yellow]interrupted[/yellow]: the outputs hold the best candidate evaluated so far; "
+                              "the same command again replays the recorded evaluations without charge and goes on")
         raise typer.Exit(130)

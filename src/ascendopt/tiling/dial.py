@@ -8,8 +8,8 @@ the start of a tooth, the slowest point of it. :class:`DialSearch` turns the dia
 it doubles its offset while latency does not rise (moving over values that launch the same
 device program without asking them, when a program oracle is given), and once a value is
 slower (or fails) it bisects between the last value that was not slower and the first slower
-one until they are adjacent. Each asked value costs one evaluation; a 1537-value reserve grid is searched in
-about 2 log2(1537) = 22 asks at most.
+one until they are adjacent. Each asked value costs one evaluation; a 1537-value reserve grid
+is searched in about 2 log2(1537) = 22 asks at most.
 
 The search is driven by its owner (evo): :meth:`DialSearch.next` gives the next config to
 ask (None when done), :meth:`DialSearch.tell` takes its latency (None for a failure).
@@ -104,13 +104,15 @@ class DialSearch:
         return True
 
     def state(self) -> dict[str, Any]:
-        return {"knob": self.knob, "direction": self.direction, "base": self.base, "best": self.best, "best_latency": self.best_latency,
-                "i": self.i, "step": self.step, "hi": self.hi, "pending": self.pending, "done": self.done}
+        return {"knob": self.knob, "direction": self.direction, "base": self.base, "best": self.best,
+                "best_latency": self.best_latency, "i": self.i, "step": self.step, "hi": self.hi,
+                "pending": self.pending, "done": self.done}
 
     @classmethod
     def from_state(cls, space: KnobSpace, state: Mapping[str, Any],
                    program_of: ProgramOf | None = None) -> "DialSearch":
-        s = cls(space, state["base"], state["knob"], state["best_latency"], program_of, int(state.get("direction", 1)))
+        s = cls(space, state["base"], state["knob"], state["best_latency"], program_of,
+                int(state.get("direction", 1)))
         s.best, s.i, s.step = dict(state["best"]), int(state["i"]), int(state["step"])
         s.hi = None if state["hi"] is None else int(state["hi"])
         s.pending = None if state["pending"] is None else int(state["pending"])
