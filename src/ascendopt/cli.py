@@ -10,6 +10,7 @@ from typing import List, Optional
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC, SocError
 from ascendopt.cases import CaseError, load_op_cases
@@ -25,7 +26,9 @@ _STATUS_STYLE = {"ok": "green", "wrong_result": "red", "compile_error": "red", "
 
 
 def _fail(msg: str, code: int = 2) -> None:
-    err_console.print(f"[red]error:[/red] {msg}")
+    """Prints ``msg`` as an error (whole: paths are not wrapped or cropped, brackets are not
+    markup) and exits with ``code``."""
+    err_console.print(Text.assemble(("error:", "red"), " ", msg), soft_wrap=True)
     raise typer.Exit(code)
 
 

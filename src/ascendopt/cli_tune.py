@@ -77,6 +77,13 @@ def tune_command(
     bad = [b for b in bench_case if b not in names]
     if bad:
         _fail(f"unknown benchmark case(s) {', '.join(bad)}")
+    out = out or Path(f"tune_{op.name}")
+    if out.exists() and not out.is_dir():
+        _fail(f"--out {out}: exists and is not a directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        _fail(f"--out {out}: cannot create the output directory: {e}")
     backend = _backend(soc)
     evaluator = Evaluator(backend, EvalConfig(seed=seed, benchmark_cases=tuple(bench_case), run_timeout_s=timeout))
     try:
@@ -88,7 +95,6 @@ def tune_command(
                               run_config={"command": "tune", "strategy": strategy, "seed": seed,
                                           "op_dir": str(op_dir)})
     strat = make_strategy(strategy, space, seed=seed)
-    out = out or Path(f"tune_{op.name}")
     try:
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TextColumn("{task.fields[best]}"), TimeElapsedColumn(), console=err_console,
@@ -103,7 +109,11 @@ def tune_command(
     finally:
         executor.close()
         beval.finish()
-    paths = write_outputs(result, op, space, out)
+    try:
+        paths = write_outputs(result, op, space, out)
+    except OSError as e:
+        _fail(f"cannot write the outputs to {out}: {e}\nthe {result.charged} evaluations are recorded in {db} "
+              f"(run {beval.run_id}): the same command with a writable --out replays them without charge", code=1)
     if as_json:
         print(json.dumps({**result.to_dict(), "outputs": paths, "run_id": beval.run_id, "db": str(db)},
                          indent=2, default=str))

@@ -105,6 +105,44 @@ def test_tune_cli_rejects_bad_input(tmp_path):
     assert r.exit_code == 2
 
 
+def test_tune_cli_rejects_an_output_path_that_is_a_file_before_searching(sim_cache, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from ascendopt.cli import app
+
+    monkeypatch.setenv("ASCENDOPT_CACHE", str(sim_cache))
+    taken = tmp_path / "taken"
+    taken.write_text("not a directory")
+    db = tmp_path / "r.db"
+    r = CliRunner().invoke(app, ["tune", str(FIXTURE_OPS / "scale_copy"), "--budget", "2", "--out", str(taken),
+                                 "--db", str(db)])
+    assert r.exit_code == 2 and isinstance(r.exception, SystemExit), r.output
+    assert "not a directory" in r.output
+    assert not db.exists()  # refused before anything was evaluated
+
+
+def test_tune_cli_keeps_the_evaluations_when_the_outputs_cannot_be_written(sim_cache, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    import ascendopt.tiling.search as search
+    from ascendopt.cli import app
+
+    monkeypatch.setenv("ASCENDOPT_CACHE", str(sim_cache))
+
+    def full_disk(*a, **kw):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(search, "write_outputs", full_disk)
+    db = tmp_path / "r.db"
+    args = ["tune", str(FIXTURE_OPS / "scale_copy"), "--budget", "2", "--strategy", "random",
+            "--out", str(tmp_path / "o"), "--db", str(db)]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 1 and isinstance(r.exception, SystemExit), r.output
+    assert "No space left" in r.output and "recorded" in r.output
+    listing = CliRunner().invoke(app, ["records", str(db), "--json"])
+    assert listing.exit_code == 0 and "stage2/random" in listing.output
+
+
 def test_show_space_lists_knobs():
     from typer.testing import CliRunner
 
