@@ -183,6 +183,11 @@ def test_load_op_cases_with_extra_files_and_override(tmp_path):
     assert load_op_cases(tmp_path) == []
     with pytest.raises(CaseError, match="not found"):
         load_op_cases(tmp_path / "missing")
+    # a bad override is the user's mistake: said once, before any case runs
+    with pytest.raises(CaseError, match="golden file not found"):
+        load_op_cases(OP_DIR, golden_override=str(tmp_path / "nofile.py:f"))
+    with pytest.raises(CaseError, match="no function 'nope'"):
+        load_op_cases(OP_DIR, golden_override=str(GOLDENS / "golden_ok.py:nope"))
 
 
 # ------------------------------------------------------------------------------ attrs

@@ -445,3 +445,24 @@ def test_cli_profile_end_to_end(shared_cache_env, tmp_path, monkeypatch):
     assert res.exit_code == 2 and "Traceback" not in res.output
     res = runner.invoke(app, ["profile", str(SCALE_COPY), "--soc", "NoSuchSoc"])
     assert res.exit_code == 2 and "unknown SoC" in res.output
+
+
+def test_cli_run_reports_failures_readably(shared_cache_env, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from ascendopt.cli import app
+
+    monkeypatch.setenv("ASCENDOPT_CACHE", shared_cache_env)
+    runner = CliRunner()
+    res = runner.invoke(app, ["run", str(SCALE_COPY), "--case", "small_tail", "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["passed"] == 1
+    # a wrong result: exit 1, the case's message without markup shown literally
+    bad = tmp_path / "bad_golden.py"
+    bad.write_text("def calc(x, y):\n    return [x['value'] * 3.0]\n")
+    res = runner.invoke(app, ["run", str(SCALE_COPY), "--case", "small_tail", "--golden", f"{bad}:calc"])
+    assert res.exit_code == 1, res.output
+    assert "small_tail wrong_result" in res.output and "[bold]" not in res.output and "0 passed, 1 failed" in res.output
+    # a golden override that does not load is said once, up front (exit 2)
+    res = runner.invoke(app, ["run", str(SCALE_COPY), "--golden", f"{tmp_path / 'nofile.py'}:calc"])
+    assert res.exit_code == 2 and "golden file not found" in res.output and "case_error" not in res.output

@@ -106,8 +106,9 @@ def run(
         console.print(table)
         for r in results:
             if r.status != "ok" or r.message:
-                console.print(f"[bold]{r.name}[/bold] {r.status}{' (' + r.error_kind + ')' if r.error_kind else ''}: "
-                              f"{r.message.strip()[:4000]}", markup=False, highlight=False)
+                kind = f" ({r.error_kind})" if r.error_kind else ""
+                console.print(Text.assemble((r.name, "bold"), f" {r.status}{kind}: {r.message.strip()[:4000]}"),
+                              highlight=False)
         console.print(f"{len(results) - failed} passed, {failed} failed")
     raise typer.Exit(1 if failed else 0)
 

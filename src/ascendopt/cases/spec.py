@@ -376,7 +376,8 @@ def load_op_cases(op_dir: str | Path, extra_case_files: Iterable[str | Path] = (
         All concrete cases, names unique across files (empty if there are none).
 
     Raises:
-        CaseError: If ``op_dir`` is not a directory or a case file is invalid.
+        CaseError: If ``op_dir`` is not a directory, a case file is invalid or the golden
+            override cannot be loaded.
     """
     op_dir = Path(op_dir)
     if not op_dir.is_dir():
@@ -385,6 +386,9 @@ def load_op_cases(op_dir: str | Path, extra_case_files: Iterable[str | Path] = (
     cases = [c for f in files for c in load_case_file(f)]
     if golden_override:
         golden = _golden_spec(golden_override, Path.cwd())
+        from ascendopt.cases.golden import load_golden  # golden.py imports this module
+
+        load_golden(golden)  # a bad override is said once here, not once per case when run
         cases = [replace(c, golden=golden) for c in cases]
     return _make_unique(cases)
 
