@@ -14,6 +14,7 @@ from rich.text import Text
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC, SocError
 from ascendopt.cases import CaseError, load_op_cases
+from ascendopt.cli_options import positive
 from ascendopt.operator import Operator, OperatorError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -67,9 +68,9 @@ def run(
     soc: str = typer.Option(DEFAULT_SOC, "--soc", help="SoC to simulate."),
     rtol: Optional[float] = typer.Option(None, "--rtol", help="Relative tolerance (default: per-dtype policy)."),
     atol: Optional[float] = typer.Option(None, "--atol", help="Absolute tolerance (default: per-dtype policy)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the generated inputs."),
-    timeout: float = typer.Option(60.0, "--timeout", help="Seconds allowed per case run."),
-    noise_pct: float = typer.Option(0.0, "--noise-pct", help="Seeded timing noise (percent std) for tests."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the generated inputs."),
+    timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
+    noise_pct: float = typer.Option(0.0, "--noise-pct", min=0.0, help="Seeded timing noise (percent std) for tests."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
     """Build an operator on the simulator, run its cases and check them against the golden."""
@@ -131,9 +132,9 @@ def profile_cmd(
     golden: Optional[str] = typer.Option(None, "--golden", help="FILE.py:FUNC golden overriding the case files'."),
     soc: str = typer.Option(DEFAULT_SOC, "--soc", help="SoC to simulate."),
     out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default ./profile_<op>_<case>/)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the generated inputs."),
-    timeout: float = typer.Option(60.0, "--timeout", help="Seconds allowed for the run."),
-    top: int = typer.Option(8, "--top", help="Instructions to list by cycles."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the generated inputs."),
+    timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed for the run."),
+    top: int = typer.Option(8, "--top", min=1, help="Instructions to list by cycles."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
 ) -> None:
     """Profile one case on the simulator: msprof-format files plus a bottleneck summary."""

@@ -12,6 +12,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC
+from ascendopt.cli_options import positive
+
 
 def show_space(space, as_json: bool) -> None:
     from ascendopt.cli import console  # lazy: ascendopt.cli imports this module
@@ -46,10 +48,10 @@ def tune_command(
     golden: Optional[str] = typer.Option(None, "--golden", help="FILE.py:FUNC golden override."),
     bench_case: List[str] = typer.Option([], "--bench-case", help="Benchmark case(s) (default: the largest)."),
     soc: str = typer.Option(DEFAULT_SOC, "--soc"),
-    seed: int = typer.Option(0, "--seed", help="Seed of the strategy and of the inputs."),
-    workers: int = typer.Option(1, "--workers", help="Candidates evaluated in parallel (processes)."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the strategy and of the inputs."),
+    workers: int = typer.Option(1, "--workers", min=1, help="Candidates evaluated in parallel (processes)."),
     db: Path = typer.Option(Path("ascendopt.db"), "--db", help="Record store (SQLite)."),
-    timeout: float = typer.Option(60.0, "--timeout", help="Seconds allowed per case run."),
+    timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Stage II: search the host tiling program's knobs with profiling in the loop."""

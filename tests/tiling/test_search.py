@@ -143,6 +143,24 @@ def test_tune_cli_keeps_the_evaluations_when_the_outputs_cannot_be_written(sim_c
     assert listing.exit_code == 0 and "stage2/random" in listing.output
 
 
+@pytest.mark.parametrize("args, option", [
+    (["tune", "--seed", "-5"], "--seed"), (["tune", "--timeout", "0"], "--timeout"),
+    (["tune", "--workers", "0"], "--workers"), (["run", "--timeout", "-1"], "--timeout"),
+    (["run", "--seed", "-1"], "--seed"), (["run", "--noise-pct", "-1"], "--noise-pct"),
+    (["profile", "--top", "0"], "--top"), (["profile", "--timeout", "0"], "--timeout"),
+])
+def test_cli_rejects_out_of_range_numbers_as_usage_errors(args, option, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from ascendopt.cli import app
+
+    monkeypatch.chdir(tmp_path)  # nothing is written where the tests run, even if a check is missing
+
+    r = CliRunner().invoke(app, [args[0], str(FIXTURE_OPS / "scale_copy"), *args[1:]])
+    assert r.exit_code == 2 and isinstance(r.exception, SystemExit), r.output
+    assert option in r.output
+
+
 def test_show_space_lists_knobs():
     from typer.testing import CliRunner
 
