@@ -131,6 +131,8 @@ def tune_command(
             console.print(f"original {base} → best {result.best_latency_us:.3f} us{sp}")
         console.print(f"report: {paths['report']}  patch: {paths['patch']}  best operator: {paths['best']}")
         console.print(f"records: {db} (run {beval.run_id})")
+    if result.best_latency_us is None and result.stop_reason != "interrupted":
+        raise typer.Exit(1)  # outputs written, but nothing correct was found: scripts must see it
     if result.stop_reason == "interrupted":
         if not as_json:
             err_console.print("[yellow]interrupted[/yellow]: the outputs hold the best candidate evaluated so far; "

@@ -161,6 +161,23 @@ def test_cli_rejects_out_of_range_numbers_as_usage_errors(args, option, tmp_path
     assert option in r.output
 
 
+def test_tune_cli_exits_1_when_no_candidate_is_correct(sim_cache, tmp_path, monkeypatch):
+    import json
+
+    from typer.testing import CliRunner
+
+    from ascendopt.cli import app
+
+    monkeypatch.setenv("ASCENDOPT_CACHE", str(sim_cache))
+    out = tmp_path / "o"
+    r = CliRunner().invoke(app, ["tune", str(FIXTURE_OPS / "scale_copy"), "--budget", "2", "--strategy", "random",
+                                 "--timeout", "0.000001", "--out", str(out), "--db", str(tmp_path / "r.db"), "--json"])
+    assert r.exit_code == 1, r.output
+    data = json.loads(r.stdout)
+    assert data["best_latency_us"] is None and {t["status"] for t in data["trials"]} == {"timeout"}
+    assert (out / "report.md").exists()
+
+
 def test_show_space_lists_knobs():
     from typer.testing import CliRunner
 
