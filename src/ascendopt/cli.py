@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -95,14 +96,16 @@ def run(
         print(json.dumps({"op": op.op_type, "soc": soc, "passed": len(results) - failed, "failed": failed,
                           "cases": [r.to_dict() for r in results]}, indent=2))
     else:
-        table = Table(title=f"{op.op_type} on {soc}")
-        for col in ("case", "status", "max abs err", "max rel err", "mismatch", "blocks", "key", "time (us)"):
-            table.add_column(col, justify="left" if col in ("case", "status") else "right")
+        table = Table(title=f"{op.op_type} on {soc}", box=box.SIMPLE_HEAD, pad_edge=False,
+                      collapse_padding=True)  # no column rules, narrow gaps: fits 80 columns
+        for col in ("case", "status", "abs err", "rel err", "mismatch", "blocks", "key", "us"):
+            table.add_column(col, justify="left" if col in ("case", "status") else "right", overflow="fold",
+                             no_wrap=col in ("case", "status"))  # case names stay whole: --case takes them
         for r in results:
             style = _STATUS_STYLE.get(r.status, "white")
-            fmt = lambda v, f="{:.3g}": "-" if v is None else f.format(v)  # noqa: E731
+            fmt = lambda v, f="{:.2g}": "-" if v is None else f.format(v)  # noqa: E731
             table.add_row(r.name, f"[{style}]{r.status}[/{style}]", fmt(r.max_abs_err), fmt(r.max_rel_err),
-                          fmt(r.mismatch_ratio, "{:.2%}"), str(r.block_dim or "-"), str(r.tiling_key),
+                          fmt(r.mismatch_ratio, "{:.1%}"), str(r.block_dim or "-"), str(r.tiling_key),
                           fmt(r.task_duration_us, "{:.2f}"))
         console.print(table)
         for r in results:
@@ -206,9 +209,9 @@ def profile_cmd(
                   + (f", mix block dim {summ.mix_block_dim}" if summ.mix_block_dim is not None else "")
                   + f", op type {summ.op_type}")
     table = Table(title="pipe busy ratio (busy / core time)")
-    table.add_column("pipe")
-    table.add_column("mean over cores", justify="right")
-    table.add_column(f"slowest core (block {summ.slowest_block})", justify="right")
+    table.add_column("pipe", overflow="fold")
+    table.add_column("mean over cores", justify="right", overflow="fold")
+    table.add_column(f"slowest core (block {summ.slowest_block})", justify="right", overflow="fold")
     for pipe in ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX"):
         if pipe in summ.pipe_ratio_mean or pipe in summ.pipe_ratio_slowest:
             m, s_ = summ.pipe_ratio_mean.get(pipe), summ.pipe_ratio_slowest.get(pipe)
@@ -222,7 +225,7 @@ def profile_cmd(
     if summ.top_instructions:
         it = Table(title="top instructions by cycles (all cores)")
         for col in ("instruction", "pipe", "count", "cycles", "share"):
-            it.add_column(col, justify="left" if col in ("instruction", "pipe") else "right")
+            it.add_column(col, justify="left" if col in ("instruction", "pipe") else "right", overflow="fold")
         for r in summ.top_instructions:
             it.add_row(r["name"], r["pipe"], str(r["count"]), f"{r['cycles']:.0f}", f"{r['share']:.1%}")
         console.print(it)
@@ -257,7 +260,7 @@ def list_ops(
         return
     table = Table(title=f"operators under {root}")
     for col in ("path", "op type", "cases", "dtypes"):
-        table.add_column(col)
+        table.add_column(col, overflow="fold")
     for r in rows:
         table.add_row(r["path"], r["op_type"], str(r["cases"]), ", ".join(r["dtypes"]) or r.get("error", ""))
     console.print(table)

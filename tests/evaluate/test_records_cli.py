@@ -40,6 +40,9 @@ def test_list_runs_and_evaluations(db):
     r = CliRunner().invoke(app, ["records", str(path)])
     assert r.exit_code == 0, r.output
     assert "scale_copy" in r.output and "finished" in r.output
+    r = CliRunner().invoke(app, ["records", str(path), "--run", "1"])
+    # on a terminal of 80 columns long cells wrap instead of being cut ("stage1/re…"), digests stay whole
+    assert r.exit_code == 0 and "…" not in r.output and base.digest[:12] in r.output, r.output
     r = CliRunner().invoke(app, ["records", str(path), "--run", "1", "--json"])
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)

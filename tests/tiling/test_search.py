@@ -189,6 +189,8 @@ def test_show_space_lists_knobs():
     # the table on a terminal of 80 columns wraps long cells instead of cutting them ("op_host/add_bro…")
     r = CliRunner().invoke(app, ["tune", str(OPS / "level1" / "add_broadcast"), "--show-space"])
     assert r.exit_code == 0 and "BUFFER_NUM" in r.output and "…" not in r.output, r.output
+    r = CliRunner().invoke(app, ["ops", str(OPS)])  # the same for the paths of `ascendopt ops`
+    assert r.exit_code == 0 and "…" not in r.output and "MatmulCustom" in r.output, r.output
 
 
 class Listed:

@@ -46,22 +46,25 @@ def print_records(store: RecordStore, console: Console, run_id: int | None = Non
         return
     runs = Table(title="runs")
     for col in ("id", "created", "op", "status", "charged", "duplicates"):
-        runs.add_column(col)
+        runs.add_column(col, overflow="fold")
     for r in data["runs"]:
         runs.add_row(str(r["id"]), _when(r["created"]), r["op"], r["status"], str(r["charged"]), str(r["duplicates"]))
     console.print(runs)
     if run_id is None:
         return
-    evs = Table(title=f"evaluations of run {run_id}")
-    for col in ("id", "op", "digest", "parent", "origin", "status", "latency (us)", "total (s)", "note"):
-        evs.add_column(col, justify="right" if col in ("latency (us)", "total (s)") else "left")
-    for e in data["runs"][0]["evaluations"]:
+    run = data["runs"][0]
+    # 80 columns hold little: the op is in the title, and only free text wraps (digests stay whole)
+    evs = Table(title=f"evaluations of run {run_id} ({run['op']})")
+    for col in ("id", "digest", "parent", "origin", "status", "us", "s", "note"):
+        evs.add_column(col, justify="right" if col in ("us", "s") else "left", overflow="fold",
+                       no_wrap=col in ("id", "digest", "parent", "us", "s"))
+    for e in run["evaluations"]:
         if not e["charged"]:
             note = f"same program as {e['same_as'][:12]}" if e["same_as"] else "duplicate"
         else:
             note = e["error_kind"] or e["error"].splitlines()[0][:40] if e["error"] else ""
         lat = "-" if e["latency_us"] is None else f"{e['latency_us']:.3f}"
-        evs.add_row(str(e["id"]), e["op"], e["digest"][:12], (e["parent"] or "-")[:12], e["origin"], e["status"],
+        evs.add_row(str(e["id"]), e["digest"][:12], (e["parent"] or "-")[:12], e["origin"], e["status"],
                     lat, f"{e['timings'].get('total_s', 0):.2f}", note)
     console.print(evs)
 
