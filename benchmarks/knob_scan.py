@@ -1,5 +1,6 @@
 """One knob's landscape: the latency of a config on an operator's benchmark case as one knob
-moves, the other knobs fixed (the float32 cases, as in ``stage2_strategies.py``).
+moves, the other knobs fixed (the float32 cases, as in ``stage2_strategies.py``; with
+``--dtypes all`` the largest case of all, which ``ascendopt tune`` times).
 
     python benchmarks/knob_scan.py silu --config '{"maxCoreNum": 42, "ubReserveBytes": 25600}' \\
         --knob maxCoreNum --values 40:44
@@ -24,6 +25,8 @@ from ascendopt.operator import Operator
 from ascendopt.tiling.space import KnobSpace
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from stage2_strategies import select_cases  # noqa: E402
 
 
 def parse_values(text: str) -> list[int]:
@@ -39,6 +42,8 @@ def main() -> None:
     ap.add_argument("--knob", required=True)
     ap.add_argument("--values", required=True, help="lo:hi[:step] (inclusive) or a comma list")
     ap.add_argument("--config", default="{}", help="JSON of the other knobs' values")
+    ap.add_argument("--dtypes", choices=("float32", "all"), default="float32",
+                    help="the cases the benchmark case is chosen from")
     args = ap.parse_args()
     op_dirs = {p.parent.name: p.parent for p in (ROOT / "ops").rglob("op_host")}
     if args.op not in op_dirs:
@@ -51,8 +56,7 @@ def main() -> None:
     unknown = set(config) - set(space.ids)
     if unknown:
         sys.exit(f"unknown knobs in --config: {sorted(unknown)}; knobs: {', '.join(space.ids)}")
-    cases = [c for c in load_op_cases(op_dirs[args.op])
-             if all(t.dtype in ("float", "float32", "bool") for t in (*c.inputs, *c.outputs))]
+    cases = select_cases(load_op_cases(op_dirs[args.op]), args.dtypes)
     evaluator = Evaluator(SimBackend(), EvalConfig(seed=0, jobs=1))
     bench = benchmark_cases(cases, evaluator.config.benchmark_cases)
     print(f"{args.op}: {args.knob} over {args.values} with {json.dumps(config)} on {bench[0].name}")

@@ -3,7 +3,8 @@
     python benchmarks/stage2_strategies.py [--ops gelu,silu,...] [--seeds 5] [--budget 100]
                                            [--starts own,poor] [--strategies evo,random,tpe]
                                            [--out benchmarks/results/stage2.json]
-                                           [--evo-options JSON] [--report] [--json]
+                                           [--evo-options JSON] [--dtypes float32|all]
+                                           [--report] [--json]
 
 A variant of evo is compared against the same random / TPE runs by copying the results file,
 deleting its evo keys and re-running only evo into the copy, e.g.::
@@ -25,7 +26,9 @@ the digest, and the modeled time does not depend on the data), so replaying a re
 equals re-running it. Within a search, candidates that launch the same device program as an
 evaluated one are answered without charge, as in ``ascendopt tune``. Each search still pays its own budget: the memo only saves
 wall time, the budget accounting is per search as in a real run. To keep the wall time
-affordable every candidate is checked on the float32 cases (and timed on the largest).
+affordable every candidate is checked on the float32 cases (and timed on the largest);
+``--dtypes all`` checks every case, as ``ascendopt tune`` does (then the largest case of all
+dtypes is timed, often a 16-bit one: another landscape), into ``stage2_all_dtypes.json``.
 """
 
 from __future__ import annotations
@@ -128,6 +131,14 @@ def _save(out: Path, key: str, value: dict) -> dict:
     return results
 
 
+def select_cases(cases: list, dtypes: str) -> list:
+    """The cases of the benchmark: all of them, or (``dtypes="float32"``) those whose tensors are
+    all float32 (or bool)."""
+    if dtypes == "all":
+        return list(cases)
+    return [c for c in cases if all(t.dtype in ("float", "float32", "bool") for t in (*c.inputs, *c.outputs))]
+
+
 def poor_config(space: KnobSpace) -> dict:
     cfg = {}
     for k in space.knobs:
@@ -161,8 +172,15 @@ def main() -> None:
                     help='JSON of evo options for a variant run, e.g. \'{"tournament_size": 5}\' (see EVO_OPTIONS)')
     ap.add_argument("--report", action="store_true", help="only print the table of the results in --out")
     ap.add_argument("--json", action="store_true", help="print the summary table as JSON")
-    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "stage2.json"))
+    ap.add_argument("--dtypes", choices=("float32", "all"), default="float32",
+                    help="cases every candidate is checked on: the float32 ones (the results table) or all, "
+                         "as ascendopt tune does")
+    ap.add_argument("--out", default=None, help="results JSON (default: benchmarks/results/stage2.json, "
+                                                "or stage2_all_dtypes.json with --dtypes all)")
     args = ap.parse_args()
+    if args.out is None:
+        args.out = str(ROOT / "benchmarks" / "results" / ("stage2.json" if args.dtypes == "float32"
+                                                           else "stage2_all_dtypes.json"))
     memo = Path(args.memo)
     memo.parent.mkdir(parents=True, exist_ok=True)
     out = Path(args.out)
@@ -183,8 +201,7 @@ def main() -> None:
     op_dirs = {p.parent.name: p.parent for p in (ROOT / "ops").rglob("op_host")}
     for name in args.ops.split(","):
         op0 = Operator.load(op_dirs[name])
-        cases = [c for c in load_op_cases(op_dirs[name]) if all(t.dtype in ("float", "float32", "bool")
-                                                                 for t in (*c.inputs, *c.outputs))]
+        cases = select_cases(load_op_cases(op_dirs[name]), args.dtypes)
         for start in args.starts.split(","):
             space0 = KnobSpace.from_operator(op0)
             op = op0 if start == "own" else space0.apply(op0, poor_config(space0), origin="bench/poor")

@@ -44,6 +44,12 @@ def test_findings():
     assert kinds(saturated) == []                              # no gaps left to fill, at the roofline
     vector_bound = {**saturated, "bound": "V", "pipe_ratio_mean": {"V": 0.96, "MTE2": 0.7, "MTE3": 0.4}}
     assert kinds(vector_bound) == []                           # more buffers do not help
+    # the roofline says HBM, the pipes say the vector pipe is the busiest: no memory stalls, and
+    # the gap to the roofline is probed by tile size (rms_norm's float16 benchmark case)
+    vector_busiest = {**vector_bound, "bound": "HBM", "achieved_fraction": 0.88,
+                      "pipe_ratio_mean": {"S": 0.0, "V": 0.92, "MTE2": 0.70, "MTE3": 0.43}}
+    assert kinds(vector_busiest) == ["headroom"]
+    assert kinds({"bound": "HBM", "achieved_fraction": 0.98}) == ["memory_stalls"]  # no pipe ratios: the label
     # far from the roofline without a clearer cause: probe the tile size
     assert kinds({**saturated, "achieved_fraction": 0.9}) == ["headroom"]
     assert kinds(None) == [] and kinds({}) == []
