@@ -1,0 +1,316 @@
+"""The de-optimization motif interface, its registry and the syntax-tree helpers motifs share.
+
+A motif is one optimization that strong AscendC kernels carry, written as the transform that
+*removes* it (the rewind direction). Each motif is a matcher (:meth:`Motif.find`: the sites of
+an operator where the optimization is present, each named with file, line and a label) and a
+rewriter (:meth:`Motif.apply`: the operator with the optimization removed at one site). Both
+work on the real syntax tree (tree-sitter-cpp, :mod:`ascendopt.tiling.cparse`); a rewriter
+edits byte spans of the original text, so everything it does not touch stays byte-identical.
+
+A rewrite is only a proposal: rewind keeps it only when the backend says it still builds,
+stays correct, adds no hazard and is measurably slower (:mod:`ascendopt.rewind.validate`).
+A motif therefore need not prove its rewrite correct, but it must say which mechanism it
+removes (``mechanism``) and what that costs on the pipes (``bottleneck``): the experience bank
+is built from these statements plus the measured profiles.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import ClassVar
+
+from tree_sitter import Node
+
+from ascendopt.operator import Operator
+from ascendopt.tiling.cparse import Parsed, parse, walk
+
+
+class MotifError(ValueError):
+    """A site does not belong to the operator (stale site, wrong motif)."""
+
+
+@dataclass(frozen=True)
+class Site:
+    """One place where a motif applies.
+
+    Attributes:
+        motif: The motif's registry name.
+        file: Relative source path (``op_kernel/x.cpp``).
+        line: 1-based line of the site in the original text.
+        label: What was found, for people (``TQue inQueueX depth BUFFER_NUM=2``).
+        start: Byte offset of the site's anchor node in the original text.
+        end: End byte of the anchor node.
+        detail: Motif-specific data the rewriter needs (e.g. a knob id), as text.
+    """
+
+    motif: str
+    file: str
+    line: int
+    label: str
+    start: int
+    end: int
+    detail: str = ""
+
+    def to_dict(self) -> dict:
+        return {"motif": self.motif, "file": self.file, "line": self.line, "label": self.label,
+                "start": self.start, "end": self.end, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace bytes ``[start, end)`` of ``file`` by ``text`` (an insertion when start == end)."""
+
+    file: str
+    start: int
+    end: int
+    text: str
+
+
+class Motif(abc.ABC):
+    """A de-optimization: find where an optimization is, remove it at one site.
+
+    Class attributes (documented facts, copied into every experience the motif yields):
+        name: Registry key (``double_buffer``).
+        family: Canonical family of the optimization (:data:`ascendopt.rewind.families.FAMILIES`).
+        title: The optimization, in the optimizing direction (``Double-buffer the copy queues``).
+        mechanism: Why the optimization pays, in one or two sentences.
+        bottleneck: What its absence costs on the pipes (the symptom a profile shows).
+        scope: ``kernel`` or ``host``: which side the rewrite edits.
+    """
+
+    name: ClassVar[str]
+    family: ClassVar[str]
+    title: ClassVar[str]
+    mechanism: ClassVar[str]
+    bottleneck: ClassVar[str]
+    scope: ClassVar[str] = "kernel"
+
+    @abc.abstractmethod
+    def find(self, op: Operator) -> list[Site]:
+        """Every site of ``op`` where the optimization is present, in source order."""
+
+    @abc.abstractmethod
+    def edits(self, op: Operator, site: Site) -> list[Edit]:
+        """The byte edits that remove the optimization at ``site`` (a site from :meth:`find`
+        on this same operator)."""
+
+    def apply(self, op: Operator, site: Site) -> Operator:
+        """``op`` with the optimization removed at ``site``; origin ``rewind/<name>``.
+
+        Raises:
+            MotifError: The site is not one of this motif's sites in ``op``.
+        """
+        if site.motif != self.name or site.file not in op.files:
+            raise MotifError(f"{self.name}: site {site.label!r} ({site.file}:{site.line}) is not in {op.name}")
+        return apply_edits(op, self.edits(op, site), origin=f"rewind/{self.name}")
+
+    def site(self, p: Parsed, node: Node, label: str, detail: str = "") -> Site:
+        """A site anchored at ``node`` of parsed file ``p``."""
+        return Site(self.name, p.file, p.line(node.start_byte), label, node.start_byte, node.end_byte, detail)
+
+
+_REGISTRY: dict[str, type[Motif]] = {}
+
+
+def register(cls: type[Motif]) -> type[Motif]:
+    """Class decorator: adds a motif to the registry under ``cls.name``."""
+    if cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
+        raise ValueError(f"motif {cls.name!r} registered twice")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def registry() -> dict[str, type[Motif]]:
+    """name -> motif class, every built-in motif imported."""
+    import ascendopt.rewind.motifs  # noqa: F401 - registers the built-in motifs
+
+    return dict(sorted(_REGISTRY.items()))
+
+
+def get(name: str) -> Motif:
+    reg = registry()
+    if name not in reg:
+        raise KeyError(f"unknown motif {name!r}; known: {', '.join(reg)}")
+    return reg[name]()
+
+
+def apply_edits(op: Operator, edits: Iterable[Edit], origin: str) -> Operator:
+    """``op`` with the byte edits applied (right to left per file; overlapping edits refused)."""
+    by_file: dict[str, list[Edit]] = {}
+    for e in edits:
+        by_file.setdefault(e.file, []).append(e)
+    if not by_file:
+        raise MotifError("no edits")
+    files = dict(op.files)
+    for rel, es in by_file.items():
+        src = files[rel].encode()
+        last = len(src)
+        for e in sorted(es, key=lambda e: (e.start, e.end), reverse=True):
+            if e.end > last or e.start > e.end:
+                raise MotifError(f"overlapping or inverted edits in {rel} at byte {e.start}")
+            src = src[:e.start] + e.text.encode() + src[e.end:]
+            last = e.start
+        files[rel] = src.decode()
+    return Operator(op.name, files, op.root, op.digest, origin)
+
+
+# ----------------------------------------------------------------------------- tree helpers
+def kernel_parsed(op: Operator) -> list[Parsed]:
+    """Parsed op_kernel sources (.cpp and headers), kernel entry file first."""
+    entry = op.kernel_file
+    rels = [entry] + [k for k in op.kernel_files() if k != entry]
+    return [parse(k, op.files[k]) for k in rels]
+
+
+def host_parsed(op: Operator) -> list[Parsed]:
+    return [parse(k, op.files[k]) for k in op.host_files()]
+
+
+def callee_name(p: Parsed, call: Node) -> str:
+    """Last identifier of a call's function (``AscendC::DataCopy<T>`` -> ``DataCopy``,
+    ``inQueueX.EnQue`` -> ``EnQue``)."""
+    fn = call.child_by_field_name("function")
+    if fn is None:
+        return ""
+    while fn.type in ("template_function", "qualified_identifier", "field_expression", "template_method"):
+        nxt = (fn.child_by_field_name("name") or fn.child_by_field_name("field"))
+        if nxt is None:
+            break
+        fn = nxt
+    return p.text(fn).split("::")[-1].split("<")[0].strip()
+
+
+def receiver(p: Parsed, call: Node) -> str:
+    """Object a method is called on (``inQueueX.EnQue(x)`` -> ``inQueueX``), else ''."""
+    fn = call.child_by_field_name("function")
+    if fn is not None and fn.type == "field_expression":
+        arg = fn.child_by_field_name("argument")
+        return p.text(arg) if arg is not None else ""
+    return ""
+
+
+def call_args(call: Node) -> list[Node]:
+    args = call.child_by_field_name("arguments")
+    return [] if args is None else [a for a in args.named_children if a.type != "comment"]
+
+
+def calls(p: Parsed, names: Iterable[str] | None = None, root: Node | None = None) -> Iterator[Node]:
+    """Call expressions under ``root`` (default: the file) whose callee name is in ``names``."""
+    wanted = None if names is None else set(names)
+    for n in walk(root or p.tree.root_node):
+        if n.type == "call_expression" and (wanted is None or callee_name(p, n) in wanted):
+            yield n
+
+
+def ancestors(node: Node) -> Iterator[Node]:
+    n = node.parent
+    while n is not None:
+        yield n
+        n = n.parent
+
+
+def enclosing(node: Node, types: str | tuple[str, ...]) -> Node | None:
+    """Nearest ancestor of one of ``types``."""
+    types = (types,) if isinstance(types, str) else types
+    return next((a for a in ancestors(node) if a.type in types), None)
+
+
+LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
+
+
+def statement_of(node: Node) -> Node | None:
+    """The statement a call sits in when the call is the whole statement (``f(x);``)."""
+    parent = node.parent
+    if parent is not None and parent.type == "expression_statement":
+        return parent
+    return None
+
+
+def loop_body(loop: Node) -> Node | None:
+    body = loop.child_by_field_name("body")
+    return body if body is not None and body.type == "compound_statement" else None
+
+
+def function_of(node: Node) -> Node | None:
+    return enclosing(node, "function_definition")
+
+
+def function_name(p: Parsed, fn: Node) -> str:
+    decl = fn.child_by_field_name("declarator")
+    while decl is not None and decl.type not in ("function_declarator",):
+        decl = decl.child_by_field_name("declarator")
+    if decl is None:
+        return ""
+    name = decl.child_by_field_name("declarator")
+    return "" if name is None else p.text(name).split("::")[-1]
+
+
+def functions(p: Parsed) -> dict[str, Node]:
+    """Function (and method) definitions of a file by name (first definition wins)."""
+    out: dict[str, Node] = {}
+    for n in walk(p.tree.root_node):
+        if n.type == "function_definition":
+            out.setdefault(function_name(p, n), n)
+    return out
+
+
+def line_indent(p: Parsed, byte: int) -> str:
+    """Leading whitespace of the line holding ``byte``."""
+    start = p.src.rfind(b"\n", 0, byte) + 1
+    end = start
+    while end < len(p.src) and p.src[end:end + 1] in (b" ", b"\t"):
+        end += 1
+    return p.src[start:end].decode()
+
+
+def line_start(p: Parsed, byte: int) -> int:
+    return p.src.rfind(b"\n", 0, byte) + 1
+
+
+def line_end(p: Parsed, byte: int) -> int:
+    """Offset just past the newline ending the line holding ``byte``."""
+    nl = p.src.find(b"\n", byte)
+    return len(p.src) if nl < 0 else nl + 1
+
+
+def insert_after_statement(p: Parsed, stmt: Node, code_lines: list[str]) -> Edit:
+    """Insert ``code_lines`` on new lines after ``stmt``, at its indentation."""
+    ind = line_indent(p, stmt.start_byte)
+    at = line_end(p, stmt.end_byte - 1)
+    return Edit(p.file, at, at, "".join(f"{ind}{c}\n" for c in code_lines))
+
+
+def insert_before_statement(p: Parsed, stmt: Node, code_lines: list[str]) -> Edit:
+    ind = line_indent(p, stmt.start_byte)
+    at = line_start(p, stmt.start_byte)
+    return Edit(p.file, at, at, "".join(f"{ind}{c}\n" for c in code_lines))
+
+
+def body_start_insert(p: Parsed, body: Node, code_lines: list[str]) -> Edit:
+    """Insert ``code_lines`` as the first statements of a compound statement."""
+    first = next((c for c in body.named_children if c.type != "comment"), None)
+    if first is not None:
+        return insert_before_statement(p, first, code_lines)
+    ind = line_indent(p, body.start_byte) + "    "
+    at = body.start_byte + 1
+    return Edit(p.file, at, at, "\n" + "".join(f"{ind}{c}\n" for c in code_lines))
+
+
+def find_node(p: Parsed, start: int, end: int, type_: str | None = None) -> Node:
+    """The node spanning exactly ``[start, end)`` (of ``type_`` when given).
+
+    Raises:
+        MotifError: No such node (the site is stale).
+    """
+    node = p.tree.root_node.descendant_for_byte_range(start, end)
+    while node is not None and not (node.start_byte == start and node.end_byte == end
+                                    and (type_ is None or node.type == type_)):
+        if node.start_byte < start or node.end_byte > end:
+            node = None
+            break
+        node = node.parent
+    if node is None:
+        raise MotifError(f"{p.file}: no {type_ or 'node'} at bytes {start}-{end}")
+    return node
