@@ -69,7 +69,9 @@ class Edit:
 
 
 class Motif(abc.ABC):
-    """A de-optimization: find where an optimization is, remove it at one site.
+    """A source transform: find its sites, rewrite one site. In rewind (this package) a motif
+    removes an optimization; Stage I's rewrites (:mod:`ascendopt.refine.transforms`) are the
+    same interface in the optimizing direction, with ``direction = "optimize"``.
 
     Class attributes (documented facts, copied into every experience the motif yields):
         name: Registry key (``double_buffer``).
@@ -86,6 +88,12 @@ class Motif(abc.ABC):
     mechanism: ClassVar[str]
     bottleneck: ClassVar[str]
     scope: ClassVar[str] = "kernel"
+    #: ``deoptimize`` (rewind) or ``optimize`` (Stage I); the origin prefix follows from it.
+    direction: ClassVar[str] = "deoptimize"
+
+    @property
+    def origin(self) -> str:
+        return f"{'rewind' if self.direction == 'deoptimize' else 'stage1'}/{self.name}"
 
     @abc.abstractmethod
     def find(self, op: Operator) -> list[Site]:
@@ -97,43 +105,52 @@ class Motif(abc.ABC):
         on this same operator)."""
 
     def apply(self, op: Operator, site: Site) -> Operator:
-        """``op`` with the optimization removed at ``site``; origin ``rewind/<name>``.
+        """``op`` rewritten at ``site``; origin ``rewind/<name>`` (``stage1/<name>`` for an
+        optimizing transform).
 
         Raises:
             MotifError: The site is not one of this motif's sites in ``op``.
         """
         if site.motif != self.name or site.file not in op.files:
             raise MotifError(f"{self.name}: site {site.label!r} ({site.file}:{site.line}) is not in {op.name}")
-        return apply_edits(op, self.edits(op, site), origin=f"rewind/{self.name}")
+        return apply_edits(op, self.edits(op, site), origin=self.origin)
 
     def site(self, p: Parsed, node: Node, label: str, detail: str = "") -> Site:
         """A site anchored at ``node`` of parsed file ``p``."""
         return Site(self.name, p.file, p.line(node.start_byte), label, node.start_byte, node.end_byte, detail)
 
 
-_REGISTRY: dict[str, type[Motif]] = {}
+class Registry:
+    """name -> transform class, filled by the modules of one package (imported on first use)."""
+
+    def __init__(self, package: str, what: str):
+        self.package, self.what = package, what
+        self._classes: dict[str, type[Motif]] = {}
+
+    def register(self, cls: type[Motif]) -> type[Motif]:
+        """Class decorator: adds a transform under ``cls.name``."""
+        if cls.name in self._classes and self._classes[cls.name] is not cls:
+            raise ValueError(f"{self.what} {cls.name!r} registered twice")
+        self._classes[cls.name] = cls
+        return cls
+
+    def all(self) -> dict[str, type[Motif]]:
+        import importlib
+
+        importlib.import_module(self.package)  # registers the built-in transforms
+        return dict(sorted(self._classes.items()))
+
+    def get(self, name: str) -> Motif:
+        reg = self.all()
+        if name not in reg:
+            raise KeyError(f"unknown {self.what} {name!r}; known: {', '.join(reg)}")
+        return reg[name]()
 
 
-def register(cls: type[Motif]) -> type[Motif]:
-    """Class decorator: adds a motif to the registry under ``cls.name``."""
-    if cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
-        raise ValueError(f"motif {cls.name!r} registered twice")
-    _REGISTRY[cls.name] = cls
-    return cls
-
-
-def registry() -> dict[str, type[Motif]]:
-    """name -> motif class, every built-in motif imported."""
-    import ascendopt.rewind.motifs  # noqa: F401 - registers the built-in motifs
-
-    return dict(sorted(_REGISTRY.items()))
-
-
-def get(name: str) -> Motif:
-    reg = registry()
-    if name not in reg:
-        raise KeyError(f"unknown motif {name!r}; known: {', '.join(reg)}")
-    return reg[name]()
+MOTIFS = Registry("ascendopt.rewind.motifs", "motif")
+register = MOTIFS.register
+registry = MOTIFS.all
+get = MOTIFS.get
 
 
 def apply_edits(op: Operator, edits: Iterable[Edit], origin: str) -> Operator:

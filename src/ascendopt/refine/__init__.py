@@ -1,0 +1,1 @@
+"""Stage I: kernel refinement guided by the experience bank (see DESIGN.md)."""
