@@ -1,0 +1,56 @@
+from ascendopt.refine.transforms import REWRITES
+
+from .conftest import load
+
+MULS = "level1/muls_custom"
+
+
+def slow_op():
+    """muls_custom with a full barrier after each tile's compute inside the tile loop."""
+    op = load(MULS)
+    src = op.files[op.kernel_file]
+    old = "            Compute(count);\n"
+    assert src.count(old) == 1
+    return op.with_file(op.kernel_file, src.replace(old, old + "            AscendC::PipeBarrier<PIPE_ALL>();\n"))
+
+
+def scalar_op():
+    """muls_custom whose compute is a scalar loop fenced by the barriers it needs."""
+    op = load(MULS)
+    src = op.files[op.kernel_file]
+    old = "            AscendC::Muls(yLocal, xLocal, static_cast<TX>(value), count);\n"
+    new = ("            AscendC::PipeBarrier<PIPE_ALL>();\n"
+           "            for (uint32_t j = 0; j < count; ++j) {\n"
+           "                yLocal.SetValue(j, xLocal.GetValue(j) * static_cast<TX>(value));\n"
+           "            }\n"
+           "            AscendC::PipeBarrier<PIPE_ALL>();\n")
+    assert src.count(old) == 1
+    return op.with_file(op.kernel_file, src.replace(old, new))
+
+
+def test_drops_the_barrier_in_the_tile_loop(check):
+    slow = slow_op()
+    rw = REWRITES.get("drop_barrier")
+    sites = rw.find(slow)
+    assert [s.label for s in sites] == ["AscendC::PipeBarrier<PIPE_ALL>() in Process, loop for (i < tileNum)"]
+    fast = rw.apply(slow, sites[0])
+    assert fast.origin == "stage1/drop_barrier" and fast.parent == slow.digest
+    assert fast.files[fast.kernel_file] == load(MULS).files[fast.kernel_file]
+    assert all(r.status == "ok" for r in check(fast))
+
+
+def test_loop_barriers_come_first_and_a_needed_barrier_is_caught_by_the_race_checker(check):
+    op = scalar_op()
+    src = op.files[op.kernel_file]
+    op = op.with_file(op.kernel_file, src.replace("            Compute(count);\n",
+                                                  "            Compute(count);\n            AscendC::PipeBarrier<PIPE_V>();\n"))
+    sites = REWRITES.get("drop_barrier").find(op)
+    assert [s.detail for s in sites] == ["PIPE_V", "PIPE_ALL", "PIPE_ALL"]
+    assert "in Compute" in sites[1].label and sites[1].line < sites[2].line
+    unsafe = REWRITES.get("drop_barrier").apply(op, sites[1])
+    results = check(unsafe)
+    assert any(r.status == "runtime_error" and r.error_kind == "race" for r in results)
+
+
+def test_no_site_without_barriers():
+    assert REWRITES.get("drop_barrier").find(load(MULS)) == []
