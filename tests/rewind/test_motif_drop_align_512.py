@@ -1,0 +1,51 @@
+from ascendopt.rewind.motifs import get
+
+from .conftest import load
+
+HOST = "op_host/scale_copy.cpp"
+PER_CORE = "uint32_t perCore = (blocks + useCores - 1) / useCores * 8;"
+
+
+def aligned_scale_copy():
+    """scale_copy whose per-core share is rounded up to 512 bytes (so every core starts on a
+    512-byte GM line) plus, in dead code, the other rounding shapes and some non-roundings."""
+    op = load("scale_copy")
+    h = op.files[HOST]
+    assert PER_CORE in h and "namespace optiling {\n" in h
+    h = h.replace(PER_CORE, "uint32_t perCore = ((blocks + useCores - 1) / useCores * 32 + 511) / 512 * 512 / 4;")
+    h = h.replace("namespace optiling {\n", """namespace optiling {
+constexpr uint32_t LINE = 512;
+static inline uint32_t AlignUp(uint32_t x, uint32_t a) { return (x + a - 1) / a * a; }
+static inline uint32_t Unused(uint32_t n)
+{
+    uint32_t a = n / LINE * LINE + AlignUp(n, 512) + ((n + (LINE - 1)) & ~(LINE - 1));
+    uint32_t b = (n + 255) / 512 * 512 + n / 512 + n * 512 + (n + 31) / 32 * 32 + AlignUp(n, 256);
+    return a + b;
+}
+""")
+    return op.with_file(HOST, h)
+
+
+def test_finds_each_512_rounding_and_rounds_to_32(check):
+    op = aligned_scale_copy()
+    m = get("drop_align_512")
+    sites = m.find(op)
+    assert [s.label for s in sites] == [
+        "n / LINE * LINE: round down to 512 B -> 32 B",
+        "AlignUp(n, 512): align to 512 B -> 32 B",
+        "(n + (LINE - 1)) & ~(LINE - 1): round up to 512 B -> 32 B",
+        "((blocks + useCores - 1) / useCores * 32 + 511) / 512 * 512: round up to 512 B -> 32 B",
+    ]
+    assert m.apply(op, sites[0]).files[HOST].count("n / 32 * 32 + AlignUp(n, 512)") == 1
+    assert "AlignUp(n, 32)" in m.apply(op, sites[1]).files[HOST]
+    assert "((n + 31) & ~31)" in m.apply(op, sites[2]).files[HOST]
+    slow = m.apply(op, sites[3])
+    assert slow.parent == op.digest and slow.origin == "rewind/drop_align_512"
+    assert "uint32_t perCore = ((blocks + useCores - 1) / useCores * 32 + 31) / 32 * 32 / 4;" in slow.files[HOST]
+    assert all(r.status == "ok" for r in check(slow))
+
+
+def test_no_site_without_512_rounding():
+    m = get("drop_align_512")
+    for name in ("scale_copy", "level1/gelu", "level2/softmax_last"):
+        assert m.find(load(name)) == []
