@@ -19,7 +19,7 @@ from tree_sitter import Node
 from ascendopt.rewind.motifs.base import (
     Edit, LOOPS, call_args, callee_name, enclosing, function_of, line_indent, receiver,
 )
-from ascendopt.tiling.cparse import Parsed, declarator_name, walk
+from ascendopt.tiling.cparse import INT_TYPES, Parsed, declarator_name, walk
 
 FLOAT_NAMES = {"float": "float", "float32_t": "float", "half": "half", "float16_t": "half",
                "bfloat16_t": "bfloat16_t", "bfloat16": "bfloat16_t"}
@@ -35,7 +35,16 @@ class TensorType:
     @property
     def concrete(self) -> str | None:
         """Canonical name of a floating element type (float, half, bfloat16_t), else None."""
-        return FLOAT_NAMES.get((self.elem or "").split("::")[-1].strip())
+        return FLOAT_NAMES.get(self.base)
+
+    @property
+    def base(self) -> str:
+        return (self.elem or "").split("::")[-1].strip()
+
+    @property
+    def known(self) -> bool:
+        """The element type is a named arithmetic type (not a template parameter)."""
+        return self.base in FLOAT_NAMES or self.base in INT_TYPES or self.base in ("bool", "char")
 
 
 def base_name(p: Parsed, expr: Node) -> str | None:
@@ -54,6 +63,17 @@ def base_name(p: Parsed, expr: Node) -> str | None:
         else:
             return None
     return None
+
+
+def _decl_name(p: Parsed, d: Node | None) -> str | None:
+    """Name a (pointer/reference/init) declarator declares."""
+    while d is not None and d.type in ("reference_declarator", "pointer_declarator", "init_declarator"):
+        inner = d.child_by_field_name("declarator")
+        if inner is None:
+            named = [c for c in d.named_children if c.type != "comment"]
+            inner = named[-1] if named else None
+        d = inner
+    return declarator_name(p, d)
 
 
 def _template_arg(p: Parsed, type_text_node: Node) -> str | None:
@@ -80,8 +100,7 @@ def _type_from(p: Parsed, type_node: Node | None, value: Node | None) -> TensorT
 
 def _declared(p: Parsed, decl: Node, name: str) -> TensorType | None:
     for d in decl.children_by_field_name("declarator"):
-        inner = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
-        if declarator_name(p, inner) == name:
+        if _decl_name(p, d) == name:
             value = d.child_by_field_name("value") if d.type == "init_declarator" else None
             return _type_from(p, decl.child_by_field_name("type"), value)
     return None
@@ -105,7 +124,7 @@ def tensor_type(p: Parsed, at: Node, expr: Node) -> TensorType:
             if t is not None:
                 best = t
         elif n.type in ("parameter_declaration", "optional_parameter_declaration"):
-            if declarator_name(p, n.child_by_field_name("declarator")) == name and best is None:
+            if _decl_name(p, n.child_by_field_name("declarator")) == name and best is None:
                 best = _type_from(p, n.child_by_field_name("type"), None)
     if best is not None:
         return best
