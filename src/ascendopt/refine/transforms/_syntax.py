@@ -385,17 +385,62 @@ def scalar_sync_around(p: Parsed, stmt: Node) -> list[Node]:
     SetFlag/WaitFlag pairs (same event and id, both in the run) on an event to or from S."""
     out = []
     for forward in (False, True):
-        run = []
+        run, fetches = [], []
         for n in _run(stmt, forward):
             info = sync_info(p, n)
-            if info is None:
+            if info is not None:
+                run.append((n, info))
+            elif _transparent(p, n):
+                if n.type == "expression_statement" and _fetched_event(p, n):
+                    fetches.append(n)
+            else:
                 break
-            run.append((n, info))
         pairs = {(e, i) for _, (k, e, i) in run if k == "set"} & {(e, i) for _, (k, e, i) in run if k == "wait"}
         for n, (k, e, i) in run:
             if (k == "barrier" and e == "PIPE_ALL") or (k in ("set", "wait") and e in SCALAR_EVENTS and (e, i) in pairs):
                 out.append(n)
+        # ``ev = GetTPipePtr()->FetchEventID(E)`` feeding only a removed pair goes too
+        removed = {(e, i) for _, (k, e, i) in run if e in SCALAR_EVENTS and (e, i) in pairs}
+        for n in fetches:
+            ev, var = _fetched_event(p, n)
+            if (ev, var) in removed:
+                out.append(n)
     return sorted(out, key=lambda n: n.start_byte)
+
+
+_TRANSPARENT_CALLS = frozenset({"FetchEventID", "GetTPipePtr", "static_cast"})
+
+
+def _transparent(p: Parsed, stmt: Node) -> bool:
+    """A declaration or assignment whose only calls fetch an event id or cast (``decltype``
+    operands are not evaluated): it may sit between a loop and its synchronisation."""
+    if stmt.type == "declaration":
+        pass
+    elif stmt.type == "expression_statement":
+        inner = [c for c in stmt.named_children if c.type != "comment"]
+        if len(inner) != 1 or inner[0].type != "assignment_expression":
+            return False
+    else:
+        return False
+    for n in walk(stmt):
+        if n.type == "call_expression" and callee_name(p, n) not in _TRANSPARENT_CALLS \
+                and enclosing(n, "decltype") is None:
+            return False
+    return True
+
+
+def _fetched_event(p: Parsed, stmt: Node) -> tuple[str, str] | None:
+    """(event, variable) of ``var = ...FetchEventID(E)...;``, else None."""
+    inner = [c for c in stmt.named_children if c.type != "comment"]
+    if len(inner) != 1 or inner[0].type != "assignment_expression":
+        return None
+    for n in walk(inner[0].child_by_field_name("right")):
+        if n.type == "call_expression" and callee_name(p, n) == "FetchEventID":
+            args = call_args(n)
+            var = root_name(p, inner[0].child_by_field_name("left"))
+            if args and var:
+                return p.text(args[0]).split("::")[-1], var
+    return None
 
 
 def api_prefix(p: Parsed) -> str:
@@ -408,3 +453,13 @@ def api_prefix(p: Parsed) -> str:
                 if scope is not None and p.text(scope) == "AscendC":
                     return "AscendC::"
     return ""
+
+
+def replace_with_lines(p: Parsed, stmt: Node, code_lines: list[str]) -> Edit:
+    """Replaces ``stmt`` by ``code_lines`` at its indentation (whole lines when ``stmt`` starts
+    its line and ends it, else inline, joined by spaces)."""
+    ls, le = line_start(p, stmt.start_byte), line_end(p, stmt.end_byte - 1)
+    if not p.src[ls:stmt.start_byte].strip() and not p.src[stmt.end_byte:le].strip():
+        ind = p.src[ls:stmt.start_byte].decode()
+        return Edit(p.file, ls, le, "".join(f"{ind}{c}\n" for c in code_lines))
+    return Edit(p.file, stmt.start_byte, stmt.end_byte, " ".join(code_lines))

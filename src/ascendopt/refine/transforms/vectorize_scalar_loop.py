@@ -1,0 +1,294 @@
+"""Vectorize a scalar element loop: ``for i in [0, n): dst.SetValue(i, f(src.GetValue(i), s))``
+-> the vector instruction(s) computing ``f`` on ``n`` elements.
+
+Sites: a counted ``for`` loop from 0 with step 1 whose body is one ``dst.SetValue(i, expr)``,
+optionally preceded by declarations ``auto a = <expr>;`` that the final expression uses (they
+are substituted). ``expr`` is translated when it is built from
+
+- element reads ``x.GetValue(i)`` (``x[b].GetValue(i)`` or ``x.GetValue(b + i)`` read ``x[b]``),
+- scalars (any subexpression that reads no element and not the loop variable),
+- ``+ - * /`` between two element operands -> Add/Sub/Mul/Div; ``+`` ``*`` with a scalar ->
+  Adds/Muls; ``t - s`` -> Adds(-s); ``s - t`` -> Muls(-1) then Adds(s); unary ``-t`` -> Muls(-1),
+- ``max``/``min`` calls (any namespace, also ``fmax``/``fmin``) and the comparisons
+  ``a > b ? a : b`` / ``a < b ? a : b`` (with or without an ``|| a != a`` NaN clause) ->
+  Max/Min, or Maxs/Mins against a scalar; ``a < 0 ? -a : a`` -> Abs; ``a < 0 ? a * s : a`` ->
+  LeakyRelu; ``abs``/``fabs``/``exp``/``sqrt``/``log`` calls -> Abs/Exp/Sqrt/Ln,
+- a scalar alone -> Duplicate,
+
+nested, as long as at most one operand of each operation is itself computed (the chain is
+computed in place in ``dst``) and no element read after the first instruction reads ``dst``'s
+variable. Not supported: ``t / s`` and ``s / t`` (no exact vector form), two computed operands,
+casts of elements, reads at other indices, global-tensor operands (see ``datacopypad_tail``).
+
+The scalar synchronisation directly around the loop (``PipeBarrier<PIPE_ALL>`` and
+SetFlag/WaitFlag pairs on events to or from S, with the event ids fetched for them) is dropped:
+the vector instructions are ordered by the queues like the rest of the compute. The race
+checker validates the candidate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tree_sitter import Node
+
+from ascendopt.operator import Operator
+from ascendopt.refine.transforms import REWRITES
+from ascendopt.refine.transforms._syntax import (api_prefix, counted_loop, identifiers, index_base, is_method_call,
+                                                 is_zero, loop_label, method_receiver, remove_statement,
+                                                 replace_with_lines, root_name, scalar_sync_around, statement_call,
+                                                 tensor_type, unparen)
+from ascendopt.rewind.motifs.base import Edit, Motif, Site, call_args, callee_name, find_node, kernel_parsed
+from ascendopt.tiling.cparse import Parsed, declarator_name, walk
+
+CONCRETE_TYPES = frozenset({"half", "float", "float16_t", "bfloat16_t", "int8_t", "uint8_t", "int16_t", "uint16_t",
+                            "int32_t", "uint32_t", "int64_t", "uint64_t", "double", "bool"})
+_BIN = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div"}
+_UNARY_CALLS = {"abs": "Abs", "fabs": "Abs", "exp": "Exp", "sqrt": "Sqrt", "log": "Ln"}
+_MINMAX_CALLS = {"max": "Max", "fmax": "Max", "min": "Min", "fmin": "Min"}
+
+
+class Unsupported(Exception):
+    pass
+
+
+@dataclass
+class Val:
+    """A translated subexpression: a scalar (``text``), an element read of tensor ``text``, or a
+    value computed into the destination by ``instrs`` (kind ``dst``)."""
+
+    kind: str  # scalar | leaf | dst
+    text: str = ""
+    root: str = ""  # variable of an element read
+    instrs: list[tuple[str, list[str]]] = field(default_factory=list)
+
+
+class _Translator:
+    def __init__(self, p: Parsed, var: str, dst: str, env: dict[str, Node], at: Node):
+        self.p, self.var, self.dst, self.env, self.at = p, var, dst, env, at
+        self.pending: list[tuple[str, str]] = []  # element reads (root, text) of the next instruction
+
+    # -- helpers
+    def norm(self, n: Node) -> str:
+        return "".join(self.p.text(unparen(n)).split())
+
+    def is_scalar(self, n: Node) -> bool:
+        ids = identifiers(self.p, n)
+        if self.var in ids or ids & set(self.env):
+            return False
+        return not any(c.type == "call_expression" and is_method_call(c) and callee_name(self.p, c) == "GetValue"
+                       for c in walk(n))
+
+    def src(self, v: Val, out: list) -> str:
+        """Operand text of ``v`` for the next instruction (appending its instructions)."""
+        if v.kind == "dst":
+            out.extend(v.instrs)
+            return self.dst
+        if v.kind == "leaf":
+            self.pending.append((v.root, v.text))
+        return v.text
+
+    def emit(self, out: list, name: str, args: list[str]) -> Val:
+        out.append((name, args, tuple(self.pending)))
+        self.pending = []
+        return Val("dst", instrs=out)
+
+    # -- translation
+    def tr(self, n: Node) -> Val:
+        n = unparen(n)
+        if self.is_scalar(n):
+            return Val("scalar", self.p.text(n))
+        t = n.type
+        if t == "identifier" and self.p.text(n) in self.env:
+            return self.tr(self.env[self.p.text(n)])
+        if t == "call_expression":
+            return self.call(n)
+        if t == "binary_expression":
+            return self.binary(self.p.text(n.child_by_field_name("operator")), n.child_by_field_name("left"),
+                               n.child_by_field_name("right"))
+        if t == "unary_expression" and self.p.text(n.child_by_field_name("operator")) == "-":
+            a = self.tr(n.child_by_field_name("argument"))
+            out: list = []
+            return self.emit(out, "Muls", [self.dst, self.src(a, out), "-1"])
+        if t == "conditional_expression":
+            return self.select(n)
+        raise Unsupported(f"{t} {self.p.text(n)[:40]}")
+
+    def call(self, n: Node) -> Val:
+        name = callee_name(self.p, n)
+        args = call_args(n)
+        if is_method_call(n) and name == "GetValue" and len(args) == 1:
+            ok, base = index_base(self.p, args[0], self.var)
+            recv = method_receiver(n)
+            if not ok or self.var in identifiers(self.p, recv):
+                raise Unsupported("element read at another index")
+            root = root_name(self.p, recv)
+            kind = tensor_type(self.p, root or "", self.at)
+            if root is None or kind is not None and kind[0] != "LocalTensor":
+                raise Unsupported("global tensor operand")
+            text = self.p.text(recv) + (f"[{self.p.text(base)}]" if base is not None else "")
+            return Val("leaf", text, root)
+        if is_method_call(n):
+            raise Unsupported(f"method {name}")
+        low = name.lower()
+        if low in _UNARY_CALLS and len(args) == 1:
+            a = self.tr(args[0])
+            out: list = []
+            return self.emit(out, _UNARY_CALLS[low], [self.dst, self.src(a, out)])
+        if low in _MINMAX_CALLS and len(args) == 2:
+            return self.minmax(_MINMAX_CALLS[low], args[0], args[1])
+        raise Unsupported(f"call {name}")
+
+    def minmax(self, op: str, a_node: Node, b_node: Node) -> Val:
+        a, b = self.tr(a_node), self.tr(b_node)
+        if a.kind == "scalar":
+            a, b = b, a
+        out: list = []
+        if b.kind == "scalar":
+            return self.emit(out, op + "s", [self.dst, self.src(a, out), b.text])
+        return self.two(op, a, b)
+
+    def two(self, op: str, a: Val, b: Val) -> Val:
+        if a.kind == "dst" and b.kind == "dst":
+            raise Unsupported("two computed operands")
+        out: list = []
+        sa = self.src(a, out)
+        sb = self.src(b, out)
+        return self.emit(out, op, [self.dst, sa, sb])
+
+    def binary(self, op: str, left: Node, right: Node) -> Val:
+        if op not in _BIN:
+            raise Unsupported(f"operator {op}")
+        a, b = self.tr(left), self.tr(right)
+        out: list = []
+        if a.kind != "scalar" and b.kind != "scalar":
+            return self.two(_BIN[op], a, b)
+        if op == "/":
+            raise Unsupported("division by or of a scalar")
+        if a.kind == "scalar":  # s op t
+            if op == "-":
+                self.emit(out, "Muls", [self.dst, self.src(b, out), "-1"])
+                return self.emit(out, "Adds", [self.dst, self.dst, a.text])
+            return self.emit(out, "Adds" if op == "+" else "Muls", [self.dst, self.src(b, out), a.text])
+        s = b.text if op != "-" else f"-({b.text})"
+        return self.emit(out, "Adds" if op in "+-" else "Muls", [self.dst, self.src(a, out), s])
+
+    def select(self, n: Node) -> Val:
+        cond = unparen(n.child_by_field_name("condition"))
+        cons, alt = n.child_by_field_name("consequence"), n.child_by_field_name("alternative")
+        # drop a NaN-propagation clause ``|| a != a``
+        if cond.type == "binary_expression" and self.p.text(cond.child_by_field_name("operator")) == "||":
+            r = unparen(cond.child_by_field_name("right"))
+            if r.type == "binary_expression" and self.p.text(r.child_by_field_name("operator")) == "!=" \
+                    and self.norm(r.child_by_field_name("left")) == self.norm(r.child_by_field_name("right")):
+                cond = unparen(cond.child_by_field_name("left"))
+        if cond.type != "binary_expression":
+            raise Unsupported("select condition")
+        op = self.p.text(cond.child_by_field_name("operator"))
+        l, r = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+        if op in (">", ">="):  # normalise to l < r
+            l, r, op = r, l, "<" if op == ">" else "<="
+        if op not in ("<", "<="):
+            raise Unsupported("select comparison")
+        nl, nr, nc, na = self.norm(l), self.norm(r), self.norm(cons), self.norm(alt)
+        if {nl, nr} == {nc, na}:  # l < r ? l : r is min, l < r ? r : l is max
+            return self.minmax("Min" if nc == nl else "Max", cons, alt)
+        if is_zero(self.p, r) and nc == f"-{nl}" or is_zero(self.p, r) and nc == f"-({nl})":
+            if na in (nl, f"{nl}+0"):  # x < 0 ? -x : x
+                a = self.tr(l)
+                out: list = []
+                return self.emit(out, "Abs", [self.dst, self.src(a, out)])
+        if is_zero(self.p, r) and na == nl and unparen(cons).type == "binary_expression" \
+                and self.p.text(unparen(cons).child_by_field_name("operator")) == "*":
+            c = unparen(cons)
+            f1, f2 = c.child_by_field_name("left"), c.child_by_field_name("right")
+            for x, s in ((f1, f2), (f2, f1)):
+                if self.norm(x) == nl and self.is_scalar(s):  # x < 0 ? x * s : x
+                    a = self.tr(l)
+                    out = []
+                    return self.emit(out, "LeakyRelu", [self.dst, self.src(a, out), self.p.text(s)])
+        raise Unsupported("select shape")
+
+
+def translate(p: Parsed, loop: Node) -> tuple[list[str], str] | None:
+    """(instruction lines without prefix/count, label) for a vectorizable loop, else None."""
+    cl = counted_loop(p, loop)
+    if cl is None or cl.step is not None or not is_zero(p, cl.start):
+        return None
+    body = loop.child_by_field_name("body")
+    stmts = [c for c in body.named_children if c.type != "comment"] if body.type == "compound_statement" else [body]
+    if not stmts:
+        return None
+    env: dict[str, Node] = {}
+    for d in stmts[:-1]:
+        decls = [x for x in d.named_children if x.type == "init_declarator"] if d.type == "declaration" else []
+        if len(decls) != 1 or decls[0].child_by_field_name("value") is None:
+            return None
+        env[declarator_name(p, decls[0].child_by_field_name("declarator"))] = decls[0].child_by_field_name("value")
+    call = statement_call(stmts[-1])
+    if call is None or not is_method_call(call) or callee_name(p, call) != "SetValue" or len(call_args(call)) != 2:
+        return None
+    idx, expr = call_args(call)
+    ok, base = index_base(p, idx, cl.var)
+    recv = method_receiver(call)
+    if not ok or cl.var in identifiers(p, recv):
+        return None
+    dst_kind = tensor_type(p, root_name(p, recv) or "", loop)
+    if dst_kind is not None and dst_kind[0] != "LocalTensor":
+        return None
+    dst = p.text(recv) + (f"[{p.text(base)}]" if base is not None else "")
+    tr = _Translator(p, cl.var, dst, env, loop)
+    try:
+        v = tr.tr(expr)
+    except (Unsupported, RecursionError):
+        return None
+    if v.kind == "leaf":
+        return None  # a plain copy
+    instrs = [("Duplicate", [dst, v.text], ())] if v.kind == "scalar" else v.instrs
+    dst_root = root_name(p, recv)
+    for k, (_, _, reads) in enumerate(instrs):
+        for root, text in reads:
+            # an element read of dst's variable: only in place, and only before dst is written
+            if root == dst_root and (k > 0 or text != dst):
+                return None
+            # operand element types must agree with dst's when both are declared
+            # (template parameters may be equal: the build decides)
+            rk = tensor_type(p, root, loop)
+            if dst_kind is not None and rk is not None and rk[1] != dst_kind[1] \
+                    and {rk[1], dst_kind[1]} <= CONCRETE_TYPES:
+                return None
+    n = p.text(cl.bound)
+    lines = [f"{name}({', '.join(args + [n])});" for name, args, _ in instrs]
+    return lines, " + ".join(name for name, _, _ in instrs)
+
+
+@REWRITES.register
+class VectorizeScalarLoop(Motif):
+    name = "vectorize_scalar_loop"
+    family = "vectorization"
+    title = "Replace a scalar GetValue/SetValue element loop by vector instructions"
+    mechanism = ("A vector instruction computes 256 bytes per repeat on the V pipe; the scalar loop issues a "
+                 "UB read per source and a UB write per element on the scalar unit, which also issues every "
+                 "other pipe's instructions, and needs scalar<->vector synchronisation around it.")
+    bottleneck = "scalar pipe saturated by GetValue/SetValue while V idles; copies wait for the loop"
+    direction = "optimize"
+
+    def find(self, op: Operator) -> list[Site]:
+        sites = []
+        for p in kernel_parsed(op):
+            for n in walk(p.tree.root_node):
+                if n.type != "for_statement":
+                    continue
+                got = translate(p, n)
+                if got is not None:
+                    sites.append(self.site(p, n, f"{got[1]} for {p.text(counted_loop(p, n).bound)} elements "
+                                                 f"{loop_label(p, n.parent or n)}".replace(", loop", ", in loop")))
+        return sites
+
+    def edits(self, op: Operator, site: Site) -> list[Edit]:
+        p = next(q for q in kernel_parsed(op) if q.file == site.file)
+        loop = find_node(p, site.start, site.end, "for_statement")
+        lines, _ = translate(p, loop)
+        pre = api_prefix(p)
+        return [replace_with_lines(p, loop, [pre + line for line in lines]),
+                *(remove_statement(p, s) for s in scalar_sync_around(p, loop))]
