@@ -9,55 +9,22 @@ from typing import List, Optional
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ascendopt.backends.sim.soc import DEFAULT_SOC, SocError
+from ascendopt.backends.sim.soc import DEFAULT_SOC
 from ascendopt.cases import CaseError, load_op_cases
 from ascendopt.cli_options import positive
 from ascendopt.operator import Operator, OperatorError
 
+from ascendopt.cli_common import STATUS_STYLE as _STATUS_STYLE
+from ascendopt.cli_common import backend as _backend
+from ascendopt.cli_common import console
+from ascendopt.cli_common import fail as _fail
+from ascendopt.cli_common import load as _load
+
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="AscendOptimizer: make AscendC operators fast, driven by execution.")
-console = Console()
-err_console = Console(stderr=True)
-
-_STATUS_STYLE = {"ok": "green", "wrong_result": "red", "compile_error": "red", "runtime_error": "red",
-                 "tiling_error": "red", "timeout": "yellow", "case_error": "yellow"}
-
-
-def _fail(msg: str, code: int = 2) -> None:
-    """Prints ``msg`` as an error (whole: paths are not wrapped or cropped, brackets are not
-    markup) and exits with ``code``."""
-    err_console.print(Text.assemble(("error:", "red"), " ", msg), soft_wrap=True)
-    raise typer.Exit(code)
-
-
-def _load(op_dir: Path, cases_files: list[Path], golden: Optional[str], names: list[str]):
-    try:
-        op = Operator.load(op_dir)
-        cases = load_op_cases(op_dir, cases_files, golden)
-    except (OperatorError, CaseError) as e:
-        _fail(str(e))
-    if not cases:
-        _fail(f"{op_dir}: no cases (expected tests/st/*.json or --cases FILE.json)")
-    if names:
-        known = {c.name for c in cases}
-        bad = [n for n in names if n not in known]
-        if bad:
-            _fail(f"unknown case(s) {', '.join(bad)}; available: {', '.join(sorted(known))}")
-        cases = [c for c in cases if c.name in names]
-    return op, cases
-
-
-def _backend(soc: str, noise_pct: float = 0.0, noise_seed: int = 0):
-    from ascendopt.backends.sim.backend import SimBackend
-
-    try:
-        return SimBackend(soc, noise_pct=noise_pct, noise_seed=noise_seed)
-    except (SocError, ValueError) as e:
-        _fail(str(e))
 
 
 @app.command()
@@ -301,6 +268,11 @@ def records_cmd(
 from ascendopt.cli_tune import tune_command  # noqa: E402  (needs `app` helpers above)
 
 app.command("tune")(tune_command)
+from ascendopt.cli_rewind import rewind_command  # noqa: E402
+from ascendopt.cli_bank import bank_app  # noqa: E402
+
+app.command("rewind")(rewind_command)
+app.add_typer(bank_app, name="bank")
 
 
 def main() -> None:  # pragma: no cover

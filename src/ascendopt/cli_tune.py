@@ -16,7 +16,7 @@ from ascendopt.cli_options import positive
 
 
 def show_space(space, as_json: bool) -> None:
-    from ascendopt.cli import console  # lazy: ascendopt.cli imports this module
+    from ascendopt.cli_common import console
 
     if as_json:
         print(json.dumps(space.to_json(), indent=2, default=str))
@@ -55,7 +55,7 @@ def tune_command(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Stage II: search the host tiling program's knobs with profiling in the loop."""
-    from ascendopt.cli import _backend, _fail, _load, console, err_console
+    from ascendopt.cli_common import backend as _backend, console, err_console, fail as _fail, load as _load
     from ascendopt.evaluate.budget import BudgetedEvaluator
     from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
     from ascendopt.evaluate.executors import InlineExecutor, LocalExecutor

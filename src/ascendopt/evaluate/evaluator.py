@@ -163,6 +163,19 @@ def benchmark_cases(cases: Sequence[Case], names: Sequence[str] = ()) -> list[Ca
     return [max(cases, key=case_elements)] if cases else []
 
 
+def largest_per_dtype(cases: Sequence[Case]) -> tuple[str, ...]:
+    """Names of the largest case of each dtype combination (in first-seen order): benchmark
+    cases that time every dtype path of a kernel, not only the one the largest case takes."""
+    from ascendopt.evaluate.check import case_dtypes
+
+    best: dict[tuple, Case] = {}
+    for c in cases:
+        k = tuple(sorted(case_dtypes(c).items()))
+        if k not in best or case_elements(c) > case_elements(best[k]):
+            best[k] = c
+    return tuple(c.name for c in best.values())
+
+
 def _file_hash(path: str) -> str:
     try:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]

@@ -1,0 +1,230 @@
+"""The experience bank: a versioned SQLite file of experiences, with dedup and lexical search.
+
+Contract:
+
+* One experience per dedup key (same family, same normalised diff,
+  :meth:`~ascendopt.bank.experience.Experience.dedup_key`). Adding a near-identical
+  experience again does not add a row: it raises the row's ``support`` (how many times the
+  lesson was measured) and records the operator it was seen on; the first record's text and
+  evidence stay (finished records are immutable).
+* Every row is indexed for lexical search in an FTS5 table (BM25 ranking).
+* The schema has a version and migrations (``MIGRATIONS[v]`` upgrades v -> v+1), like the
+  record store; a newer file is refused with a clear error.
+* Export/import is JSON (:data:`EXPORT_FORMAT`, versioned), portable between machines:
+  ``export`` then ``import`` into an empty bank gives the same experiences.
+* One connection guarded by a lock; each write commits. Only the driver process writes.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ascendopt.bank.experience import EXPERIENCE_VERSION, Experience, validate
+from ascendopt.rewind.families import FAMILIES_VERSION
+
+SCHEMA_VERSION = 1
+EXPORT_FORMAT = "ascendopt-experience-bank"
+EXPORT_VERSION = 1
+DEFAULT_BANK_JSON = Path(__file__).resolve().parent / "default_bank.json"
+
+_SCHEMA_V1 = """
+CREATE TABLE experiences (
+    id TEXT PRIMARY KEY,
+    dedup_key TEXT NOT NULL UNIQUE,
+    family TEXT NOT NULL,
+    title TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    speedup REAL NOT NULL,
+    support INTEGER NOT NULL DEFAULT 1,
+    seen_on TEXT NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX experiences_family ON experiences(family);
+CREATE VIRTUAL TABLE experiences_fts USING fts5(id UNINDEXED, body);
+"""
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {}
+
+
+class BankError(RuntimeError):
+    """A bank file or export that cannot be used (not a bank, newer version, bad record)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A stored experience with its bank bookkeeping (``support``: times measured;
+    ``seen_on``: operators it was measured on)."""
+
+    experience: Experience
+    support: int
+    seen_on: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        return self.experience.id
+
+
+class ExperienceBank:
+    """An experience bank in one SQLite file (``":memory:"`` for a throwaway one)."""
+
+    def __init__(self, path: str | Path = ":memory:", readonly: bool = False):
+        self.path = str(path)
+        self._lock = threading.RLock()
+        try:
+            if readonly:
+                if not Path(self.path).exists():
+                    raise BankError(f"{self.path}: no such bank file")
+                self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+            else:
+                if self.path != ":memory:":
+                    Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30.0)
+            self.schema_version = self._migrate(readonly)
+        except sqlite3.DatabaseError as e:
+            raise BankError(f"{self.path}: not an experience bank ({e})") from None
+
+    @classmethod
+    def open_default(cls) -> "ExperienceBank":
+        """An in-memory bank holding the bank shipped with the package (empty if absent)."""
+        bank = cls(":memory:")
+        if DEFAULT_BANK_JSON.exists():
+            bank.import_json(DEFAULT_BANK_JSON)
+        return bank
+
+    def _migrate(self, readonly: bool) -> int:
+        with self._lock:
+            db = self._db
+            has = db.execute("SELECT name FROM sqlite_master WHERE type='table' AND name='bank_schema'").fetchone()
+            if not has:
+                if readonly or db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                    raise BankError(f"{self.path}: not an experience bank")
+                db.executescript("BEGIN;" + _SCHEMA_V1 + "CREATE TABLE bank_schema (version INTEGER NOT NULL);"
+                                 f"INSERT INTO bank_schema VALUES ({SCHEMA_VERSION}); COMMIT;")
+            version = db.execute("SELECT version FROM bank_schema").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise BankError(f"{self.path}: bank schema version {version} is newer than this ascendopt "
+                                f"({SCHEMA_VERSION}); upgrade ascendopt")
+            while version < SCHEMA_VERSION:
+                if readonly:
+                    raise BankError(f"{self.path}: bank schema version {version} needs migrating; open it read-write")
+                with db:
+                    MIGRATIONS[version](db)
+                    db.execute("UPDATE bank_schema SET version = ?", (version + 1,))
+                version += 1
+            return version
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> "ExperienceBank":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------------ writes
+    def add(self, exp: Experience, seen_on: Iterable[str] = (), support: int = 1) -> tuple[str, bool]:
+        """Adds an experience; returns ``(id, added)``: ``added`` is False when a near-identical
+        one was there (its support grows instead)."""
+        validate(exp.to_dict())
+        key = exp.dedup_key()
+        ops = sorted(set(seen_on) | ({exp.source["op"]} if exp.source.get("op") else set()))
+        with self._lock, self._db:
+            row = self._db.execute("SELECT id, support, seen_on FROM experiences WHERE dedup_key = ?", (key,)).fetchone()
+            if row:
+                merged = sorted(set(json.loads(row[2])) | set(ops))
+                self._db.execute("UPDATE experiences SET support = ?, seen_on = ? WHERE id = ?",
+                                 (row[1] + support, json.dumps(merged), row[0]))
+                return row[0], False
+            self._db.execute("INSERT INTO experiences (id, dedup_key, family, title, origin, speedup, support, seen_on,"
+                             " record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                             (exp.id, key, exp.family, exp.title, exp.origin, exp.speedup, support, json.dumps(ops),
+                              json.dumps(exp.to_dict(), sort_keys=True)))
+            self._db.execute("INSERT INTO experiences_fts (id, body) VALUES (?, ?)", (exp.id, exp.search_text()))
+            return exp.id, True
+
+    # ------------------------------------------------------------------------- reads
+    def _entry(self, row: tuple) -> Entry:
+        return Entry(Experience.from_dict(json.loads(row[0])), int(row[1]), tuple(json.loads(row[2])))
+
+    def entries(self, family: str | None = None) -> list[Entry]:
+        """Every experience (of one family), by family then descending speedup then id."""
+        q = "SELECT record, support, seen_on FROM experiences"
+        args: tuple = ()
+        if family:
+            q, args = q + " WHERE family = ?", (family,)
+        with self._lock:
+            rows = self._db.execute(q + " ORDER BY family, speedup DESC, id", args).fetchall()
+        return [self._entry(r) for r in rows]
+
+    def get(self, exp_id: str) -> Entry | None:
+        """By id or unique id prefix."""
+        with self._lock:
+            rows = self._db.execute("SELECT record, support, seen_on FROM experiences WHERE id LIKE ? ORDER BY id",
+                                    (exp_id + "%",)).fetchall()
+        return self._entry(rows[0]) if len(rows) == 1 else None
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT count(*) FROM experiences").fetchone()[0])
+
+    def lexical(self, text: str, limit: int = 50) -> dict[str, float]:
+        """BM25 relevance of each experience to the words of ``text`` (higher is better;
+        experiences sharing no word are absent)."""
+        words = sorted({w for w in "".join(c if c.isalnum() else " " for c in text.lower()).split() if len(w) > 1})
+        if not words:
+            return {}
+        query = " OR ".join(f'"{w}"' for w in words)
+        with self._lock:
+            rows = self._db.execute("SELECT id, bm25(experiences_fts) FROM experiences_fts WHERE experiences_fts "
+                                    "MATCH ? ORDER BY bm25(experiences_fts) LIMIT ?", (query, limit)).fetchall()
+        return {r[0]: -float(r[1]) for r in rows}  # fts5's bm25 is lower-is-better
+
+    def families(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self._db.execute("SELECT family, count(*) FROM experiences GROUP BY family ORDER BY family"))
+
+    # ----------------------------------------------------------------- export/import
+    def export_dict(self) -> dict[str, Any]:
+        return {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "experience_version": EXPERIENCE_VERSION,
+                "families_version": FAMILIES_VERSION,
+                "experiences": [{"support": e.support, "seen_on": list(e.seen_on), **e.experience.to_dict()}
+                                for e in sorted(self.entries(), key=lambda e: e.id)]}
+
+    def export_json(self, path: str | Path) -> int:
+        """Writes every experience to a JSON file (sorted, deterministic); returns the count."""
+        d = self.export_dict()
+        Path(path).write_text(json.dumps(d, indent=1, sort_keys=True) + "\n")
+        return len(d["experiences"])
+
+    def import_json(self, path: str | Path) -> tuple[int, int]:
+        """Reads an export; returns ``(added, merged)`` (merged: already present, support raised).
+
+        Raises:
+            BankError: Not an export, a newer format, or an invalid record (nothing is added).
+        """
+        try:
+            d = json.loads(Path(path).read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            raise BankError(f"{path}: cannot read a bank export ({e})") from None
+        if not isinstance(d, dict) or d.get("format") != EXPORT_FORMAT:
+            raise BankError(f"{path}: not an ascendopt experience-bank export")
+        if int(d.get("version", 0)) > EXPORT_VERSION:
+            raise BankError(f"{path}: export version {d.get('version')} is newer than this ascendopt ({EXPORT_VERSION})")
+        recs = d.get("experiences") or []
+        try:
+            exps = [(Experience.from_dict(r), r.get("seen_on", ()), int(r.get("support", 1))) for r in recs]
+        except (ValueError, TypeError) as e:
+            raise BankError(f"{path}: invalid experience: {e}") from None
+        added = merged = 0
+        for exp, seen, support in exps:
+            _, new = self.add(exp, seen, support)
+            added, merged = added + new, merged + (not new)
+        return added, merged

@@ -1,0 +1,54 @@
+"""Helpers every ``ascendopt`` command uses: consoles, usage errors, loading an operator and
+its cases, making the backend. Command modules import from here, never from each other."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from ascendopt.backends.sim.soc import SocError
+from ascendopt.cases import CaseError, load_op_cases
+from ascendopt.operator import Operator, OperatorError
+
+console = Console()
+err_console = Console(stderr=True)
+
+STATUS_STYLE = {"ok": "green", "wrong_result": "red", "compile_error": "red", "runtime_error": "red",
+                 "tiling_error": "red", "timeout": "yellow", "case_error": "yellow"}
+
+
+def fail(msg: str, code: int = 2) -> None:
+    """Prints ``msg`` as an error (whole: paths are not wrapped or cropped, brackets are not
+    markup) and exits with ``code``."""
+    err_console.print(Text.assemble(("error:", "red"), " ", msg), soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def load(op_dir: Path, cases_files: list[Path], golden: Optional[str], names: list[str]):
+    try:
+        op = Operator.load(op_dir)
+        cases = load_op_cases(op_dir, cases_files, golden)
+    except (OperatorError, CaseError) as e:
+        fail(str(e))
+    if not cases:
+        fail(f"{op_dir}: no cases (expected tests/st/*.json or --cases FILE.json)")
+    if names:
+        known = {c.name for c in cases}
+        bad = [n for n in names if n not in known]
+        if bad:
+            fail(f"unknown case(s) {', '.join(bad)}; available: {', '.join(sorted(known))}")
+        cases = [c for c in cases if c.name in names]
+    return op, cases
+
+
+def backend(soc: str, noise_pct: float = 0.0, noise_seed: int = 0):
+    from ascendopt.backends.sim.backend import SimBackend
+
+    try:
+        return SimBackend(soc, noise_pct=noise_pct, noise_seed=noise_seed)
+    except (SocError, ValueError) as e:
+        fail(str(e))

@@ -1,0 +1,141 @@
+"""``ascendopt rewind``: de-optimize strong operators into experiences of the bank."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich import box
+from rich.table import Table
+
+from ascendopt.backends.sim.soc import DEFAULT_SOC
+from ascendopt.cli_common import backend as make_backend
+from ascendopt.cli_common import console, err_console, fail, load
+from ascendopt.cli_options import positive
+from ascendopt.rewind.engine import DEFAULT_BUDGET, DEFAULT_DEPTH
+
+DEFAULT_BANK_FILE = Path("ascendopt-bank.db")
+
+
+def rewind_command(
+    op_dirs: List[Path] = typer.Argument(None, help="Operator directories (cann-ops layout)."),
+    suite: Optional[str] = typer.Option(None, "--suite", help="'own' (this project's ops/) or a directory of operators."),
+    budget: int = typer.Option(DEFAULT_BUDGET, "--budget", help="Evaluations per operator (every attempt counts)."),
+    depth: int = typer.Option(DEFAULT_DEPTH, "--depth", help="Removals chained from the original (1: no chains)."),
+    bank_file: Path = typer.Option(DEFAULT_BANK_FILE, "--bank", help="Experience bank to add to (created if missing)."),
+    motifs: Optional[str] = typer.Option(None, "--motifs", help="Comma-separated motif names (default: all)."),
+    soc: str = typer.Option(DEFAULT_SOC, "--soc"),
+    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the inputs (and of the noise)."),
+    noise_pct: float = typer.Option(0.0, "--noise-pct", min=0.0, help="Seeded timing noise (percent std)."),
+    repeats: int = typer.Option(0, "--repeats", min=0,
+                                help="Timed runs per candidate, for tau (default: 1 without noise, 5 with)."),
+    sigmas: float = typer.Option(3.0, "--sigmas", callback=positive, help="tau = this many sigmas of the repeats."),
+    min_effect: float = typer.Option(1.0, "--min-effect-pct", min=0.0, help="tau is at least this share of the latency."),
+    workers: int = typer.Option(1, "--workers", min=1, help="Candidates evaluated in parallel (processes)."),
+    db: Path = typer.Option(Path("ascendopt.db"), "--db", help="Record store (SQLite)."),
+    timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Rewind: remove one optimization at a time, keep the removals that measurably hurt, and
+    distill each kept pair into an experience of the bank."""
+    from ascendopt.bank.store import BankError, ExperienceBank
+    from ascendopt.evaluate.budget import BudgetedEvaluator
+    from ascendopt.evaluate.evaluator import EvalConfig, Evaluator, largest_per_dtype
+    from ascendopt.evaluate.executors import InlineExecutor, LocalExecutor
+    from ascendopt.evaluate.store import SQLiteStore, StoreError
+    from ascendopt.rewind.engine import rewind
+    from ascendopt.rewind.motifs import registry
+    from ascendopt.suites import SuiteError, resolve_suite
+
+    if bool(op_dirs) == bool(suite):
+        fail("give operator directories or --suite (not both)")
+    if budget < 1:
+        fail("--budget must be at least 1")
+    if depth < 1:
+        fail("--depth must be at least 1")
+    try:
+        dirs = resolve_suite(suite) if suite else list(op_dirs)
+    except SuiteError as e:
+        fail(str(e))
+    reg = registry()
+    chosen = list(reg) if not motifs else [m.strip() for m in motifs.split(",") if m.strip()]
+    unknown = [m for m in chosen if m not in reg]
+    if unknown:
+        fail(f"unknown motif(s) {', '.join(unknown)}; known: {', '.join(reg)}")
+    loaded = [load(d, [], None, []) for d in dirs]  # every usage error before anything runs
+    backend = make_backend(soc, noise_pct, seed)
+    reps = repeats or (5 if noise_pct > 0 else 1)
+    try:
+        store = SQLiteStore(db)
+    except (StoreError, OSError) as e:
+        fail(f"cannot open record store {db}: {e}")
+    try:
+        bank = ExperienceBank(bank_file)
+    except (BankError, OSError) as e:
+        fail(f"cannot open experience bank {bank_file}: {e}")
+    executor = LocalExecutor(workers) if workers > 1 else InlineExecutor()
+    results = []
+    interrupted = False
+    try:
+        for op, cases in loaded:
+            # every dtype path is timed: a motif may only touch the path of one dtype
+            evaluator = Evaluator(backend, EvalConfig(seed=seed, benchmark_cases=largest_per_dtype(cases),
+                                                      profile_repeats=reps, run_timeout_s=timeout))
+            beval = BudgetedEvaluator(evaluator, store, budget=budget, executor=executor, run_label=op.name,
+                                      run_config={"command": "rewind", "depth": depth, "seed": seed,
+                                                  "motifs": chosen, "op_dir": str(op.root)})
+            with console.status(f"rewinding {op.name} ...", spinner="dots") as st:
+                def progress(a, _op=op, _st=st, _b=beval):
+                    _st.update(f"rewinding {_op.name}: {_b.report(_op.name).charged}/{budget} evaluations, "
+                               f"last {a.motif} -> {a.reason}")
+                try:
+                    res = rewind(op, cases, beval, [reg[m]() for m in chosen], depth=depth, bank=bank,
+                                 sigmas=sigmas, min_effect_pct=min_effect, batch=workers,
+                                 on_attempt=None if as_json else progress)
+                except KeyboardInterrupt:
+                    beval.finish("interrupted")
+                    interrupted = True
+                    break
+            beval.finish()
+            results.append(res)
+            if not as_json:
+                _print_result(res)
+    finally:
+        executor.close()
+    size, families = len(bank), bank.families()
+    bank.close()
+    if as_json:
+        print(json.dumps({"bank": str(bank_file), "bank_size": size, "families": families, "db": str(db),
+                          "interrupted": interrupted, "operators": [r.to_dict() for r in results]}, indent=2,
+                         default=str))
+    else:
+        kept = sum(len(r.kept) for r in results)
+        console.print(f"{kept} experiences kept from {len(results)} operator(s); bank {bank_file}: {size} experiences "
+                      f"in {len(families)} families ({', '.join(f'{k} {v}' for k, v in families.items())})")
+    if interrupted:
+        err_console.print("[yellow]interrupted[/yellow]: kept experiences are in the bank; evaluations are recorded")
+        raise typer.Exit(130)
+    if results and all(r.stop_reason == "root_failed" for r in results):
+        raise typer.Exit(1)
+
+
+def _print_result(res) -> None:
+    if res.stop_reason == "root_failed":
+        err = res.attempts[0].detail if res.attempts else ""
+        console.print(f"[red]{res.op}: the original fails its own cases; nothing to rewind[/red] {err}")
+        return
+    table = Table(title=f"{res.op}: baseline {res.baseline_us:.2f} us, tau {res.noise['tau_us']:.3f} us",
+                  box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    for col in ("d", "motif", "site", "result", "x"):
+        table.add_column(col, overflow="fold", justify="right" if col in ("d", "x") else "left")
+    style = {"kept": "green", "not_slower": "yellow", "failed": "red", "new_hazard": "red"}
+    for a in res.attempts:
+        x = f"{a.slowdown:.2f}" if a.slowdown else "-"
+        reason = a.reason if a.reason != "failed" else f"{a.status}"
+        s = style.get(a.reason, "white")
+        table.add_row(str(a.depth), a.motif, a.site, f"[{s}]{reason}[/{s}]", x)
+    console.print(table)
+    console.print(f"{len(res.kept)} kept of {sum(1 for a in res.attempts if a.status)} tried, "
+                  f"{res.charged} evaluations charged ({res.stop_reason}), {res.seconds:.0f} s")

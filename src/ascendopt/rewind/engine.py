@@ -1,0 +1,215 @@
+"""Chained rewind of one operator under an evaluation budget.
+
+Start from a strong operator (the root), evaluate it, then try every motif's sites on it: each
+de-optimized candidate is evaluated like any other (built, checked on every case, timed), and
+kept only by :func:`ascendopt.rewind.validate.judge` (correct, no new hazard, slower than its
+parent by more than the parent's measured ``tau``). A kept candidate is itself rewound, up to
+``depth`` removals from the root (a chain: the lesson "double buffering pays" may only show
+once barriers are gone). Every evaluation, the root's included, is charged to the operator's
+budget through the :class:`~ascendopt.evaluate.budget.BudgetedEvaluator` and recorded in the
+store; a candidate already evaluated (same sources) is answered from the records for free.
+
+Order of attempts: breadth first by depth; at one parent, the motifs take turns (each motif's
+first site, then each motif's second site, ...), so a small budget samples many families
+instead of exhausting the sites of the first motif.
+
+Each kept pair becomes an experience (:mod:`ascendopt.rewind.distill`); the Stage I rewrite
+that applies it is the rewrite of the motif's family whose matcher finds more sites in the
+slow side than in the fast side (it sees the removed optimization's absence).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ascendopt.bank.experience import Experience
+from ascendopt.bank.store import ExperienceBank
+from ascendopt.cases import Case
+from ascendopt.evaluate.budget import BudgetedEvaluator, BudgetExhausted
+from ascendopt.evaluate.evaluator import Evaluation
+from ascendopt.operator import Operator
+from ascendopt.profile.diagnosis import kernel_cores
+from ascendopt.rewind.distill import Distiller, OfflineDistiller, Pair
+from ascendopt.rewind.motifs.base import Motif, Site
+from ascendopt.rewind.validate import DEFAULT_MIN_EFFECT_PCT, DEFAULT_SIGMAS, Noise, judge, noise_threshold
+
+DEFAULT_BUDGET = 20
+DEFAULT_DEPTH = 2
+
+
+@dataclass
+class Attempt:
+    """One de-optimization tried (whether or not it was evaluated)."""
+
+    motif: str
+    family: str
+    site: str
+    file: str
+    line: int
+    depth: int
+    parent: str
+    digest: str = ""
+    status: str = ""
+    reason: str = ""
+    detail: str = ""
+    latency_us: float | None = None
+    slowdown: float | None = None
+    charged: bool = False
+    experience: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class RewindResult:
+    """What rewinding one operator found."""
+
+    op: str
+    baseline_us: float | None
+    noise: dict[str, Any] | None
+    attempts: list[Attempt] = field(default_factory=list)
+    experiences: list[Experience] = field(default_factory=list)
+    charged: int = 0
+    stop_reason: str = ""
+    seconds: float = 0.0
+
+    @property
+    def kept(self) -> list[Attempt]:
+        return [a for a in self.attempts if a.reason == "kept"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"op": self.op, "baseline_us": self.baseline_us, "noise": self.noise, "charged": self.charged,
+                "stop_reason": self.stop_reason, "seconds": round(self.seconds, 2),
+                "kept": len(self.kept), "tried": sum(a.status != "" for a in self.attempts),
+                "attempts": [a.to_dict() for a in self.attempts],
+                "experiences": [{"id": e.id, "title": e.title, "family": e.family, "speedup": e.speedup}
+                                for e in self.experiences]}
+
+
+def _candidates(op: Operator, motifs: Sequence[Motif]) -> list[tuple[Motif, Site]]:
+    """Every (motif, site) of ``op``, motifs taking turns by site index."""
+    per_motif = []
+    for m in motifs:
+        try:
+            per_motif.append([(m, s) for s in m.find(op)])
+        except Exception:  # noqa: BLE001 - a matcher that cannot read this kernel finds nothing
+            per_motif.append([])
+    return [c for group in itertools.zip_longest(*per_motif) for c in group if c is not None]
+
+
+def matching_rewrite(motif: Motif, fast: Operator, slow: Operator) -> tuple[str, list[str]]:
+    """The Stage I rewrite of ``motif``'s family that sees more sites in ``slow`` than in
+    ``fast`` (name, its site labels in ``slow``); ``("", [])`` when none does."""
+    from ascendopt.refine.transforms import REWRITES
+
+    best: tuple[int, str, list[str]] = (0, "", [])
+    for name, cls in REWRITES.all().items():
+        if cls.family != motif.family:
+            continue
+        r = cls()
+        try:
+            s_slow, s_fast = r.find(slow), r.find(fast)
+        except Exception:  # noqa: BLE001
+            continue
+        gain = len(s_slow) - len(s_fast)
+        if gain > best[0] or (gain == best[0] > 0 and name == motif.name):
+            best = (gain, name, [s.label for s in s_slow])
+    return best[1], best[2]
+
+
+def rewind(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, motifs: Sequence[Motif],
+           depth: int = DEFAULT_DEPTH, bank: ExperienceBank | None = None, distiller: Distiller | None = None,
+           sigmas: float = DEFAULT_SIGMAS, min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT, batch: int = 1,
+           on_attempt: Callable[[Attempt], None] | None = None) -> RewindResult:
+    """Rewinds ``op`` within ``beval``'s budget (see the module docstring).
+
+    Returns the attempts and the distilled experiences (also added to ``bank`` when given).
+    Never raises for a bad candidate; a root that fails its own cases ends the rewind with
+    ``stop_reason = "root_failed"``.
+    """
+    t0 = time.perf_counter()
+    distiller = distiller or OfflineDistiller()
+    res = RewindResult(op.name, None, None)
+    soc = getattr(beval.evaluator.backend, "soc", None)
+    try:
+        root_ev = beval.evaluate(op, cases)
+    except BudgetExhausted:
+        res.stop_reason = "budget"
+        return res
+    if not root_ev.ok or root_ev.latency_us is None:
+        res.stop_reason = "root_failed"
+        res.attempts.append(Attempt("", "", "original", "", 0, 0, "", op.digest, root_ev.status, "failed",
+                                    root_ev.error[:300]))
+        res.charged = beval.report(op.name).charged
+        res.seconds = time.perf_counter() - t0
+        return res
+    res.baseline_us = root_ev.latency_us
+    cores = kernel_cores(soc, next(iter(root_ev.profile.values()), None))
+    frontier: list[tuple[Operator, Evaluation, int]] = [(op, root_ev, 0)]
+    seen = {op.digest}
+    res.stop_reason = "exhausted"
+    try:
+        while frontier:
+            parent, parent_ev, d = frontier.pop(0)
+            if d >= depth:
+                continue
+            noise = noise_threshold(parent_ev, sigmas, min_effect_pct)
+            if d == 0:
+                res.noise = noise.to_dict()
+            todo: list[tuple[Motif, Site, Operator, Attempt]] = []
+            for m, site in _candidates(parent, motifs):
+                a = Attempt(m.name, m.family, site.label, site.file, site.line, d + 1, parent.digest)
+                try:
+                    cand = m.apply(parent, site)
+                except Exception as e:  # noqa: BLE001 - a rewriter bug is this attempt's failure
+                    a.status, a.reason, a.detail = "motif_error", "failed", f"{type(e).__name__}: {e}"
+                    res.attempts.append(a)
+                    continue
+                if cand.digest in seen:
+                    continue
+                seen.add(cand.digest)
+                a.digest = cand.digest
+                todo.append((m, site, cand, a))
+            for chunk_start in range(0, len(todo), max(1, batch)):
+                chunk = todo[chunk_start:chunk_start + max(1, batch)]
+                try:
+                    evs = beval.evaluate_many([c for _, _, c, _ in chunk], cases)
+                except BudgetExhausted as e:
+                    evs = list(e.results) + [None] * (len(chunk) - len(e.results))
+                    for item, ev in zip(chunk, evs):
+                        if ev is not None:
+                            _settle(res, item, ev, parent, parent_ev, noise, d, cores, bank, distiller, frontier,
+                                    on_attempt)
+                    res.stop_reason = "budget"
+                    return res
+                for item, ev in zip(chunk, evs):
+                    _settle(res, item, ev, parent, parent_ev, noise, d, cores, bank, distiller, frontier, on_attempt)
+    finally:
+        res.charged = beval.report(op.name).charged
+        res.seconds = time.perf_counter() - t0
+    return res
+
+
+def _settle(res: RewindResult, item: tuple[Motif, Site, Operator, Attempt], ev: Evaluation, parent: Operator,
+            parent_ev: Evaluation, noise: Noise, d: int, cores: int, bank: ExperienceBank | None,
+            distiller: Distiller, frontier: list, on_attempt: Callable[[Attempt], None] | None) -> None:
+    m, site, cand, a = item
+    v = judge(parent_ev, ev, noise)
+    a.status, a.reason, a.detail = ev.status, v.reason, v.detail
+    a.latency_us, a.slowdown, a.charged = ev.latency_us, v.slowdown, not ev.duplicate
+    if v.kept:
+        rewrite, rsites = matching_rewrite(m, parent, cand)
+        exp = distiller.distill(Pair(m, site, parent, cand, parent_ev, ev, noise, cores, d + 1, rewrite, rsites))
+        res.experiences.append(exp)
+        a.experience = exp.id
+        if bank is not None:
+            bank.add(exp)
+        frontier.append((cand, ev, d + 1))
+    res.attempts.append(a)
+    if on_attempt is not None:
+        on_attempt(a)

@@ -1,0 +1,118 @@
+"""Which de-optimizations rewind keeps, and the measured noise threshold they must clear.
+
+A de-optimized candidate is kept only when it
+
+1. built, passed every case and its benchmark runs (status ``ok``),
+2. carries no hazard its parent did not have (a removal that introduces a race or an
+   out-of-bounds read is a bug, not a lesson: the simulator reports such hazards as typed
+   errors, or as warnings on the reference operator, see :func:`hazards`),
+3. is slower than its parent by more than ``tau_us``.
+
+``tau_us`` is measured, not assumed (:func:`noise_threshold`): ``sigmas`` standard deviations
+of the parent's repeated benchmark runs (``EvalConfig.profile_repeats``; on the simulator the
+runs differ only with ``--noise-pct``; on an NPU they are real repeats), and never less than
+``min_effect_pct`` of the parent's latency: a noise-free simulator measures sigma = 0, and a
+sub-percent slowdown is not a lesson worth storing. Both figures are recorded with the
+experience.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ascendopt.evaluate.evaluator import Evaluation
+
+DEFAULT_SIGMAS = 3.0
+DEFAULT_MIN_EFFECT_PCT = 1.0
+
+
+@dataclass(frozen=True)
+class Noise:
+    """The noise threshold of one parent.
+
+    Attributes:
+        tau_us: A slowdown must exceed this to count.
+        sigma_us: Standard deviation of the parent's repeated runs (0 for one run).
+        repeats: How many runs it rests on.
+        sigmas: The multiple of sigma used.
+        min_effect_pct: The floor, in percent of the parent's latency.
+    """
+
+    tau_us: float
+    sigma_us: float
+    repeats: int
+    sigmas: float
+    min_effect_pct: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def benchmark_runs(ev: Evaluation) -> list[float]:
+    """Every benchmark run's duration of an evaluation (all cases' ``runs_us``)."""
+    out: list[float] = []
+    for summary in (ev.profile or {}).values():
+        out += [float(x) for x in summary.get("runs_us") or ()]
+    return out
+
+
+def noise_threshold(parent: Evaluation, sigmas: float = DEFAULT_SIGMAS,
+                    min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT) -> Noise:
+    """``max(sigmas * stdev(parent's runs), min_effect_pct % of its latency)``.
+
+    Raises:
+        ValueError: The parent is not a correct, timed evaluation.
+    """
+    if not parent.ok or parent.latency_us is None:
+        raise ValueError(f"the parent must be a correct, timed evaluation (status {parent.status})")
+    runs = benchmark_runs(parent)
+    sigma = statistics.stdev(runs) if len(runs) > 1 else 0.0
+    tau = max(sigmas * sigma, parent.latency_us * min_effect_pct / 100.0)
+    return Noise(tau, sigma, len(runs), sigmas, min_effect_pct)
+
+
+def hazards(ev: Evaluation) -> set[str]:
+    """The hazard kinds an evaluation carries: its typed runtime error when it failed on one,
+    plus the warnings its cases report (when the backend reports warnings)."""
+    kinds: set[str] = set()
+    if ev.status == "runtime_error" and ev.error_kind:
+        kinds.add(ev.error_kind)
+    for c in (*ev.cases, *ev.benchmark):
+        for w in getattr(c, "warnings", None) or ():
+            kinds.add(w.get("kind", str(w)) if isinstance(w, dict) else str(w))
+    return kinds
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a de-optimized candidate is kept, and why (``reason`` is one of ``kept``,
+    ``failed`` (with its status), ``new_hazard``, ``not_slower``)."""
+
+    kept: bool
+    reason: str
+    detail: str
+    slowdown: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def judge(parent: Evaluation, child: Evaluation, noise: Noise) -> Verdict:
+    """Applies the three rules (see the module docstring) to one de-optimized candidate."""
+    if not child.ok or child.latency_us is None:
+        return Verdict(False, "failed", f"{child.status}" + (f" ({child.error_kind})" if child.error_kind else "")
+                       + (f": {child.error.strip().splitlines()[0][:200]}" if child.error.strip() else ""))
+    new = hazards(child) - hazards(parent)
+    if new:
+        return Verdict(False, "new_hazard", f"adds {', '.join(sorted(new))}")
+    assert parent.latency_us is not None
+    delta = child.latency_us - parent.latency_us
+    slowdown = child.latency_us / parent.latency_us if parent.latency_us > 0 else math.inf
+    if delta <= noise.tau_us:
+        return Verdict(False, "not_slower", f"{child.latency_us:.3f} us vs {parent.latency_us:.3f} us "
+                                            f"(+{delta:.3f} us, tau {noise.tau_us:.3f} us)", slowdown)
+    return Verdict(True, "kept", f"{child.latency_us:.3f} us vs {parent.latency_us:.3f} us "
+                                 f"({slowdown:.2f}x slower, tau {noise.tau_us:.3f} us)", slowdown)
