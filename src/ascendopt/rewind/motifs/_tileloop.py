@@ -101,10 +101,10 @@ def make_ctx(p: Parsed, fn: Node) -> Ctx:
         for n in walk(body):
             if n.type == "function_definition":
                 methods.setdefault(function_name(p, n), n)
-            elif n.type == "field_declaration" and n.parent is body:
+            elif n.type == "field_declaration" and n.parent == body:
                 t = n.child_by_field_name("type")
                 for d in n.children_by_field_name("declarator"):
-                    nm = declarator_name(p, d)
+                    nm = decl_name(p, d)
                     if nm and t is not None:
                         fields.setdefault(nm, p.text(t) + ("*" if d.type == "pointer_declarator" else ""))
         if cname:  # out-of-class definitions K::f
@@ -126,7 +126,7 @@ def own_nodes(root: Node) -> Iterator[Node]:
     while stack:
         n = stack.pop()
         yield n
-        if n is not root and n.type in ("function_definition", "lambda_expression"):
+        if n != root and n.type in ("function_definition", "lambda_expression"):
             continue
         stack.extend(reversed(n.children))
 
@@ -136,13 +136,21 @@ def own_calls(root: Node) -> Iterator[Node]:
 
 
 # ----------------------------------------------------------------------------- types of identifiers
+def decl_name(p: Parsed, node: Node | None) -> str | None:
+    """Like :func:`declarator_name`, also through reference declarators (``T& x``), whose
+    identifier is an unnamed child."""
+    while node is not None and node.type == "reference_declarator":
+        node = next((c for c in node.named_children if c.type != "comment"), None)
+    return declarator_name(p, node)
+
+
 def _decl_type(p: Parsed, decl: Node, name: str) -> str | None:
     t = decl.child_by_field_name("type")
     if t is None:
         return None
     for d in decl.children_by_field_name("declarator"):
         inner = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
-        if declarator_name(p, inner) == name:
+        if decl_name(p, inner) == name:
             return p.text(t) + ("*" if inner is not None and inner.type == "pointer_declarator" else "")
     return None
 
@@ -169,7 +177,7 @@ def type_of(ctx: Ctx, name: str, before: int | None = None) -> str | None:
         for prm in params.named_children:
             if prm.type in ("parameter_declaration", "optional_parameter_declaration"):
                 d = prm.child_by_field_name("declarator")
-                if declarator_name(p, d) == name:
+                if decl_name(p, d) == name:
                     t = prm.child_by_field_name("type")
                     return None if t is None else p.text(t)
     return ctx.fields.get(name)
@@ -230,7 +238,7 @@ def method_callees(ctx: Ctx, root: Node) -> Iterator[tuple[Node, Node]]:
             continue
         name = callee_name(ctx.p, c)
         m = ctx.methods.get(name)
-        if m is not None and m is not ctx.fn:
+        if m is not None and m != ctx.fn:
             yield c, m
 
 
@@ -324,7 +332,7 @@ def statements_before(loop: Node, fn: Node) -> list[Node]:
                     break
                 if s.type != "comment":
                     out.append(s)
-        if a is body or a.type in ("function_definition", "lambda_expression"):
+        if a == body or a.type in ("function_definition", "lambda_expression"):
             break
         child = a
     return sorted(out, key=lambda s: s.start_byte)
@@ -398,7 +406,7 @@ def pipe_prefix(ctx: Ctx, before: int) -> str:
         if n.type == "declaration" and n.start_byte < before:
             for d in n.children_by_field_name("declarator"):
                 inner = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
-                nm = declarator_name(p, inner)
+                nm = decl_name(p, inner)
                 s = is_pipe(_decl_type(p, n, nm) if nm else None)
                 if s:
                     return nm + s
@@ -410,7 +418,7 @@ def pipe_prefix(ctx: Ctx, before: int) -> str:
         if prm.type == "parameter_declaration":
             t = prm.child_by_field_name("type")
             d = prm.child_by_field_name("declarator")
-            nm = declarator_name(p, d)
+            nm = decl_name(p, d)
             s = is_pipe(None if t is None else p.text(t) + ("*" if d is not None and d.type == "pointer_declarator" else ""))
             if s and nm:
                 return nm + s
