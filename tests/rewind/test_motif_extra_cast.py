@@ -42,7 +42,7 @@ def test_round_trip_after_widening_cast_is_exact(check):
     cases = narrow_cases(op)
     assert cases
     results = check(slow, cases)
-    assert all(r.status == "ok" for r in results), [(r.status, r.error) for r in results]
+    assert all(r.status == "ok" for r in results), [(r.status, r.message) for r in results]
 
 
 def test_template_widening_cast_in_cast_custom(check):
@@ -50,4 +50,4 @@ def test_template_widening_cast_in_cast_custom(check):
     op = load("level1/cast_custom")
     (site,) = m.find(op)  # the CAST_NONE branch (sizeof(TY) > sizeof(TX)); other casts narrow or go to int
     results = check(m.apply(op, site), narrow_cases(op))
-    assert results and all(r.status == "ok" for r in results), [(r.status, r.error) for r in results]
+    assert results and all(r.status == "ok" for r in results), [(r.status, r.message) for r in results]

@@ -31,7 +31,7 @@ def test_binary_call_becomes_synchronised_scalar_loop(check):
     assert src.index("HardEvent::V_S") < src.index("for (int32_t aoI") < src.index("HardEvent::S_V")
     assert slow.origin == "rewind/scalar_loop"
     results = check(slow, small_cases(op))
-    assert results and all(r.status == "ok" for r in results), [(r.status, r.error) for r in results]
+    assert results and all(r.status == "ok" for r in results), [(r.status, r.message) for r in results]
 
 
 def test_unary_and_scalar_forms_stay_correct(check):
@@ -42,11 +42,11 @@ def test_unary_and_scalar_forms_stay_correct(check):
                       "AscendC::Max(yLocal, xLocal, negX, count)", "AscendC::Abs(yLocal, xLocal, count)"]
     for site in m.find(abs_op)[1:]:  # int32 Max and float/half Abs (a NaN-free, signed-zero-exact form)
         results = check(m.apply(abs_op, site), small_cases(abs_op))
-        assert all(r.status == "ok" for r in results), (site.label, [(r.status, r.error) for r in results])
+        assert all(r.status == "ok" for r in results), (site.label, [(r.status, r.message) for r in results])
     leaky = load("level1/leaky_relu_custom")
     (site,) = m.find(leaky)
     results = check(m.apply(leaky, site), small_cases(leaky))
-    assert all(r.status == "ok" for r in results), [(r.status, r.error) for r in results]
+    assert all(r.status == "ok" for r in results), [(r.status, r.message) for r in results]
 
 
 def test_no_site_for_transcendental_mask_form_or_methods():
