@@ -433,3 +433,37 @@ def event_sync(ctx: Ctx, before: int, event: str, var: str) -> list[str]:
     return [f"{{ AscendC::TEventID {var} = {pre}FetchEventID({e});",
             f"  AscendC::SetFlag<{e}>({var});",
             f"  AscendC::WaitFlag<{e}>({var}); }}"]
+
+
+SCALAR_TYPES = frozenset({"float", "double", "half", "bool", "bfloat16_t", "char"})
+
+
+def is_scalar(ctx: Ctx, name: str, at: int | None = None) -> bool:
+    """``name`` is declared with an arithmetic scalar type (not a tensor or object)."""
+    t = type_of(ctx, name, at)
+    if t is None:
+        return False
+    base = t.replace("const", "").replace("&", "").replace("volatile", "").strip()
+    if base.endswith("*"):
+        return False
+    base = base.split("::")[-1].strip()
+    from ascendopt.tiling.cparse import INT_TYPES
+    return base in INT_TYPES or base in SCALAR_TYPES or base.startswith("unsigned ") or base.startswith("long ")
+
+
+def destinations(ctx: Ctx, roots: list[Node]) -> set[str]:
+    """Names passed as first operand of a call under ``roots`` (the destination of AscendC vector
+    and copy instructions, possibly written by a method), not counting scalar arguments and
+    ``EnQue``/``FreeTensor``. ``roots`` are ``ctx.fn``'s body or bodies of its class's methods."""
+    out = set()
+    for r in roots:
+        fn = r.parent if r.parent is not None and r.parent.type == "function_definition" else ctx.fn
+        c2 = ctx.callee_ctx(fn)
+        for c in own_calls(r):
+            args = call_args(c)
+            if not args or callee_name(ctx.p, c) in ("FreeTensor", "EnQue"):
+                continue
+            nm = base_name(ctx.p, args[0])
+            if nm and not is_scalar(c2, nm, c.start_byte):
+                out.add(nm)
+    return out
