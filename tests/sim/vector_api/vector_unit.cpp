@@ -335,6 +335,37 @@ void DupAxpyCases() {
     }
 }
 
+// ---------------------------------------------------------------------------------- fused multiply-add
+void FusedMulAddCases() {
+    CASE("fma");
+    Ctx c;
+    const uint32_t n = 300;
+    auto a = c.Alloc<float>(n), b = c.Alloc<float>(n), d = c.Alloc<float>(n), e = c.Alloc<float>(n);
+    auto ah = c.Alloc<half>(n), bh = c.Alloc<half>(n), dh = c.Alloc<half>(n), eh = c.Alloc<half>(n);
+    auto dm = c.Alloc<float>(n), dk = c.Alloc<float>(n);
+    Fill(a, n, -2, 2);
+    Fill(b, n, -2, 2);
+    Fill(d, n, -2, 2);
+    Fill(ah, n, -2, 2);
+    Fill(bh, n, -2, 2);
+    Fill(dh, n, -2, 2);
+    Fill(dm, n, -2, 2);
+    Fill(dk, n, -2, 2);
+    for (uint32_t i = 0; i < n; ++i) {
+        e.Data()[i] = d.Data()[i];
+        eh.Data()[i] = dh.Data()[i];
+    }
+    Dump("a", a, n); Dump("b", b, n); Dump("ah", ah, n); Dump("bh", bh, n);
+    Dump("d0", d, n); Dump("dh0", dh, n); Dump("dm0", dm, n); Dump("dk0", dk, n);
+    FusedMulAdd(d, a, b, n);                     // d = a * d + b
+    FusedMulAdd(dh, ah, bh, 250);                // first 250 only
+    MulAddDst(e, a, b, n);                       // e = a * b + e
+    MulAddDst(eh, ah, bh, n);
+    MulAddDst(dm, ah, bh, 200);                  // float dst, half sources
+    MulAddDst(dk, a, b, uint64_t(40), 2, BinaryRepeatParams());  // continuous mask: 40 of 64 per repeat, 2 repeats
+    Dump("d", d, n); Dump("dh", dh, n); Dump("e", e, n); Dump("eh", eh, n); Dump("dm", dm, n); Dump("dk", dk, n);
+}
+
 // ---------------------------------------------------------------------------------- cast
 const float kSpecialF32[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 3.49999f, 65504.0f,
                              65519.0f, 65520.0f, 70000.0f, -70000.0f, 1e-8f, -1e-8f, 5.96e-8f, 2.98e-8f, 6.1e-5f,
@@ -706,6 +737,7 @@ void RunAll(void*) {
     CASE("sc_ShiftRight_u16"); ScalarCount<uint16_t>("ShiftRight", 0, 65535, 2, 300);
     ScalarMaskCases();
     DupAxpyCases();
+    FusedMulAddCases();
     CastCases();
     const CMPMODE cm[] = {CMPMODE::LT, CMPMODE::GT, CMPMODE::EQ, CMPMODE::LE, CMPMODE::GE, CMPMODE::NE};
     const char* cn[] = {"lt", "gt", "eq", "le", "ge", "ne"};

@@ -1,5 +1,5 @@
 // AscendOptimizer simulator: element-wise vector APIs (binary, unary, tensor-scalar, Duplicate,
-// Axpy) and the high-level math APIs (Tanh, Sigmoid, Sin, Cos, Power, Floor, Ceil, Round, ...).
+// Axpy, FusedMulAdd, MulAddDst) and the high-level math APIs (Tanh, Sigmoid, Sin, Cos, Power, Floor, Ceil, Round, ...).
 // Clean-room implementation.
 #pragma once
 #include "ascendopt_kernel/vector_core.h"
@@ -507,6 +507,81 @@ __aicore__ inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src
     constexpr uint32_t w = sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U);
     ao::k::Plan p = ao::k::PlanBits("Axpy", w, mask, repeatTimes, isSetMask);
     AoDetail::AxpyRun<T, U>(p, dst, src, scalarValue, ao::k::DS(rp), ao::k::SS(rp));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fused multiply-add, costed like Axpy (one element-wise pass that also reads dst):
+//   FusedMulAdd: dst = src0 * dst + src1    (half or float, one type)
+//   MulAddDst:   dst = src0 * src1 + dst    (T == U, or float dst with half sources)
+// The product and the sum are computed in fp32 and rounded once to the destination type.
+namespace AoDetail {
+enum class FmaKind : uint8_t { FusedMulAdd, MulAddDst };
+template <FmaKind K, typename T, typename U>
+inline void FmaRun(const char* name, const ao::k::Plan& p, const LocalTensor<T>& dst, const LocalTensor<U>& src0,
+                   const LocalTensor<U>& src1, ao::k::Strd ds, ao::k::Strd s0, ao::k::Strd s1) {
+    if constexpr (!ao::k::kIsHalfOrFloat<T> || !ao::k::kIsHalfOrFloat<U> || sizeof(T) < sizeof(U))
+        ao::k::AoUnsupported(name, ao::k::TypeName<T>());
+    if constexpr (K == FmaKind::FusedMulAdd && !std::is_same_v<T, U>) ao::k::AoUnsupported(name, ao::k::TypeName<U>());
+    const U* A = src0.Data();
+    const U* B = src1.Data();
+    const T* D = dst.Data();
+    ao::k::Ew(name, ao::rt::OpClass::VecElementwise, sizeof(T), p, dst, ds, &src0, s0, &src1, s1,
+              [&](uint64_t di, uint64_t i, uint64_t j) {
+                  float a = ao::k::ToF32(A[i]), b = ao::k::ToF32(B[j]), d = ao::k::ToF32(D[di]);
+                  float prod = K == FmaKind::FusedMulAdd ? a * d : a * b;
+                  return ao::k::FromF32<T>(prod + (K == FmaKind::FusedMulAdd ? b : d));
+              },
+              true);
+}
+}  // namespace AoDetail
+
+template <typename T>
+__aicore__ inline void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                                   const int32_t& count) {
+    ao::k::Plan p = ao::k::PlanCount("FusedMulAdd", sizeof(T), count);
+    AoDetail::FmaRun<AoDetail::FmaKind::FusedMulAdd, T, T>("FusedMulAdd", p, dst, src0, src1, ao::k::Strd{},
+                                                           ao::k::Strd{}, ao::k::Strd{});
+    ao::k::AfterCountForm();
+}
+template <typename T, bool isSetMask = true>
+__aicore__ inline void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                                   uint64_t mask, const uint32_t repeatTimes, const BinaryRepeatParams& rp) {
+    ao::k::Plan p = ao::k::PlanCont("FusedMulAdd", sizeof(T), mask, repeatTimes, isSetMask);
+    AoDetail::FmaRun<AoDetail::FmaKind::FusedMulAdd, T, T>("FusedMulAdd", p, dst, src0, src1, ao::k::DS(rp),
+                                                           ao::k::S0(rp), ao::k::S1(rp));
+}
+template <typename T, bool isSetMask = true>
+__aicore__ inline void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                                   const uint64_t mask[], const uint32_t repeatTimes, const BinaryRepeatParams& rp) {
+    ao::k::Plan p = ao::k::PlanBits("FusedMulAdd", sizeof(T), mask, repeatTimes, isSetMask);
+    AoDetail::FmaRun<AoDetail::FmaKind::FusedMulAdd, T, T>("FusedMulAdd", p, dst, src0, src1, ao::k::DS(rp),
+                                                           ao::k::S0(rp), ao::k::S1(rp));
+}
+
+template <typename T, typename U>
+__aicore__ inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
+                                 const int32_t& count) {
+    constexpr uint32_t w = sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U);
+    ao::k::Plan p = ao::k::PlanCount("MulAddDst", w, count);
+    AoDetail::FmaRun<AoDetail::FmaKind::MulAddDst, T, U>("MulAddDst", p, dst, src0, src1, ao::k::Contig(sizeof(T), w),
+                                                         ao::k::Contig(sizeof(U), w), ao::k::Contig(sizeof(U), w));
+    ao::k::AfterCountForm();
+}
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
+                                 uint64_t mask, const uint32_t repeatTimes, const BinaryRepeatParams& rp) {
+    constexpr uint32_t w = sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U);
+    ao::k::Plan p = ao::k::PlanCont("MulAddDst", w, mask, repeatTimes, isSetMask);
+    AoDetail::FmaRun<AoDetail::FmaKind::MulAddDst, T, U>("MulAddDst", p, dst, src0, src1, ao::k::DS(rp),
+                                                         ao::k::S0(rp), ao::k::S1(rp));
+}
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
+                                 const uint64_t mask[], const uint32_t repeatTimes, const BinaryRepeatParams& rp) {
+    constexpr uint32_t w = sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U);
+    ao::k::Plan p = ao::k::PlanBits("MulAddDst", w, mask, repeatTimes, isSetMask);
+    AoDetail::FmaRun<AoDetail::FmaKind::MulAddDst, T, U>("MulAddDst", p, dst, src0, src1, ao::k::DS(rp),
+                                                         ao::k::S0(rp), ao::k::S1(rp));
 }
 
 // ---------------------------------------------------------------------------------------------
