@@ -1,0 +1,155 @@
+"""Fuse a multiply and the add that consumes it: two vector instructions -> one.
+
+Sites: two adjacent statements of one block, ``Muls(t, x, a, n); Add(d, t, y, n)`` or
+``Mul(t, a, b, n); Add(d, t, y, n)`` (the Add's operands in either order, the same count
+``n``), where ``t`` is a local tensor of the function that is not read afterwards (every later
+use of ``t`` is a ``FreeTensor``, or the first later use overwrites it with the same count; in a
+loop, ``t`` is not read anywhere else in the loop either):
+
+- ``Muls`` and ``y`` is ``d``                -> ``Axpy(d, x, a, n)``        (d = x * a + d)
+- ``Mul`` and ``y`` is ``d``                 -> ``MulAddDst(d, a, b, n)``   (d = a * b + d)
+- ``Mul`` with ``d`` as one factor, ``y`` other -> ``FusedMulAdd(d, c, y, n)`` (d = c * d + y)
+
+Axpy and MulAddDst need half/float destinations (FusedMulAdd one type); an integer kernel
+fails on the backend and the candidate is not kept.
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from ascendopt.operator import Operator
+from ascendopt.refine.transforms import REWRITES
+from ascendopt.refine.transforms._syntax import (COPY_OPS, VECTOR_OPS, api_prefix, loop_label, remove_statement,
+                                                 replace_with_lines, root_name, statement_call)
+from ascendopt.rewind.motifs.base import (LOOPS, Edit, Motif, Site, ancestors, call_args, callee_name, find_node,
+                                          function_of, kernel_parsed)
+from ascendopt.tiling.cparse import Parsed, declarator_name, walk
+
+
+def _norm(p: Parsed, n: Node) -> str:
+    return "".join(p.text(n).split())
+
+
+def _next_statement(stmt: Node) -> Node | None:
+    n = stmt.next_named_sibling
+    while n is not None and n.type == "comment":
+        n = n.next_named_sibling
+    return n
+
+
+def fusion(p: Parsed, s1: Node) -> tuple[str, list[str], Node] | None:
+    """(fused instruction, its arguments as text, the Add statement) when statement ``s1``
+    starts a fusable pair, else None."""
+    c1 = statement_call(s1)
+    if c1 is None or callee_name(p, c1) not in ("Muls", "Mul"):
+        return None
+    s2 = _next_statement(s1)
+    c2 = statement_call(s2)
+    if c2 is None or callee_name(p, c2) != "Add":
+        return None
+    a1, a2 = call_args(c1), call_args(c2)
+    if len(a1) != 4 or len(a2) != 4 or _norm(p, a1[3]) != _norm(p, a2[3]):
+        return None
+    t, d = _norm(p, a1[0]), _norm(p, a2[0])
+    if t == d or a1[0].type != "identifier":
+        return None
+    ops = [_norm(p, a2[1]), _norm(p, a2[2])]
+    if ops.count(t) != 1:
+        return None
+    y = ops[1] if ops[0] == t else ops[0]
+    n = p.text(a1[3])
+    if not _dead_after(p, s1, s2, p.text(a1[0]), n):
+        return None
+    if callee_name(p, c1) == "Muls":
+        if y == d and _norm(p, a1[2]) != t:
+            return "Axpy", [p.text(a2[0]), p.text(a1[1]), p.text(a1[2]), n], s2
+        return None
+    f = [_norm(p, a1[1]), _norm(p, a1[2])]
+    if y == d:
+        return "MulAddDst", [p.text(a2[0]), p.text(a1[1]), p.text(a1[2]), n], s2
+    if d in f and y != t:
+        factor = a1[2] if f[0] == d else a1[1]
+        addend = a2[2] if ops[0] == t else a2[1]
+        return "FusedMulAdd", [p.text(a2[0]), p.text(factor), p.text(addend), n], s2
+    return None
+
+
+def _use_kind(p: Parsed, ident: Node) -> str:
+    """How an occurrence of a tensor variable is used: ``decl``, ``free`` (FreeTensor/EnQue),
+    ``write`` (sole destination of a vector/copy instruction), or ``read``."""
+    par = ident.parent
+    if par is not None and par.type in ("init_declarator", "declaration") and par.child_by_field_name("declarator") == ident:
+        return "decl"
+    if par is not None and par.type == "argument_list":
+        call = par.parent
+        name = callee_name(p, call)
+        args = call_args(call)
+        if name == "FreeTensor":
+            return "free"
+        if (name in VECTOR_OPS or name in COPY_OPS) and args and args[0] == ident:
+            if not any(root_name(p, a) == p.text(ident) for a in args[1:]):
+                return "write"
+    return "read"
+
+
+def _dead_after(p: Parsed, s1: Node, s2: Node, t: str, n: str) -> bool:
+    """``t`` is a local of the function and its value after ``s2`` is never read."""
+    fn = function_of(s1)
+    if fn is None:
+        return False
+    body = fn.child_by_field_name("body")
+    local = any(d.type == "declaration" and any(declarator_name(p, x) == t for x in d.children_by_field_name("declarator"))
+                for d in walk(body))
+    if not local:
+        return False
+    uses = [u for u in walk(body) if u.type == "identifier" and p.text(u) == t]
+    for u in sorted((u for u in uses if u.start_byte >= s2.end_byte), key=lambda u: u.start_byte):
+        kind = _use_kind(p, u)
+        if kind == "free":
+            continue
+        if kind == "write":
+            call = u.parent.parent
+            args = call_args(call)
+            if "".join(p.text(args[-1]).split()) == "".join(n.split()):
+                break  # overwritten: later reads see the new value
+        return False
+    loops = [a for a in ancestors(s1) if a.type in LOOPS and a.start_byte >= fn.start_byte]
+    if loops:
+        outer = loops[-1]
+        for u in uses:
+            if outer.start_byte <= u.start_byte < s1.start_byte and _use_kind(p, u) == "read":
+                return False
+    return True
+
+
+@REWRITES.register
+class FuseMulAdd(Motif):
+    name = "fuse_mul_add"
+    family = "instruction_fusion"
+    title = "Fuse a multiply and the add consuming it into Axpy / MulAddDst / FusedMulAdd"
+    mechanism = ("The fused instruction reads the operands once and writes the result once: one pass over "
+                 "the tile on the V pipe instead of two, and no round trip of the product through a "
+                 "temporary in UB.")
+    bottleneck = "V pipe busy with two element-wise passes (multiply, then add) per tile"
+    direction = "optimize"
+
+    def find(self, op: Operator) -> list[Site]:
+        sites = []
+        for p in kernel_parsed(op):
+            for s1 in walk(p.tree.root_node):
+                if s1.type != "expression_statement":
+                    continue
+                got = fusion(p, s1)
+                if got is not None:
+                    fused, args, s2 = got
+                    label = (f"{p.text(statement_call(s1))}; {p.text(statement_call(s2))} -> "
+                             f"{fused}({', '.join(args)}) {loop_label(p, s1)}")
+                    sites.append(self.site(p, s1, label, detail=fused))
+        return sites
+
+    def edits(self, op: Operator, site: Site) -> list[Edit]:
+        p = next(q for q in kernel_parsed(op) if q.file == site.file)
+        s1 = find_node(p, site.start, site.end, "expression_statement")
+        fused, args, s2 = fusion(p, s1)
+        return [replace_with_lines(p, s1, [f"{api_prefix(p)}{fused}({', '.join(args)});"]), remove_statement(p, s2)]

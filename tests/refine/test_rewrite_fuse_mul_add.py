@@ -1,0 +1,111 @@
+from ascendopt.cases import load_op_cases
+from ascendopt.evaluate.evaluator import case_elements
+from ascendopt.refine.transforms import REWRITES
+from ascendopt.refine.transforms.fuse_mul_add import fusion
+from ascendopt.tiling.cparse import parse, walk
+
+from .conftest import load
+
+
+def _with_tmp(op, old_compute: str, new_compute: str, elem: str, queue_decl: str, guard: str = ""):
+    """``op`` with its compute statement replaced and a scratch ``TBuf tmpBuf`` added (its
+    InitBuffer under ``if constexpr (guard)`` when given)."""
+    src = op.files[op.kernel_file]
+    assert src.count(old_compute) == 1 and src.count(queue_decl) == 1
+    src = src.replace(old_compute, new_compute)
+    src = src.replace(queue_decl, queue_decl + "    AscendC::TBuf<AscendC::QuePosition::VECCALC> tmpBuf;\n")
+    init = f"        pipe.InitBuffer(outQueueY, BUFFER_NUM, tileDataNum * sizeof({elem}));\n"
+    assert src.count(init) == 1
+    alloc = f"pipe.InitBuffer(tmpBuf, tileDataNum * sizeof({elem}));"
+    alloc = f"if constexpr ({guard}) {{ {alloc} }}" if guard else alloc
+    src = src.replace(init, init + f"        {alloc}\n")
+    return op.with_file(op.kernel_file, src)
+
+
+def slow_op():
+    """muls_custom computing y = 0 + x * value as Duplicate; Muls into a scratch; Add (fp16/fp32;
+    bf16 keeps its fp32 path)."""
+    return _with_tmp(
+        load("level1/muls_custom"),
+        "            AscendC::Muls(yLocal, xLocal, static_cast<TX>(value), count);\n",
+        "            AscendC::LocalTensor<TX> tmp = tmpBuf.Get<TX>();\n"
+        "            AscendC::Duplicate(yLocal, static_cast<TY>(0), count);\n"
+        "            AscendC::Muls(tmp, xLocal, static_cast<TX>(value), count);\n"
+        "            AscendC::Add(yLocal, tmp, yLocal, count);\n",
+        "TY", "    AscendC::TQue<AscendC::QuePosition::VECOUT, BUFFER_NUM> outQueueY;\n",
+        guard="!std::is_same_v<TX, bfloat16_t>")
+
+
+def slow_mul_op():
+    """mul_custom computing y = 0 + x1 * x2 as Duplicate; Mul into x2's buffer; Add."""
+    op = load("level1/mul_custom")
+    src = op.files[op.kernel_file]
+    old = "        AscendC::Mul(yLocal, x1Local, x2Local, count);\n"
+    assert src.count(old) == 1
+    return op.with_file(op.kernel_file, src.replace(old, (
+        "        AscendC::Duplicate(yLocal, static_cast<T>(0), count);\n"
+        "        AscendC::Mul(x2Local, x1Local, x2Local, count);\n"
+        "        // the product is added to the running value\n"
+        "        AscendC::Add(yLocal, yLocal, x2Local, count);\n")))
+
+
+def test_muls_then_add_into_dst_becomes_axpy(check):
+    slow = slow_op()
+    rw = REWRITES.get("fuse_mul_add")
+    sites = rw.find(slow)
+    assert [s.detail for s in sites] == ["Axpy"]
+    assert "-> Axpy(yLocal, xLocal, static_cast<TX>(value), count) in Compute" in sites[0].label
+    fast = rw.apply(slow, sites[0])
+    text = fast.files[fast.kernel_file]
+    assert "            AscendC::Axpy(yLocal, xLocal, static_cast<TX>(value), count);\n" in text
+    assert "AscendC::Add(" not in text and "Muls(tmp" not in text
+    assert all(r.status == "ok" for r in check(fast))
+
+
+def test_mul_then_add_into_dst_becomes_mul_add_dst(check):
+    slow = slow_mul_op()
+    rw = REWRITES.get("fuse_mul_add")
+    sites = rw.find(slow)
+    assert [s.detail for s in sites] == ["MulAddDst"]
+    fast = rw.apply(slow, sites[0])
+    assert "AscendC::MulAddDst(yLocal, x1Local, x2Local, count);" in fast.files[fast.kernel_file]
+    floats = sorted((c for c in load_op_cases(slow.root) if "int" not in c.inputs[0].dtype), key=case_elements)
+    assert all(r.status == "ok" for r in check(fast, floats[:2] + floats[-1:]))
+
+
+SNIPPETS = """#include "kernel_operator.h"
+using namespace AscendC;
+template <typename T> class K { public:
+void A(LocalTensor<T>& d, LocalTensor<T>& x, LocalTensor<T>& y, T a, int n) {
+  LocalTensor<T> t = buf.Get<T>();
+  Mul(t, x, d, n); Add(d, t, y, n);
+}
+void B(LocalTensor<T>& d, LocalTensor<T>& x, T a, int n) {
+  LocalTensor<T> t = buf.Get<T>();
+  Muls(t, x, a, n); Add(d, t, d, n);
+  Muls(t, x, a, n); Add(d, t, d, n); Exp(d, t, n);
+  Muls(t, x, a, n); Add(d, t, d, n); Exp(t, d, n); Exp(d, t, n);
+  Muls(t, x, a, n); Add(d, t, x, n);
+  Muls(field, x, a, n); Add(d, field, d, n);
+  for (int i = 0; i < 4; ++i) { Exp(d, t, n); Muls(t, x, a, n); Add(d, t, d, n); }
+  Muls(t, x, a, n); Add(d, t, d, m);
+}
+LocalTensor<T> field; TBuf<TPosition::VECCALC> buf; };
+"""
+
+
+def test_matches_only_when_the_product_is_dead():
+    p = parse("k.cpp", SNIPPETS)
+    got = [(f[0], f[1]) for n in walk(p.tree.root_node) if n.type == "expression_statement"
+           and (f := fusion(p, n)) is not None]
+    # line 6: FusedMulAdd (d is a factor); 10: Axpy, t next overwritten by line 11's Muls;
+    # 12: Axpy, t overwritten by Exp(t, d, n) before its read. Not: 11 (t read next by Exp),
+    # 13 (Muls with y != d), 14 (t a field), 15 (t read earlier in the loop), 16 (counts differ)
+    assert got == [("FusedMulAdd", ["d", "x", "y", "n"]), ("Axpy", ["d", "x", "a", "n"]), ("Axpy", ["d", "x", "a", "n"])]
+    assert [p.line(n.start_byte) for n in walk(p.tree.root_node)
+            if n.type == "expression_statement" and fusion(p, n)] == [6, 10, 12]
+
+
+def test_no_site_in_plain_kernels():
+    for name in ("level1/muls_custom", "level1/gelu", "level1/silu"):
+        assert REWRITES.get("fuse_mul_add").find(load(name)) == []
