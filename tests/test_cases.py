@@ -81,8 +81,8 @@ def test_dtype_aliases_and_errors():
     assert dtypes.canonical_dtype("ge::DT_BF16") == "bfloat16"
     assert dtypes.dtype_info("DT_FLOAT16").name == "float16"
     assert dtypes.dtype_info("bfloat16").is_float and dtypes.dtype_info("uint8").is_int
-    with pytest.raises(CaseError, match="unknown dtype 'complex64'"):
-        dtypes.np_dtype("complex64")
+    with pytest.raises(CaseError, match="unknown dtype 'complex32'"):
+        dtypes.np_dtype("complex32")
     assert issubclass(CaseError, ValueError)
 
 
@@ -281,9 +281,11 @@ def test_fixed_values(tmp_path):
         (case,) = load_case_file(write_cases(tmp_path, [simple_case(input_desc=[desc])]))
         x = make_inputs(case, 0)["x"]
         assert x.shape == (2, 2) and x.dtype == np.float16
-    desc = {"name": "x", "type": "float16", "shape": [3], "value": [1, 2]}
+    # A .bin file carries no shape: its size must match. (A value list brings its own shape:
+    # test_constant_input_value_sets_its_shape.)
+    desc = {"name": "x", "type": "float16", "shape": [3], "value": "x.bin"}
     (case,) = load_case_file(write_cases(tmp_path, [simple_case(input_desc=[desc])]))
-    with pytest.raises(CaseError, match="2 elements"):
+    with pytest.raises(CaseError, match="4 elements"):
         make_inputs(case, 0)
 
 
@@ -460,9 +462,81 @@ def test_compare_shape_mismatch_and_empty():
     assert not r.passed and "shape mismatch" in r.message
     assert compare(np.zeros((0, 3)), np.zeros((0, 3)), "float16").passed
     with pytest.raises(CaseError):
-        compare(np.zeros(2), np.zeros(2), "complex64")
+        compare(np.zeros(2), np.zeros(2), "complex32")
 
 
 def test_compare_zero_expected_relative_error():
     r = compare(np.array([1e-4]), np.array([0.0]), "float16")
     assert r.passed and r.max_rel_err > 1e30
+
+
+# ---------------------------------------------------------------- forms real case files use
+
+@pytest.mark.parametrize("dist", ["uniform", "normal", "beta", "laplace", "triangular", "relu", "sigmoid",
+                                  "softmax", "tanh"])
+def test_every_msopst_distribution_stays_in_range(tmp_path, dist):
+    desc = {"name": "x", "type": "float", "shape": [4, 64], "data_distribute": dist, "value_range": [-2, 3]}
+    [case] = load_case_file(write_cases(tmp_path, [simple_case(input_desc=[desc])]))
+    x = make_inputs(case, 0)["x"]
+    assert x.shape == (4, 64) and x.dtype == np.float32
+    assert x.min() >= -2 - 1e-6 and x.max() <= 3 + 1e-6
+    if dist == "softmax":
+        np.testing.assert_allclose(x.sum(axis=-1), 1.0, rtol=1e-5)
+    if dist == "relu":
+        assert x.min() == 0.0
+    np.testing.assert_array_equal(x, make_inputs(case, 0)["x"])  # seeded
+
+
+def test_complex_tensors_generate_and_compare(tmp_path):
+    desc = {"name": "x", "type": ["complex64", "complex128"], "shape": [3, 2], "value_range": [-1, 1]}
+    out = {"name": "y", "type": ["complex64", "complex128"], "shape": [3, 2]}
+    cases = load_case_file(write_cases(tmp_path, [simple_case(input_desc=[desc], output_desc=[out])]))
+    assert [c.inputs[0].dtype for c in cases] == ["complex64", "complex128"]
+    x = make_inputs(cases[0], 1)["x"]
+    assert x.dtype == np.complex64 and np.abs(x.imag).max() > 0
+    assert compare(x, x.copy(), "complex64").passed
+    assert not compare(x, x + 0.5j, "complex64").passed  # the imaginary part counts
+    assert dtypes.ge_dtype_code("complex128") == 17 and dtypes.dtype_size("complex64") == 8
+
+
+def test_output_may_share_an_input_name(tmp_path):
+    """In-place (ref) operators name their output like the input it updates."""
+    ins = [{"name": "var", "type": "float", "shape": [4]}, {"name": "idx", "type": "int32", "shape": [2]}]
+    outs = [{"name": "var", "type": "float", "shape": [4]}]
+    [case] = load_case_file(write_cases(tmp_path, [simple_case(input_desc=ins, output_desc=outs)]))
+    assert [t.name for t in case.inputs] == ["var", "idx"] and [t.name for t in case.outputs] == ["var"]
+    dup_inputs = [{"name": "a", "type": "float", "shape": [4]}, {"name": "a", "type": "float", "shape": [4]}]
+    with pytest.raises(CaseError, match="duplicate"):
+        load_case_file(write_cases(tmp_path, [simple_case(input_desc=dup_inputs)]))
+
+
+def test_golden_binds_by_position_when_an_output_shares_an_input_name(tmp_path):
+    (tmp_path / "g.py").write_text(
+        "def calc_expect_func(var, idx, var_out):\n"
+        "    assert 'value' in var and 'value' not in var_out\n"
+        "    return [var['value'] * 2]\n")
+    ins = [{"name": "var", "type": "float", "shape": [4]}, {"name": "idx", "type": "int32", "shape": [2]}]
+    outs = [{"name": "var", "type": "float", "shape": [4]}]
+    [case] = load_case_file(write_cases(tmp_path, [simple_case(input_desc=ins, output_desc=outs,
+                                                                calc_expect_func_file="g.py:calc_expect_func")]))
+    inputs = make_inputs(case, 0)
+    [y] = run_golden(load_golden(case.golden), case, inputs)
+    np.testing.assert_array_equal(y, inputs["var"] * 2)
+
+
+def test_constant_input_value_sets_its_shape(tmp_path):
+    """A `value` list is the data passed; when its size disagrees with `shape`, its own shape wins."""
+    ins = [{"name": "dims", "type": "int64", "shape": [1], "value": [1, 2, 3, 4]},
+           {"name": "v", "type": "float16", "shape": [1], "value": [[0.5]]}]
+    [case] = load_case_file(write_cases(tmp_path, [simple_case(input_desc=ins)]))
+    assert case.inputs[0].shape == (4,) and case.inputs[1].shape == (1,)
+    data = make_inputs(case, 0)
+    np.testing.assert_array_equal(data["dims"], np.array([1, 2, 3, 4], np.int64))
+    assert data["v"].shape == (1,) and data["v"][0] == np.float16(0.5)
+
+
+def test_undefined_type_leaves_an_optional_input_out(tmp_path):
+    ins = [{"name": "x", "type": "float", "shape": [4]},
+           {"name": "bias", "type": ["UNDEFINED"], "format": ["UNDEFINED"], "shape": []}]
+    [case] = load_case_file(write_cases(tmp_path, [simple_case(input_desc=ins)]))
+    assert [t.name for t in case.inputs] == ["x"]

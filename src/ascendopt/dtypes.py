@@ -62,6 +62,11 @@ class DTypeInfo:
         return self.name in ("float16", "float32", "bfloat16", "double")
 
     @property
+    def is_complex(self) -> bool:
+        """True for complex64 / complex128 (pairs of float32 / float64)."""
+        return self.name in ("complex64", "complex128")
+
+    @property
     def is_bool(self) -> bool:
         """True for the boolean type."""
         return self.name == "bool"
@@ -69,7 +74,7 @@ class DTypeInfo:
     @property
     def is_int(self) -> bool:
         """True for signed and unsigned integer types."""
-        return not (self.is_float or self.is_bool)
+        return not (self.is_float or self.is_bool or self.is_complex)
 
 
 def _info(name: str, np_type: type, ge_code: int, ge_name: str, cpp: str) -> DTypeInfo:
@@ -94,6 +99,8 @@ DTYPES: dict[str, DTypeInfo] = {
         _info("double", np.float64, 11, "DT_DOUBLE", "double"),
         _info("bool", np.bool_, 12, "DT_BOOL", "bool"),
         _info("bfloat16", ml_dtypes.bfloat16, 27, "DT_BF16", "bfloat16_t"),
+        _info("complex64", np.complex64, 16, "DT_COMPLEX64", "AscendC::complex64"),
+        _info("complex128", np.complex128, 17, "DT_COMPLEX128", "AscendC::complex128"),
     )
 }
 

@@ -45,6 +45,8 @@ TOLERANCES: dict[str, Tolerance] = {
     "float32": Tolerance(1e-4, 1e-4, 1e-4),
     "double": Tolerance(1e-4, 1e-4, 1e-4),
     "bfloat16": Tolerance(2.0**-7, 2.0**-7, 1e-3),
+    "complex64": Tolerance(1e-4, 1e-4, 1e-4),
+    "complex128": Tolerance(1e-4, 1e-4, 1e-4),
     **{name: _EXACT for name in (
         "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool")},
 }
@@ -104,6 +106,8 @@ def compare(actual: Any, expected: Any, dtype: str, rtol: float | None = None,
     atol = tol.atol if atol is None else atol
     ratio_ok = tol.max_mismatch_ratio if max_mismatch_ratio is None else max_mismatch_ratio
     a, e = np.asarray(actual), np.asarray(expected)
+    if a.dtype.kind == "c" or e.dtype.kind == "c":  # compare real and imaginary parts elementwise
+        a, e = (np.stack([np.real(x), np.imag(x)], axis=-1) if x.dtype.kind == "c" else x for x in (a, e))
     if a.shape != e.shape:
         return Comparison(False, math.inf, math.inf, 1.0,
                           f"shape mismatch: actual {a.shape} vs expected {e.shape}")

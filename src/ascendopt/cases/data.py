@@ -22,14 +22,50 @@ def _int_bounds(spec: TensorSpec) -> tuple[int, int]:
     return low, high
 
 
+def _shaped(spec: TensorSpec, rng: np.random.Generator) -> np.ndarray | None:
+    """Values in [low, high] for the non-uniform distributions, None for uniform.
+
+    ``normal``/``truncated_normal``/``laplace`` are centred on the middle of the range with
+    a sixth of its width as scale, clipped to it; ``beta`` is Beta(2, 2) and ``triangular``
+    peaks at the middle; ``relu``/``sigmoid``/``tanh``/``softmax`` apply that function to
+    uniform draws from the range (softmax along the last axis), like activations would.
+    """
+    lo, hi = spec.value_range
+    mid, scale, shape = (lo + hi) / 2, (hi - lo) / 6, spec.shape
+    dist = spec.distribution
+    if dist in ("normal", "truncated_normal"):
+        return np.clip(rng.normal(mid, scale, size=shape), lo, hi)
+    if dist == "laplace":
+        return np.clip(rng.laplace(mid, scale, size=shape), lo, hi)
+    if dist == "beta":
+        return lo + (hi - lo) * rng.beta(2.0, 2.0, size=shape)
+    if dist == "triangular":
+        return rng.triangular(lo, mid, hi, size=shape) if hi > lo else np.full(shape, lo)
+    u = rng.uniform(lo, hi, size=shape)
+    if dist == "relu":
+        return np.maximum(u, 0.0)
+    if dist == "sigmoid":
+        return 1.0 / (1.0 + np.exp(-u))
+    if dist == "tanh":
+        return np.tanh(u)
+    if dist == "softmax":
+        if u.ndim == 0:
+            return np.ones_like(u)
+        ex = np.exp(u - u.max(axis=-1, keepdims=True))
+        return ex / ex.sum(axis=-1, keepdims=True)
+    return None if dist in ("uniform", "random", "randint") else u
+
+
 def _generate(spec: TensorSpec, rng: np.random.Generator) -> np.ndarray:
     """Random data for one input tensor, following its distribution and value range."""
     info = dtype_info(spec.dtype)
     lo, hi = spec.value_range
-    normal = spec.distribution in ("normal", "truncated_normal")
-    if normal:
-        values = np.clip(rng.normal((lo + hi) / 2, (hi - lo) / 6, size=spec.shape), lo, hi)
-    elif info.is_float:
+    values = _shaped(spec, rng)
+    normal = values is not None
+    if info.is_complex:
+        parts = [_shaped(spec, rng) if normal else rng.uniform(lo, hi, size=spec.shape) for _ in range(2)]
+        return (np.asarray(parts[0]) + 1j * np.asarray(parts[1])).astype(info.np_dtype)
+    if not normal and info.is_float:
         values = rng.uniform(lo, hi, size=spec.shape)
     if info.is_float:
         return np.asarray(values, dtype=np.float64).astype(info.np_dtype)
@@ -49,7 +85,8 @@ def _fixed_value(spec: TensorSpec) -> np.ndarray:
         except OSError as err:
             raise CaseError(f"input {spec.name!r}: cannot read {spec.value}: {err}") from None
     else:
-        arr = np.asarray(spec.value, dtype=np.float64).astype(spec.np_dtype)
+        kind = np.complex128 if dtype_info(spec.dtype).is_complex else np.float64
+        arr = np.asarray(spec.value, dtype=kind).astype(spec.np_dtype)
     if arr.size != spec.size:
         raise CaseError(f"input {spec.name!r}: value has {arr.size} elements, shape "
                         f"{spec.shape} needs {spec.size}")

@@ -78,14 +78,15 @@ def _tensor_dict(spec: TensorSpec, value: np.ndarray | None = None) -> dict[str,
 
 
 def _call_golden(func: Callable[..., Any], case: Case, ins: list[dict], outs: list[dict]) -> Any:
-    """Bind tensors by name when every tensor name is a parameter of ``func``, else by position."""
+    """Bind tensors by name when every tensor name is a parameter of ``func`` and no output
+    shares an input's name, else by position."""
     names = [s.name for s in case.inputs + case.outputs]
     try:
         params = inspect.signature(func).parameters
     except (TypeError, ValueError):
         params = {}
-    by_name = all(n in params and params[n].kind != inspect.Parameter.POSITIONAL_ONLY
-                  for n in names)
+    by_name = len(set(names)) == len(names) and all(
+        n in params and params[n].kind != inspect.Parameter.POSITIONAL_ONLY for n in names)
     if by_name:
         return func(**dict(zip(names, ins + outs)), **case.attrs)
     return func(*ins, *outs, **case.attrs)

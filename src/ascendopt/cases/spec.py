@@ -13,7 +13,10 @@ import numpy as np
 
 from ascendopt.dtypes import CaseError, canonical_format, dtype_info
 
-DISTRIBUTIONS = ("uniform", "normal", "truncated_normal", "random", "randint")
+# The msOpST data_distribute values, plus aliases seen in case files.
+DISTRIBUTIONS = ("uniform", "normal", "beta", "laplace", "triangular", "relu", "sigmoid", "softmax", "tanh",
+                 "truncated_normal", "random", "randint")
+ABSENT_TYPE = "undefined"  # msopst type of an optional input the case leaves out
 DEFAULT_VALUE_RANGE = (0.0, 1.0)
 _TENSOR_FIELDS = ("type", "format", "shape", "data_distribute", "value_range")
 
@@ -147,10 +150,12 @@ def _desc_fields(desc: Any, what: str, is_input: bool) -> dict[str, list]:
             raise CaseError(f"{what}: unknown data_distribute {d!r} (known: {DISTRIBUTIONS})")
     types = [t.lower() for t in _as_str_list(desc["type"], f"{what} type", "")]
     for t in types:
-        dtype_info(t)
+        if t != ABSENT_TYPE:
+            dtype_info(t)
     return {
         "type": types,
-        "format": [canonical_format(f) for f in _as_str_list(desc.get("format"), what, "ND")],
+        "format": [f.upper() if f.strip().lower() == ABSENT_TYPE else canonical_format(f)
+                   for f in _as_str_list(desc.get("format"), what, "ND")],
         "shape": _parse_shapes(desc["shape"], what),
         "data_distribute": [d.lower() for d in dists] if is_input else ["uniform"],
         "value_range": _parse_ranges(desc.get("value_range"), what),
@@ -167,12 +172,25 @@ def _variant_count(parsed: list[tuple[str, dict[str, list]]]) -> int:
     return multi.pop() if multi else 1
 
 
-def _tensor(desc: dict, f: dict[str, list], i: int, base: Path) -> TensorSpec:
+def _tensor(desc: dict, f: dict[str, list], i: int, base: Path) -> TensorSpec | None:
+    """Concrete tensor *i* of a description; None for an optional input left out
+    (``"type": "UNDEFINED"``). A constant input given by a ``value`` list whose element count
+    disagrees with ``shape`` takes the value's own shape (the data is what is passed)."""
     pick = {k: (v[0] if len(v) == 1 else v[i]) for k, v in f.items()}
+    if pick["type"] == ABSENT_TYPE:
+        return None
     value = desc.get("value")
+    shape = pick["shape"]
     if isinstance(value, str):
         value = str((base / value).resolve())
-    return TensorSpec(desc["name"], pick["type"], pick["shape"], pick["format"],
+    elif isinstance(value, list):
+        try:
+            vshape = np.shape(value)
+        except ValueError:
+            raise CaseError(f"{desc['name']}: value is not a rectangular nested list") from None
+        if math.prod(vshape) != math.prod(shape):
+            shape = tuple(int(d) for d in vshape)
+    return TensorSpec(desc["name"], pick["type"], shape, pick["format"],
                       pick["data_distribute"], pick["value_range"], value)
 
 
@@ -296,8 +314,11 @@ def _expand_case(raw: Any, index: int, path: Path) -> list[Case]:
                 parsed.append((kind, desc, _desc_fields(desc, what, kind == "input")))
         n = _variant_count([(f"{k} {d['name']}", f) for k, d, f in parsed])
         attrs, attr_types = parse_attrs(raw.get("attr"))
-        names = [d["name"] for _, d, _ in parsed] + list(attrs)
-        dup = {x for x in names if names.count(x) > 1}
+        # An output may share its input's name (in-place / ref operators); names must be
+        # unique among the inputs, among the outputs and against the attributes.
+        ins = [d["name"] for k, d, _ in parsed if k == "input"]
+        outs = [d["name"] for k, d, _ in parsed if k == "output"]
+        dup = {x for names in (ins + list(attrs), outs + list(attrs)) for x in names if names.count(x) > 1}
         if dup:
             raise CaseError(f"duplicate tensor/attr names {sorted(dup)}")
     except CaseError as err:
@@ -306,7 +327,7 @@ def _expand_case(raw: Any, index: int, path: Path) -> list[Case]:
     extra = {k: v for k, v in raw.items() if k not in _KNOWN_KEYS}
     cases = []
     for i in range(n):
-        tensors = [(k, _tensor(d, f, i, path.parent)) for k, d, f in parsed]
+        tensors = [(k, t) for k, d, f in parsed if (t := _tensor(d, f, i, path.parent)) is not None]
         cases.append(Case(
             base_name, raw["op"], [t for k, t in tensors if k == "input"],
             [t for k, t in tensors if k == "output"], dict(attrs), dict(attr_types), golden,
