@@ -1,0 +1,227 @@
+"""The LLM-guided Stage I rewriter.
+
+:class:`LLMRewriter` implements :class:`ascendopt.refine.rewriter.Rewriter`: it asks the
+``refiner`` role (prompt ``ascendopt/llm/prompts/refiner.md``) with the kernel source, the
+host tiling files, the diagnosis (text and numbers) and the retrieved experiences (title,
+family, mechanism, measured effect, diff); the answer must be one whole file or one unified
+diff, parsed strictly by :mod:`ascendopt.llm.answer`. A refused answer or a failed request
+makes no proposal and is recorded in :attr:`LLMRewriter.rejections` with the reason.
+
+``repair`` sends the failed candidate (its kernel and its diff against the parent) with the
+compile error or wrong-result text back; the caller decides how many repairs to allow and
+charges each repaired candidate's evaluation to the budget.
+
+Every request for the same kernel carries the next attempt number (counted per kernel digest
+by this rewriter), so repeated asks differ and are not answered by the response cache with
+the same answer; a resumed run (a new rewriter) repeats the numbers from 1, and those
+requests are answered from the cache for free (their candidates are then in ``ctx.tried``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from ascendopt.evaluate.evaluator import Evaluation
+from ascendopt.llm.answer import AnswerError, parse_answer
+from ascendopt.llm.client import LLMClient
+from ascendopt.llm.errors import LLMError
+from ascendopt.llm.prompts import messages
+from ascendopt.operator import Operator, OperatorError
+from ascendopt.profile.diagnosis import Diagnosis
+from ascendopt.refine.rewriter import Proposal, RewriteContext, experience_prior
+from ascendopt.rewind.families import FAMILIES
+
+log = logging.getLogger(__name__)
+
+ROLE = "refiner"
+ORIGIN = "stage1/llm"
+
+
+@dataclass
+class Rejection:
+    """An attempt that produced no proposal.
+
+    Attributes:
+        stage: ``propose`` or ``repair``.
+        attempt: The attempt number sent in the prompt.
+        reason: Why (the LLMError, or why the answer was refused).
+        answer: The start of the answer (empty when there was none).
+    """
+
+    stage: str
+    attempt: int
+    reason: str
+    answer: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"stage": self.stage, "attempt": self.attempt, "reason": self.reason, "answer": self.answer}
+
+
+def _clip(text: str, limit: int) -> str:
+    """``text`` cut to about ``limit`` characters, keeping its head and tail."""
+    if len(text) <= limit:
+        return text
+    head, tail = text[: limit * 3 // 4], text[-(limit // 4):]
+    return f"{head}\n... [{len(text) - len(head) - len(tail)} characters cut] ...\n{tail}"
+
+
+def format_host(op: Operator, limit: int) -> str:
+    """Every op_host file as a titled code block (each clipped to ``limit`` characters)."""
+    parts = [f"#### {k}\n```cpp\n{_clip(op.files[k], limit).rstrip()}\n```" for k in sorted(op.host_files())]
+    return "\n\n".join(parts) or "(none)"
+
+
+def format_diagnosis_numbers(d: Diagnosis) -> str:
+    """The diagnosis's numbers, one per line."""
+    rows = [f"- bound: {d.bound or '-'}; busiest work pipe: {d.busiest or '-'}"]
+    if d.pipe_ratios:
+        rows.append("- pipe busy ratios: " + ", ".join(f"{p} {r:.2f}" for p, r in sorted(d.pipe_ratios.items())))
+    if d.overlap is not None:
+        rows.append(f"- overlap (sum of work-pipe busy ratios): {d.overlap:.2f}")
+    if d.roofline_share is not None:
+        rows.append(f"- roofline share: {d.roofline_share:.2f}")
+    rows.append(f"- blocks: {d.block_dim} of {d.cores or '?'} cores")
+    if d.bytes_per_transfer is not None:
+        rows.append(f"- GM bytes per DMA instruction: {d.bytes_per_transfer:.0f}")
+    rows.append(f"- scalar share: {d.scalar_share:.2f}")
+    if d.top_instructions:
+        rows.append("- top instructions: " + ", ".join(d.top_instructions))
+    if d.findings:
+        rows.append("- findings: " + ", ".join(d.findings))
+    return "\n".join(rows)
+
+
+def format_experiences(hits: list[Any], k: int, diff_limit: int) -> str:
+    """The first ``k`` retrieved experiences: title, family, mechanism, expected effect, diff."""
+    out = []
+    for i, h in enumerate(hits[:k], 1):
+        e = h.experience
+        eff = {key: e.expected_effect[key] for key in ("speedup", "slow_us", "fast_us") if key in e.expected_effect}
+        out.append(f"#### {i}. {e.title} (family {e.family}; id {e.id})\n"
+                   f"- mechanism: {e.mechanism}\n"
+                   f"- expected effect: {json.dumps(eff)}\n"
+                   f"- reusable when: {e.reusable_when}\n"
+                   f"- diff (slow -> fast):\n```diff\n{_clip(e.diff, diff_limit).rstrip()}\n```")
+    return "\n\n".join(out) or "(none retrieved)"
+
+
+def _families() -> str:
+    return "\n".join(f"- {k}: {v}" for k, v in FAMILIES.items())
+
+
+class LLMRewriter:
+    """Stage I rewriter that asks an LLM (see the module docstring).
+
+    Args:
+        client: The LLM client (role ``refiner``).
+        experiences: How many retrieved experiences go into the prompt.
+        host_limit: Characters per host file in the prompt.
+        diff_limit: Characters per experience diff in the prompt.
+        error_limit: Characters of the failure text in a repair prompt.
+    """
+
+    name = "llm"
+
+    def __init__(self, client: LLMClient, experiences: int = 3, host_limit: int = 12000, diff_limit: int = 3000,
+                 error_limit: int = 4000):
+        self.client = client
+        self.k, self.host_limit, self.diff_limit, self.error_limit = experiences, host_limit, diff_limit, error_limit
+        self.rejections: list[Rejection] = []
+        self._asked: dict[str, int] = {}
+
+    def _next_attempt(self, op: Operator) -> int:
+        self._asked[op.digest] = self._asked.get(op.digest, 0) + 1
+        return self._asked[op.digest]
+
+    def _values(self, op: Operator) -> dict[str, Any]:
+        return {"op_name": op.name, "op_type": op.op_type, "kernel_path": op.kernel_file,
+                "kernel": op.files[op.kernel_file].rstrip(), "host": format_host(op, self.host_limit),
+                "families": _families()}
+
+    def prompt(self, ctx: RewriteContext, attempt: int) -> list[dict[str, str]]:
+        """The chat messages of one proposal attempt."""
+        lat = ctx.evaluation.latency_us
+        v = self._values(ctx.op) | {
+            "latency_us": f"{lat:.3f}" if lat is not None else "unknown",
+            "diagnosis_text": ctx.diagnosis.text or "(no findings)",
+            "diagnosis_numbers": format_diagnosis_numbers(ctx.diagnosis),
+            "experiences": format_experiences(ctx.hits, self.k, self.diff_limit),
+            "attempt": attempt,
+        }
+        return messages(ROLE, v)
+
+    def repair_prompt(self, ctx: RewriteContext, failed: Proposal, evaluation: Evaluation,
+                      attempt: int = 1) -> list[dict[str, str]]:
+        """The chat messages asking to fix ``failed``."""
+        v = self._values(failed.op) | {"attempt": attempt,
+            "status": evaluation.status, "error": _clip(evaluation.error or "(no error text)", self.error_limit),
+            "failed_diff": _clip(failed.op.diff(ctx.op), 4 * self.diff_limit).rstrip() or "(no change)",
+        }
+        return messages(ROLE, v, user="repair")
+
+    def _ask(self, stage: str, attempt: int, msgs: list[dict[str, str]], base: Operator, ctx: RewriteContext,
+             seen: set[str]) -> tuple[Proposal | None, bool]:
+        """One request -> (proposal or None, whether to keep asking)."""
+        try:
+            comp = self.client.complete(ROLE, msgs)
+        except LLMError as e:
+            self._reject(stage, attempt, str(e))
+            return None, False  # the endpoint is failing: more requests now would fail too
+        try:
+            ans = parse_answer(comp.text)
+            files = ans.apply(base.files)
+            op = Operator.from_files(ctx.op.name, files, ctx.op.root, parent=ctx.op.digest, origin=ORIGIN)
+        except (AnswerError, OperatorError) as e:
+            self._reject(stage, attempt, str(e), comp.text)
+            return None, True
+        if op.digest == ctx.op.digest or op.digest in ctx.tried or op.digest in seen:
+            self._reject(stage, attempt, "duplicate of a candidate already proposed or evaluated", comp.text)
+            return None, True
+        seen.add(op.digest)
+        prior, ids = experience_prior(self.name, ans.family, ctx.hits[: self.k])
+        site = ans.summary or f"llm answer ({ans.kind} of {ans.path or 'the sources'})"
+        return Proposal(op, "llm", ans.family, site, ids, prior), True
+
+    def _reject(self, stage: str, attempt: int, reason: str, answer: str = "") -> None:
+        log.info("llm rewriter: %s attempt %d gave no proposal: %s", stage, attempt, reason)
+        self.rejections.append(Rejection(stage, attempt, reason, answer[:500]))
+
+    def propose(self, ctx: RewriteContext, n: int) -> list[Proposal]:
+        """Up to ``n`` proposals, one request each; stops at the first failed request. Never
+        raises for a bad answer or a failing endpoint."""
+        out: list[Proposal] = []
+        seen: set[str] = set()
+        for _ in range(n):
+            attempt = self._next_attempt(ctx.op)
+            p, go_on = self._ask("propose", attempt, self.prompt(ctx, attempt), ctx.op, ctx, seen)
+            if p is not None:
+                out.append(p)
+            if not go_on:
+                break
+        return out
+
+    def repair(self, ctx: RewriteContext, failed: Proposal, evaluation: Evaluation) -> Proposal | None:
+        """A fixed version of ``failed`` (its answer applies to the failed candidate's files;
+        the result's parent is ``ctx.op``), or None (reason in :attr:`rejections`)."""
+        attempt = self._next_attempt(failed.op)
+        try:
+            msgs = self.repair_prompt(ctx, failed, evaluation, attempt)
+        except OperatorError as e:  # the failed candidate lost its kernel entry: nothing to show
+            self._reject("repair", attempt, str(e))
+            return None
+        p, _ = self._ask("repair", attempt, msgs, failed.op, ctx, set())
+        if p is None:
+            return None
+        if p.family == "other":
+            p.family = failed.family
+        p.experiences = list(failed.experiences)
+        p.site = f"repair: {p.site}"
+        return p
+
+    @property
+    def usage(self) -> Mapping[str, Any]:
+        """The client's usage (for reports)."""
+        return self.client.usage.to_dict()
