@@ -89,3 +89,22 @@ def test_resume_after_kill_9(evaluator, base, cases, sim_cache, tmp_path):
     session.finish()
     assert store.get_run(run_id).status == "finished"
     store.close()
+
+
+def test_sub_budget_is_a_share_of_the_run(backend, config, base, cases):
+    from ascendopt.evaluate.budget import SubBudget
+
+    ev = CountingEvaluator(backend, config)
+    parent = BudgetedEvaluator(ev, MemoryStore(), budget=4, run_label="scale_copy")
+    parent.evaluate(base, cases)
+    sub = SubBudget(parent, "scale_copy", 2)
+    assert sub.remaining("scale_copy") == 2
+    with pytest.raises(BudgetExhausted) as exc:
+        sub.evaluate_many([comment_variant(base, i) for i in range(3)], cases)
+    assert [r is None for r in exc.value.results] == [False, False, True]
+    assert sub.report("scale_copy").charged == 2 and parent.report("scale_copy").charged == 3
+    assert sub.evaluate(base, cases).duplicate  # known candidates stay free
+    with pytest.raises(BudgetExhausted):
+        sub.evaluate(comment_variant(base, 9), cases)
+    big = SubBudget(parent, "scale_copy", 10)  # never more than the parent has left
+    assert big.remaining("scale_copy") == 1

@@ -20,6 +20,16 @@ def test_tau_is_three_sigma_of_the_repeats_with_a_floor():
         noise_threshold(ev(status="wrong_result"))
 
 
+def test_tau_pools_the_spread_within_cases_not_between_them():
+    # regression: three benchmark cases (one per dtype) of different latencies, one run each,
+    # gave sigma 1.56 us (the spread between the cases) and hid a 1.9 us speedup
+    e = ev(17.5)
+    e.profile = {"f16": {"runs_us": [14.1]}, "f32": {"runs_us": [20.5]}, "bf16": {"runs_us": [17.8]}}
+    assert noise_threshold(e).sigma_us == 0.0 and noise_threshold(e).tau_us == pytest.approx(0.175)
+    e.profile = {"f16": {"runs_us": [14.0, 14.2]}, "f32": {"runs_us": [20.4, 20.6]}}
+    assert noise_threshold(e).sigma_us == pytest.approx(0.1414, abs=1e-3) and noise_threshold(e).repeats == 2
+
+
 def test_keeps_only_correct_measurably_slower_removals():
     parent = ev(10.0)
     tau = noise_threshold(parent)

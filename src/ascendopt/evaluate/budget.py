@@ -216,3 +216,64 @@ class BudgetedEvaluator:
     def finish(self, status: str = "finished") -> None:
         """Marks the run finished (or ``failed``)."""
         self.store.set_run_status(self.run_id, status)
+
+
+class SubBudget:
+    """A share of a :class:`BudgetedEvaluator`'s budget for one phase of a run (rewind, a
+    Stage II round): the same interface, the same store and run, at most ``limit`` charged
+    evaluations of ``op_name`` from now on (and never more than the parent has left).
+
+    A batch is cut to what is left before it is sent; the cut part comes back as None with
+    :class:`BudgetExhausted`, as from the parent.
+    """
+
+    def __init__(self, parent: BudgetedEvaluator, op_name: str, limit: int):
+        self.parent, self.op_name, self.limit = parent, op_name, max(0, int(limit))
+        self.evaluator, self.store, self.equivalence = parent.evaluator, parent.store, parent.equivalence
+        self.run_id = parent.run_id
+        self._start = parent.report(op_name).charged
+        self._dups_start = parent.report(op_name).duplicates
+
+    @property
+    def budget(self) -> int:
+        return self.limit
+
+    def spent(self) -> int:
+        return self.parent.report(self.op_name).charged - self._start
+
+    def report(self, op_name: str) -> BudgetReport:
+        rep = self.parent.report(op_name)
+        return BudgetReport(op_name, self.limit, rep.charged - self._start, rep.duplicates - self._dups_start)
+
+    def remaining(self, op_name: str) -> int:
+        mine = max(0, self.limit - self.spent())
+        theirs = self.parent.remaining(op_name)
+        return mine if theirs is None else min(mine, theirs)
+
+    def evaluate(self, op: Operator, cases: Sequence[Case]) -> Evaluation:
+        return self.evaluate_many([op], cases)[0]  # type: ignore[return-value]
+
+    def evaluate_many(self, ops: Sequence[Operator], cases: Sequence[Case]) -> list[Evaluation]:
+        """Like :meth:`BudgetedEvaluator.evaluate_many`; candidates already in the records are
+        answered even when this share is spent, new ones only while it lasts."""
+        left = self.remaining(self.op_name)
+        key = self.evaluator.config_key(tuple(cases))
+        send: list[int] = []
+        for i, op in enumerate(ops):
+            if self.store.find_evaluation(op.digest, key) is not None:
+                send.append(i)
+            elif left > 0:
+                send.append(i)
+                left -= 1
+        results: list[Evaluation | None] = [None] * len(ops)
+        short = len(send) < len(ops)
+        if send:
+            try:
+                got = list(self.parent.evaluate_many([ops[i] for i in send], cases))
+            except BudgetExhausted as e:
+                got, short = list(e.results) + [None] * (len(send) - len(e.results)), True
+            for i, ev in zip(send, got):
+                results[i] = ev
+        if short:
+            raise BudgetExhausted(self.op_name, self.limit, self.spent(), results)
+        return results  # type: ignore[return-value]

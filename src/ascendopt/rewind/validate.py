@@ -9,7 +9,7 @@ A de-optimized candidate is kept only when it
 3. is slower than its parent by more than ``tau_us``.
 
 ``tau_us`` is measured, not assumed (:func:`noise_threshold`): ``sigmas`` standard deviations
-of the parent's repeated benchmark runs (``EvalConfig.profile_repeats``; on the simulator the
+of the parent's repeated benchmark runs (pooled within each benchmark case) (``EvalConfig.profile_repeats``; on the simulator the
 runs differ only with ``--noise-pct``; on an NPU they are real repeats), and never less than
 ``min_effect_pct`` of the parent's latency: a noise-free simulator measures sigma = 0, and a
 sub-percent slowdown is not a lesson worth storing. Both figures are recorded with the
@@ -51,12 +51,16 @@ class Noise:
         return asdict(self)
 
 
-def benchmark_runs(ev: Evaluation) -> list[float]:
-    """Every benchmark run's duration of an evaluation (all cases' ``runs_us``)."""
-    out: list[float] = []
-    for summary in (ev.profile or {}).values():
-        out += [float(x) for x in summary.get("runs_us") or ()]
-    return out
+def benchmark_runs(ev: Evaluation) -> dict[str, list[float]]:
+    """The benchmark runs' durations of an evaluation, by benchmark case."""
+    return {name: [float(x) for x in summary.get("runs_us") or ()] for name, summary in (ev.profile or {}).items()}
+
+
+def pooled_sigma(runs: dict[str, list[float]]) -> float:
+    """Standard deviation of one run, pooled over the cases' repeats (the spread *within* a
+    case; different cases have different latencies, which is not noise). 0 without repeats."""
+    variances = [statistics.variance(r) for r in runs.values() if len(r) > 1]
+    return math.sqrt(sum(variances) / len(variances)) if variances else 0.0
 
 
 def noise_threshold(parent: Evaluation, sigmas: float = DEFAULT_SIGMAS,
@@ -69,9 +73,9 @@ def noise_threshold(parent: Evaluation, sigmas: float = DEFAULT_SIGMAS,
     if not parent.ok or parent.latency_us is None:
         raise ValueError(f"the parent must be a correct, timed evaluation (status {parent.status})")
     runs = benchmark_runs(parent)
-    sigma = statistics.stdev(runs) if len(runs) > 1 else 0.0
+    sigma = pooled_sigma(runs)
     tau = max(sigmas * sigma, parent.latency_us * min_effect_pct / 100.0)
-    return Noise(tau, sigma, len(runs), sigmas, min_effect_pct)
+    return Noise(tau, sigma, max((len(r) for r in runs.values()), default=0), sigmas, min_effect_pct)
 
 
 def hazards(ev: Evaluation) -> set[str]:
@@ -116,3 +120,20 @@ def judge(parent: Evaluation, child: Evaluation, noise: Noise) -> Verdict:
                                             f"(+{delta:.3f} us, tau {noise.tau_us:.3f} us)", slowdown)
     return Verdict(True, "kept", f"{child.latency_us:.3f} us vs {parent.latency_us:.3f} us "
                                  f"({slowdown:.2f}x slower, tau {noise.tau_us:.3f} us)", slowdown)
+
+
+def judge_improvement(parent: Evaluation, child: Evaluation, noise: Noise) -> Verdict:
+    """Stage I's rule, the mirror of :func:`judge`: a rewrite is accepted only when it is
+    correct, adds no hazard and is *faster* than its parent by more than ``tau``
+    (``reason``: ``accepted``, ``failed``, ``new_hazard`` or ``not_faster``; ``slowdown`` is
+    child over parent, below 1 for a speedup)."""
+    v = judge(parent, child, Noise(0.0, noise.sigma_us, noise.repeats, noise.sigmas, noise.min_effect_pct))
+    if v.reason in ("failed", "new_hazard"):
+        return v
+    assert parent.latency_us is not None and child.latency_us is not None
+    gain = parent.latency_us - child.latency_us
+    ratio = child.latency_us / parent.latency_us if parent.latency_us > 0 else math.inf
+    text = f"{child.latency_us:.3f} us vs {parent.latency_us:.3f} us (tau {noise.tau_us:.3f} us)"
+    if gain <= noise.tau_us:
+        return Verdict(False, "not_faster", text, ratio)
+    return Verdict(True, "accepted", text, ratio)

@@ -3,8 +3,11 @@
 The inverse of the rewind motif ``double_buffer``: with one buffer per ``TQue``, the copy-in
 of the next tile waits for the previous tile's ``FreeTensor``; with two, MTE2, V and MTE3 work
 on different tiles at once. Sites: every three-argument ``InitBuffer`` whose count evaluates
-to 1. The tiling may have sized tiles for one buffer; a candidate that no longer fits the UB
-fails in the simulator (``ub_overflow``) and is not kept.
+to 1 when the count is a literal. A count given by a named constant (``BUFFER_NUM``) is left
+alone: such constants are Stage II's knobs (the tiling search owns every numeric value the
+tiling and the kernel agree on; Stage I owns code structure), so the two stages never fight
+over one value. The tiling may have sized tiles for one buffer; a candidate that no longer
+fits the UB fails in the simulator (``ub_overflow``) and is not kept.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from ascendopt.operator import Operator
 from ascendopt.refine.transforms import REWRITES
 from ascendopt.rewind.motifs.base import Edit, Motif, Site, call_args, calls, find_node, kernel_parsed
-from ascendopt.rewind.motifs.double_buffer import int_constants, int_value
+from ascendopt.tiling.cparse import const_int_value
 
 
 @REWRITES.register
@@ -28,10 +31,9 @@ class EnableDoubleBuffer(Motif):
     def find(self, op: Operator) -> list[Site]:
         sites = []
         for p in kernel_parsed(op):
-            consts = int_constants(p)
             for call in calls(p, ["InitBuffer"]):
                 args = call_args(call)
-                if len(args) == 3 and int_value(p, args[1], consts) == 1:
+                if len(args) == 3 and const_int_value(p, args[1]) == 1:
                     sites.append(self.site(p, args[1], f"{p.text(args[0])}: 1 buffer -> 2"))
         return sites
 

@@ -1,0 +1,278 @@
+"""The episodic agent: rewind, then outer rounds of Stage I and Stage II under one budget.
+
+Per operator, every evaluation (the original, rewind's de-optimizations, Stage I's rewrites
+and their repairs, Stage II's tiling candidates) is charged once to one budget, enforced by
+the :class:`~ascendopt.evaluate.budget.BudgetedEvaluator`; each phase gets a share of it
+(:class:`~ascendopt.evaluate.budget.SubBudget`) and stops there.
+
+1. **Original**: evaluated first (its latency is the reference).
+2. **Rewind** (its share, default 20): unless the bank already holds experiences measured on
+   this operator, or the bank is frozen, the operator is rewound and its kept pairs join the
+   bank before Stage I retrieves from it.
+3. **Rounds** until the budget is spent: ``stage1_steps`` Stage I steps on the current best
+   kernel (each accepted rewrite becomes the current kernel and, unless the bank is frozen,
+   an *online* experience), then ``stage2_steps`` Stage II evaluations of the tiling program
+   of the current kernel (its knob space is rebuilt from the current sources every round).
+
+Who owns what: Stage II owns every numeric value the tiling search can see (tiling knobs and
+kernel compile-time constants such as ``BUFFER_NUM``); Stage I owns code structure (which
+instructions, which synchronisation, how copies are issued). Stage I's rewrites never edit a
+named constant that is a knob (see :mod:`ascendopt.refine.transforms.double_buffer`).
+
+The loop is deterministic given the records: re-running the same command on the same store
+replays every evaluation from the records without charge (``--resume`` continues the same
+run, so the budget already spent is counted once).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ascendopt.bank.store import ExperienceBank
+from ascendopt.cases import Case
+from ascendopt.evaluate.budget import BudgetedEvaluator, BudgetExhausted, SubBudget
+from ascendopt.evaluate.evaluator import Evaluation
+from ascendopt.operator import Operator
+from ascendopt.profile.diagnosis import kernel_cores
+from ascendopt.refine.rewriter import Rewriter
+from ascendopt.refine.stage1 import StepResult, stage1_step
+from ascendopt.rewind.distill import OfflineDistiller, Pair
+from ascendopt.rewind.validate import noise_threshold
+
+DEFAULT_BUDGET = 230
+DEFAULT_REWIND_BUDGET = 20
+
+
+@dataclass
+class AgentConfig:
+    """Knobs of the loop (see the module docstring).
+
+    Attributes:
+        rounds: Outer rounds at most (None: until the budget is spent or nothing moves).
+        stage1_steps: Stage I steps per round.
+        stage1_candidates: Proposals evaluated per Stage I step.
+        stage2_steps: Stage II evaluations per round.
+        rewind_budget: Rewind's share (0: no rewind).
+        rewind_depth: Chained removals in rewind.
+        k: Experiences retrieved per Stage I step (0 with ``use_experience=False``).
+        use_experience: Retrieve experiences (False: the ``--no-experience`` ablation).
+        only: ``stage1`` or ``stage2`` to run one stage alone.
+        freeze_bank: Never add to the bank (ablations).
+        exclude_ops: Operators whose own experiences are not retrieved (held-out runs).
+        repairs: Repairs of a failed proposal (LLM rewriter).
+        strategy: Stage II strategy.
+        seed: Seed of Stage II's strategy (round r uses seed + r).
+    """
+
+    rounds: int | None = None
+    stage1_steps: int = 2
+    stage1_candidates: int = 3
+    stage2_steps: int = 20
+    rewind_budget: int = DEFAULT_REWIND_BUDGET
+    rewind_depth: int = 2
+    k: int = 5
+    use_experience: bool = True
+    only: str | None = None
+    freeze_bank: bool = False
+    exclude_ops: tuple[str, ...] = ()
+    repairs: int = 1
+    strategy: str = "evo"
+    seed: int = 0
+
+
+@dataclass
+class Accepted:
+    """One change of the current best operator."""
+
+    stage: str
+    digest: str
+    parent: str
+    latency_us: float
+    parent_us: float
+    what: str
+    experiences: list[str] = field(default_factory=list)
+    diff: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class OptimizeResult:
+    """Outcome of :func:`optimize` for one operator."""
+
+    op: str
+    baseline_us: float | None
+    best_us: float | None
+    best_op: Operator | None
+    accepted: list[Accepted] = field(default_factory=list)
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    charged_by_stage: dict[str, int] = field(default_factory=dict)
+    charged: int = 0
+    rounds: int = 0
+    stop_reason: str = ""
+    bank_added: int = 0
+    seconds: float = 0.0
+
+    @property
+    def speedup(self) -> float | None:
+        if self.baseline_us and self.best_us:
+            return self.baseline_us / self.best_us
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"op": self.op, "baseline_us": self.baseline_us, "best_us": self.best_us, "speedup": self.speedup,
+                "best_digest": None if self.best_op is None else self.best_op.digest,
+                "accepted": [a.to_dict() for a in self.accepted], "steps": self.steps,
+                "charged_by_stage": self.charged_by_stage, "charged": self.charged, "rounds": self.rounds,
+                "stop_reason": self.stop_reason, "bank_added": self.bank_added, "seconds": round(self.seconds, 2)}
+
+
+def bank_covers(bank: ExperienceBank | None, op_name: str) -> bool:
+    """Whether the bank holds experiences measured on this operator."""
+    return bank is not None and any(op_name in e.seen_on for e in bank.entries())
+
+
+def optimize(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter: Rewriter,
+             bank: ExperienceBank | None, cfg: AgentConfig | None = None,
+             on_event: Callable[[str, dict[str, Any]], None] | None = None) -> OptimizeResult:
+    """Optimizes one operator within ``beval``'s budget (see the module docstring)."""
+    cfg = cfg or AgentConfig()
+    t0 = time.perf_counter()
+    emit = on_event or (lambda kind, data: None)
+    res = OptimizeResult(op.name, None, None, None)
+    soc = getattr(beval.evaluator.backend, "soc", None)
+    try:
+        _run(op, cases, beval, rewriter, bank, cfg, res, soc, emit)
+    except KeyboardInterrupt:
+        res.stop_reason = "interrupted"
+    finally:
+        res.charged = beval.report(op.name).charged
+        res.seconds = time.perf_counter() - t0
+        res.charged_by_stage = _charged_by_stage(beval, op.name)
+    return res
+
+
+def _charged_by_stage(beval: BudgetedEvaluator, op_name: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for r in beval.store.list_evaluations(beval.run_id, op_name):
+        if r.charged:
+            stage = (r.evaluation.origin or "original").split("/")[0]
+            out[stage] = out.get(stage, 0) + 1
+    return out
+
+
+def _run(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter: Rewriter,
+         bank: ExperienceBank | None, cfg: AgentConfig, res: OptimizeResult, soc: Any,
+         emit: Callable[[str, dict[str, Any]], None]) -> None:
+    try:
+        base = beval.evaluate(op, cases)
+    except BudgetExhausted:
+        res.stop_reason = "budget"
+        return
+    emit("original", {"status": base.status, "latency_us": base.latency_us})
+    if not base.ok or base.latency_us is None:
+        res.stop_reason = "original_failed"
+        return
+    res.baseline_us = res.best_us = base.latency_us
+    res.best_op = op
+    cur, cur_ev = op, base
+    cores = kernel_cores(soc, next(iter(base.profile.values()), None))
+
+    # rewind: its share of the budget, unless the bank knows this operator already
+    if (cfg.only != "stage2" and cfg.rewind_budget > 0 and bank is not None and not cfg.freeze_bank
+            and not bank_covers(bank, op.name)):
+        from ascendopt.rewind.engine import rewind
+        from ascendopt.rewind.motifs import registry
+
+        before = len(bank)
+        rw = rewind(op, cases, SubBudget(beval, op.name, cfg.rewind_budget), [c() for c in registry().values()],
+                    depth=cfg.rewind_depth, bank=bank)
+        res.bank_added += len(bank) - before
+        emit("rewind", {"kept": len(rw.kept), "charged": rw.charged, "bank_size": len(bank)})
+
+    tried: set[str] = {op.digest}
+    rnd = 0
+    while beval.remaining(op.name) != 0 and (cfg.rounds is None or rnd < cfg.rounds):
+        rnd += 1
+        res.rounds = rnd
+        spent_before = beval.report(op.name).charged
+        if cfg.only != "stage2":
+            for _ in range(cfg.stage1_steps):
+                if beval.remaining(op.name) == 0:
+                    break
+                step = stage1_step(cur, cur_ev, cases, beval, rewriter, bank if cfg.use_experience else None,
+                                   k=cfg.k if cfg.use_experience else 0, candidates=cfg.stage1_candidates,
+                                   repairs=cfg.repairs, exclude_ops=cfg.exclude_ops, tried=tried, cores=cores)
+                res.steps.append({"round": rnd, "stage": "stage1", **step.to_dict()})
+                emit("stage1", {"round": rnd, "proposed": step.proposed, "accepted": step.accepted is not None})
+                if step.accepted is not None:
+                    cur, cur_ev = _accept_stage1(step, cur, cur_ev, res, bank, cfg, cores)
+                if step.proposed == 0 or step.exhausted:
+                    break
+        if cfg.only != "stage1" and beval.remaining(op.name) != 0:
+            cur, cur_ev = _stage2_round(cur, cur_ev, cases, beval, cfg, rnd, res, emit)
+        if beval.report(op.name).charged == spent_before:
+            res.stop_reason = "converged (a round proposed nothing new)"
+            return
+    res.stop_reason = "budget" if beval.remaining(op.name) == 0 else f"{rnd} rounds"
+
+
+def _accept_stage1(step: StepResult, cur: Operator, cur_ev: Evaluation, res: OptimizeResult,
+                   bank: ExperienceBank | None, cfg: AgentConfig, cores: int) -> tuple[Operator, Evaluation]:
+    t = step.accepted
+    assert t is not None and t.evaluation.latency_us is not None and cur_ev.latency_us is not None
+    new, new_ev = t.proposal.op, t.evaluation
+    res.accepted.append(Accepted("stage1", new.digest, cur.digest, new_ev.latency_us, cur_ev.latency_us,
+                                 f"{t.proposal.rewrite}: {t.proposal.site}", list(t.proposal.experiences),
+                                 new.diff(cur)))
+    res.best_op, res.best_us = new, new_ev.latency_us
+    if bank is not None and not cfg.freeze_bank and t.proposal.transform is not None:
+        # an accepted rewrite is a measured lesson too (slow = the kernel before, fast = after)
+        exp = OfflineDistiller().distill(Pair(t.proposal.transform, t.proposal.site_obj, new, cur, new_ev, cur_ev,
+                                              noise_threshold(cur_ev), cores, 1, t.proposal.rewrite,
+                                              [t.proposal.site]))
+        exp.origin = "online"
+        exp.applicability["motif"] = ""
+        _, added = bank.add(exp)
+        res.bank_added += int(added)
+    return new, new_ev
+
+
+def _stage2_round(cur: Operator, cur_ev: Evaluation, cases: Sequence[Case], beval: BudgetedEvaluator,
+                  cfg: AgentConfig, rnd: int, res: OptimizeResult,
+                  emit: Callable[[str, dict[str, Any]], None]) -> tuple[Operator, Evaluation]:
+    from ascendopt.tiling.search import tune
+    from ascendopt.tiling.space import KnobSpace
+    from ascendopt.tiling.strategies import make_strategy
+
+    soc_name = getattr(beval.evaluator, "soc_name", "") or "Ascend910B2"
+    try:
+        space = KnobSpace.from_operator(cur, soc=soc_name)
+    except Exception as e:  # noqa: BLE001 - no evolvable region or knobs: Stage II sits this round out
+        res.steps.append({"round": rnd, "stage": "stage2", "skipped": f"{type(e).__name__}: {e}"})
+        return cur, cur_ev
+    if not space.knobs:
+        res.steps.append({"round": rnd, "stage": "stage2", "skipped": "no knobs"})
+        return cur, cur_ev
+    sub = SubBudget(beval, cur.name, cfg.stage2_steps)
+    tr = tune(cur, cases, sub, space, make_strategy(cfg.strategy, space, seed=cfg.seed + rnd), cfg.strategy)
+    res.steps.append({"round": rnd, "stage": "stage2", "charged": tr.charged, "best_us": tr.best_latency_us,
+                      "stop": tr.stop_reason})
+    emit("stage2", {"round": rnd, "charged": tr.charged, "best_us": tr.best_latency_us})
+    if tr.stop_reason == "interrupted":
+        raise KeyboardInterrupt
+    if tr.best_op is None or tr.best_latency_us is None or cur_ev.latency_us is None:
+        return cur, cur_ev
+    tau = noise_threshold(cur_ev).tau_us
+    if tr.best_latency_us < cur_ev.latency_us - tau:
+        best_ev = beval.evaluate(tr.best_op, cases)  # answered from the records, free
+        res.accepted.append(Accepted("stage2", tr.best_op.digest, cur.digest, tr.best_latency_us, cur_ev.latency_us,
+                                     "tiling: " + ", ".join(f"{k}={v}" for k, v in sorted(tr.best_config.items())),
+                                     [], tr.best_op.diff(cur)))
+        res.best_op, res.best_us = tr.best_op, tr.best_latency_us
+        return tr.best_op, best_ev
+    return cur, cur_ev

@@ -1,0 +1,151 @@
+"""Stage I rewriters: given a kernel, its diagnosis and the retrieved experiences, propose
+rewritten candidates. Two implementations behind one interface:
+
+* :class:`OfflineRewriter` (deterministic, no service): every site of every optimizing
+  transform of :data:`ascendopt.refine.transforms.REWRITES`, ranked by what the retrieved
+  experiences measured for that transform (or its family) on similar diagnoses;
+* ``LLMRewriter`` (:mod:`ascendopt.refine.llm_rewriter`): a prompt with the kernel, the host
+  tiling, the diagnosis and the experiences; its answer is parsed strictly.
+
+A rewriter only proposes. The Stage I step (:mod:`ascendopt.refine.stage1`) evaluates each
+proposal like any candidate and accepts only correct, faster ones.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ascendopt.bank.retrieve import Hit
+from ascendopt.evaluate.evaluator import Evaluation
+from ascendopt.operator import Operator
+from ascendopt.profile.diagnosis import Diagnosis
+
+
+@dataclass
+class RewriteContext:
+    """What a rewriter sees.
+
+    Attributes:
+        op: The current kernel (and host) to improve.
+        evaluation: Its evaluation (status, latency, profile summary).
+        diagnosis: What its profile says.
+        hits: Retrieved experiences, best first (empty without experience).
+        tried: Digests of candidates already evaluated from this operator (not to propose again).
+    """
+
+    op: Operator
+    evaluation: Evaluation
+    diagnosis: Diagnosis
+    hits: list[Hit] = field(default_factory=list)
+    tried: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Proposal:
+    """One rewritten candidate and where it came from.
+
+    Attributes:
+        op: The candidate (parent = the context's op).
+        rewrite: Name of the transform (``double_buffer``) or ``llm``.
+        family: The optimization family it belongs to.
+        site: What was rewritten (the site label, or the LLM's summary).
+        experiences: Ids of the experiences that led to it.
+        prior: The expected speedup the ranking used (1.0 when nothing was known).
+        transform: The transform object (offline), for distilling an accepted rewrite.
+        site_obj: The transform's site (offline).
+    """
+
+    op: Operator
+    rewrite: str
+    family: str
+    site: str
+    experiences: list[str] = field(default_factory=list)
+    prior: float = 1.0
+    transform: Any = None
+    site_obj: Any = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"digest": self.op.digest, "rewrite": self.rewrite, "family": self.family, "site": self.site,
+                "experiences": self.experiences, "prior": round(self.prior, 4)}
+
+
+class Rewriter(Protocol):
+    name: str
+
+    def propose(self, ctx: RewriteContext, n: int) -> list[Proposal]:
+        """Up to ``n`` new candidates, best first."""
+        ...
+
+    def repair(self, ctx: RewriteContext, failed: Proposal, evaluation: Evaluation) -> Proposal | None:
+        """A fixed version of a proposal that failed (compile error, wrong result), or None."""
+        ...
+
+
+def experience_prior(name: str, family: str, hits: list[Hit]) -> tuple[float, list[str]]:
+    """What the retrieved experiences say about a transform: the score-weighted expected
+    log-speedup of the hits that name this transform (or, at half weight, share its family),
+    as a speedup; and the ids of those hits."""
+    num, ids = 0.0, []
+    for h in hits:
+        e = h.experience
+        if e.applicability.get("rewrite") == name:
+            w = h.score
+        elif e.family == family:
+            w = 0.5 * h.score
+        else:
+            continue
+        num += w * math.log(max(e.speedup, 1e-9))
+        ids.append(e.id)
+    return math.exp(num / max(1.0, len(ids))) if ids else 1.0, ids
+
+
+class OfflineRewriter:
+    """Every site of every optimizing transform, ranked by the retrieved experiences.
+
+    Without experiences (``hits`` empty, the ``--no-experience`` ablation) the order is the
+    transforms' registry order and the sites' source order: nothing tells one rewrite from
+    another before it is tried.
+    """
+
+    name = "offline"
+
+    def __init__(self, transforms: list[Any] | None = None):
+        if transforms is None:
+            from ascendopt.refine.transforms import REWRITES
+
+            transforms = [cls() for cls in REWRITES.all().values()]
+        self.transforms = transforms
+
+    def candidates(self, ctx: RewriteContext) -> list[Proposal]:
+        out: list[Proposal] = []
+        for order, t in enumerate(self.transforms):
+            try:
+                sites = t.find(ctx.op)
+            except Exception:  # noqa: BLE001 - a matcher that cannot read this kernel finds nothing
+                continue
+            prior, ids = experience_prior(t.name, t.family, ctx.hits)
+            for s in sites:
+                try:
+                    cand = t.apply(ctx.op, s)
+                except Exception:  # noqa: BLE001 - a rewriter that cannot edit this site proposes nothing
+                    continue
+                if cand.digest in ctx.tried or cand.digest == ctx.op.digest:
+                    continue
+                out.append(Proposal(cand, t.name, t.family, s.label, ids, prior, t, s))
+        # best expected speedup first; ties (and everything without experience) in registry order
+        ranked = sorted(enumerate(out), key=lambda io: (-io[1].prior, io[0]))
+        seen: set[str] = set()
+        result = []
+        for _, p in ranked:
+            if p.op.digest not in seen:
+                seen.add(p.op.digest)
+                result.append(p)
+        return result
+
+    def propose(self, ctx: RewriteContext, n: int) -> list[Proposal]:
+        return self.candidates(ctx)[:n]
+
+    def repair(self, ctx: RewriteContext, failed: Proposal, evaluation: Evaluation) -> Proposal | None:
+        return None  # a transform is deterministic: the same edit fails the same way
