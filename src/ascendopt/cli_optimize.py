@@ -1,0 +1,181 @@
+"""``ascendopt optimize``: the episodic agent on one operator or a suite."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from ascendopt.backends.sim.soc import DEFAULT_SOC
+from ascendopt.cli_common import backend as make_backend
+from ascendopt.cli_common import console, err_console, fail, load
+from ascendopt.cli_options import positive
+
+DEFAULT_BANK_FILE = Path("ascendopt-bank.db")
+
+
+def optimize_command(
+    op_dirs: List[Path] = typer.Argument(None, help="Operator directories (cann-ops layout)."),
+    suite: Optional[str] = typer.Option(None, "--suite", help="'own' (this project's ops/) or a directory of operators."),
+    budget: int = typer.Option(230, "--budget", help="Evaluations per operator, every attempt counted."),
+    rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Outer rounds at most (default: until the budget is spent)."),
+    stage1_steps: int = typer.Option(2, "--stage1-steps", min=0, help="Stage I steps per round."),
+    stage1_candidates: int = typer.Option(3, "--stage1-candidates", min=1, help="Rewrites evaluated per Stage I step."),
+    stage2_steps: int = typer.Option(20, "--stage2-steps", min=0, help="Stage II evaluations per round."),
+    rewind_budget: int = typer.Option(20, "--rewind-budget", min=0, help="Rewind's share when the bank does not know the operator."),
+    no_experience: bool = typer.Option(False, "--no-experience", help="Stage I without retrieved experiences."),
+    only: Optional[str] = typer.Option(None, "--only", help="stage1 or stage2."),
+    bank_file: Path = typer.Option(DEFAULT_BANK_FILE, "--bank", help="Experience bank (created from the shipped bank if missing)."),
+    freeze_bank: bool = typer.Option(False, "--freeze-bank", help="Never add experiences (ablations)."),
+    llm: Optional[Path] = typer.Option(None, "--llm", help="LLM config file (default: offline rewriters)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default ./optimize_<op>)."),
+    workers: int = typer.Option(1, "--workers", min=1, help="Candidates evaluated in parallel (processes)."),
+    db: Path = typer.Option(Path("ascendopt.db"), "--db", help="Record store (SQLite)."),
+    resume: bool = typer.Option(False, "--resume", help="Continue this operator's last optimize run in --db."),
+    soc: str = typer.Option(DEFAULT_SOC, "--soc"),
+    seed: int = typer.Option(0, "--seed", min=0),
+    timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Optimize operators: rewind (if the bank does not know them), then rounds of Stage I
+    (kernel rewrites guided by the experience bank) and Stage II (tiling search)."""
+    from ascendopt.agent import AgentConfig
+    from ascendopt.bank.store import DEFAULT_BANK_JSON, BankError, ExperienceBank
+    from ascendopt.evaluate.store import SQLiteStore, StoreError
+    from ascendopt.suites import SuiteError, resolve_suite
+
+    if bool(op_dirs) == bool(suite):
+        fail("give operator directories or --suite (not both)")
+    if budget < 1:
+        fail("--budget must be at least 1")
+    if only not in (None, "stage1", "stage2"):
+        fail(f"--only must be stage1 or stage2, not {only!r}")
+    if llm is not None and not llm.is_file():
+        fail(f"--llm {llm}: no such file")
+    try:
+        dirs = resolve_suite(suite) if suite else list(op_dirs)
+    except SuiteError as e:
+        fail(str(e))
+    loaded = [load(d, [], None, []) for d in dirs]
+    if out is not None and out.exists() and not out.is_dir():
+        fail(f"--out {out}: exists and is not a directory")
+    rewriter = _rewriter(llm, db)
+    backend = make_backend(soc)
+    try:
+        store = SQLiteStore(db)
+    except (StoreError, OSError) as e:
+        fail(f"cannot open record store {db}: {e}")
+    try:
+        fresh = not bank_file.exists()
+        bank = ExperienceBank(bank_file)
+        if fresh and DEFAULT_BANK_JSON.exists():
+            bank.import_json(DEFAULT_BANK_JSON)
+    except (BankError, OSError) as e:
+        fail(f"cannot open experience bank {bank_file}: {e}")
+    cfg = AgentConfig(rounds=rounds, stage1_steps=stage1_steps, stage1_candidates=stage1_candidates,
+                      stage2_steps=stage2_steps, rewind_budget=rewind_budget, use_experience=not no_experience,
+                      only=only, freeze_bank=freeze_bank, seed=seed)
+    summaries, interrupted = [], False
+    for op, cases in loaded:
+        target = (out / op.name if len(loaded) > 1 else out) if out else Path(f"optimize_{op.name}")
+        res, paths = _one(op, cases, store, backend, bank, rewriter, cfg, budget, workers, db, resume, seed, timeout,
+                          target, as_json)
+        summaries.append({**res.to_dict(), "outputs": paths})
+        if res.stop_reason == "interrupted":
+            interrupted = True
+            break
+    bank.close()
+    speedups = [s["speedup"] or 1.0 for s in summaries]
+    gm = math.exp(sum(math.log(x) for x in speedups) / len(speedups)) if speedups else None
+    if as_json:
+        print(json.dumps({"operators": summaries, "geomean_speedup": gm, "db": str(db), "bank": str(bank_file)},
+                         indent=2, default=str))
+    elif len(summaries) > 1:
+        console.print(f"{len(summaries)} operators, geometric-mean speedup {gm:.3f}x")
+    if interrupted:
+        err_console.print("[yellow]interrupted[/yellow]: outputs hold the best candidate so far; "
+                          "the same command with --resume continues the run")
+        raise typer.Exit(130)
+    if summaries and all(s["best_us"] is None for s in summaries):
+        raise typer.Exit(1)
+
+
+def _rewriter(llm: Optional[Path], db: Path):
+    """The LLM rewriter when an endpoint is configured (``--llm`` file or environment), else
+    the offline one."""
+    from ascendopt.llm.client import open_client
+    from ascendopt.llm.config import ConfigError
+    from ascendopt.llm.errors import LLMError
+    from ascendopt.refine.llm_rewriter import LLMRewriter
+    from ascendopt.refine.rewriter import OfflineRewriter
+
+    try:
+        client = open_client(llm, db)
+    except (ConfigError, LLMError) as e:
+        fail(f"LLM configuration: {e}")
+    return OfflineRewriter() if client is None else LLMRewriter(client)
+
+
+def _one(op, cases, store, backend, bank, rewriter, cfg, budget, workers, db, resume, seed, timeout, out, as_json):
+    from ascendopt.agent import optimize
+    from ascendopt.evaluate.budget import BudgetedEvaluator
+    from ascendopt.evaluate.evaluator import EvalConfig, Evaluator, largest_per_dtype
+    from ascendopt.evaluate.executors import InlineExecutor, LocalExecutor
+    from ascendopt.optimize_report import render
+    from ascendopt.tiling.search import unified_patch
+
+    evaluator = Evaluator(backend, EvalConfig(seed=seed, benchmark_cases=largest_per_dtype(cases),
+                                              run_timeout_s=timeout))
+    run_id = None
+    if resume:
+        runs = [r for r in store.list_runs() if r.op == op.name and r.config.get("command") == "optimize"]
+        if not runs:
+            fail(f"--resume: no optimize run of {op.name} in {db}")
+        run_id = runs[-1].id
+    executor = LocalExecutor(workers) if workers > 1 else InlineExecutor()
+    beval = BudgetedEvaluator(evaluator, store, budget=budget, executor=executor, run_id=run_id, run_label=op.name,
+                              run_config={"command": "optimize", "op_dir": str(op.root), "seed": seed,
+                                          "agent": cfg.__dict__})
+    try:
+        with console.status(f"optimizing {op.name} ...", spinner="dots") as st:
+            def event(kind, data, _st=st):
+                if not as_json:
+                    rep = beval.report(op.name)
+                    _st.update(f"optimizing {op.name}: {rep.charged}/{budget} evaluations; {kind} {data}")
+
+            res = optimize(op, cases, beval, rewriter, bank, cfg, on_event=event)
+    finally:
+        executor.close()
+        beval.finish()
+    records = store.list_evaluations(beval.run_id, op.name)
+    usage = getattr(getattr(rewriter, "client", None), "usage", None)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        best = res.best_op or op
+        best.write_to(out / "best")
+        (out / "best.patch").write_text(unified_patch(op, best))
+        titles = {e.id: e.experience.title for e in bank.entries()}
+        (out / "report.html").write_text(render(res, records, titles, None if usage is None else _plain(usage),
+                                                title=f"ascendopt optimize: {op.op_type} ({op.name})"))
+        (out / "result.json").write_text(json.dumps({**res.to_dict(), "run_id": beval.run_id}, indent=2, default=str))
+    except OSError as e:
+        fail(f"cannot write the outputs to {out}: {e}; the evaluations are recorded in {db} (run {beval.run_id})", 1)
+    paths = {"best": str(out / "best"), "patch": str(out / "best.patch"), "report": str(out / "report.html"),
+             "json": str(out / "result.json")}
+    if not as_json:
+        sp = f"{res.speedup:.3f}x" if res.speedup else "-"
+        base = f"{res.baseline_us:.3f} us" if res.baseline_us else "original failed"
+        best_s = f"{res.best_us:.3f} us" if res.best_us else "-"
+        console.print(f"[bold]{op.name}[/bold]: {base} -> {best_s} ({sp}); {res.charged} evaluations "
+                      f"({', '.join(f'{k} {v}' for k, v in sorted(res.charged_by_stage.items()))}); "
+                      f"{len(res.accepted)} accepted change(s); stop: {res.stop_reason}")
+        console.print(f"report: {paths['report']}  patch: {paths['patch']}  best operator: {paths['best']}",
+                      highlight=False)
+    return res, paths
+
+
+def _plain(usage):
+    return usage.to_dict() if hasattr(usage, "to_dict") else usage
