@@ -37,6 +37,14 @@ SCALAR_EVENTS = frozenset({"V_S", "S_V", "S_MTE3", "MTE2_S", "MTE3_S", "S_MTE2"}
 SYNC_CALLS = frozenset({"PipeBarrier", "pipe_barrier", "SetFlag", "WaitFlag"})
 
 
+def decl_name(p: Parsed, node: Node | None) -> str | None:
+    """:func:`declarator_name`, also through reference declarators (``T& x``, ``T&& x``)."""
+    while node is not None and node.type == "reference_declarator":
+        inner = [c for c in node.named_children if c.type != "comment"]
+        node = inner[-1] if inner else None
+    return declarator_name(p, node)
+
+
 def unparen(node: Node) -> Node:
     """``node`` without enclosing parentheses."""
     while node.type == "parenthesized_expression":
@@ -226,7 +234,7 @@ def tensor_type(p: Parsed, name: str, at: Node) -> tuple[str, str] | None:
     for decls in scopes:
         for d in reversed(decls):
             for dec in d.children_by_field_name("declarator"):
-                if declarator_name(p, dec) != name:
+                if decl_name(p, dec) != name:
                     continue
                 got = _tensor_of_type(p, d.child_by_field_name("type"))
                 if got is None and dec.type == "init_declarator":
@@ -267,7 +275,7 @@ def declared_in(p: Parsed, root: Node) -> set[str]:
     for d in walk(root):
         if d.type in ("declaration", "parameter_declaration"):
             for dec in d.children_by_field_name("declarator"):
-                name = declarator_name(p, dec)
+                name = decl_name(p, dec)
                 if name:
                     out.add(name)
     return out
@@ -325,7 +333,7 @@ def _function_writes(p: Parsed, fn: Node, args: list[Node], fns: dict[str, Node]
     if body is None:
         return {r for a in args if (r := root_name(p, a))}
     inner = written_names(p, body, depth - 1)
-    params = [declarator_name(p, d.child_by_field_name("declarator"))
+    params = [decl_name(p, d.child_by_field_name("declarator"))
               for d in walk(fn.child_by_field_name("declarator")) if d.type in ("parameter_declaration",
                                                                                  "optional_parameter_declaration")]
     local = declared_in(p, body) | set(params)

@@ -10,8 +10,11 @@ loop, ``t`` is not read anywhere else in the loop either):
 - ``Mul`` and ``y`` is ``d``                 -> ``MulAddDst(d, a, b, n)``   (d = a * b + d)
 - ``Mul`` with ``d`` as one factor, ``y`` other -> ``FusedMulAdd(d, c, y, n)`` (d = c * d + y)
 
-Axpy and MulAddDst need half/float destinations (FusedMulAdd one type); an integer kernel
-fails on the backend and the candidate is not kept.
+The fused instructions take half/float only. The destination's element type is read from its
+declaration: a concrete half/float type gets the fused call, another concrete type is no site,
+and a template parameter ``T`` gets ``if constexpr (std::is_same_v<T, half> ||
+std::is_same_v<T, float>) { fused } else { the original pair }`` so that a kernel instantiated
+for integers too keeps working.
 """
 
 from __future__ import annotations
@@ -21,9 +24,9 @@ from tree_sitter import Node
 from ascendopt.operator import Operator
 from ascendopt.refine.transforms import REWRITES
 from ascendopt.refine.transforms._syntax import (COPY_OPS, VECTOR_OPS, api_prefix, loop_label, remove_statement,
-                                                 replace_with_lines, root_name, statement_call)
+                                                 replace_with_lines, root_name, statement_call, tensor_type)
 from ascendopt.rewind.motifs.base import (LOOPS, Edit, Motif, Site, ancestors, call_args, callee_name, find_node,
-                                          function_of, kernel_parsed)
+                                          function_of, kernel_parsed, line_end, line_indent, line_start)
 from ascendopt.tiling.cparse import Parsed, declarator_name, walk
 
 
@@ -36,6 +39,22 @@ def _next_statement(stmt: Node) -> Node | None:
     while n is not None and n.type == "comment":
         n = n.next_named_sibling
     return n
+
+
+FLOAT_TYPES = frozenset({"half", "float", "float16_t", "float32_t"})
+CONCRETE_TYPES = FLOAT_TYPES | {"bfloat16_t", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t",
+                                "int64_t", "uint64_t", "double", "bool", "int"}
+
+
+def element_guard(p: Parsed, s1: Node, dst: Node) -> str | None:
+    """'' when the fused form needs no guard, the element type to guard on (a template
+    parameter), or None when the destination's type rules the fusion out."""
+    got = tensor_type(p, root_name(p, dst) or "", s1)
+    if got is None or got[1] in FLOAT_TYPES:
+        return ""
+    if got[1] in CONCRETE_TYPES or "<" in got[1]:
+        return None
+    return got[1]
 
 
 def fusion(p: Parsed, s1: Node) -> tuple[str, list[str], Node] | None:
@@ -59,7 +78,7 @@ def fusion(p: Parsed, s1: Node) -> tuple[str, list[str], Node] | None:
         return None
     y = ops[1] if ops[0] == t else ops[0]
     n = p.text(a1[3])
-    if not _dead_after(p, s1, s2, p.text(a1[0]), n):
+    if not _dead_after(p, s1, s2, p.text(a1[0]), n) or element_guard(p, s1, a2[0]) is None:
         return None
     if callee_name(p, c1) == "Muls":
         if y == d and _norm(p, a1[2]) != t:
@@ -152,4 +171,14 @@ class FuseMulAdd(Motif):
         p = next(q for q in kernel_parsed(op) if q.file == site.file)
         s1 = find_node(p, site.start, site.end, "expression_statement")
         fused, args, s2 = fusion(p, s1)
-        return [replace_with_lines(p, s1, [f"{api_prefix(p)}{fused}({', '.join(args)});"]), remove_statement(p, s2)]
+        call = f"{api_prefix(p)}{fused}({', '.join(args)});"
+        guard = element_guard(p, s1, call_args(statement_call(s2))[0])
+        if not guard:
+            return [replace_with_lines(p, s1, [call]), remove_statement(p, s2)]
+        ind = line_indent(p, s1.start_byte)
+        start, end = line_start(p, s1.start_byte), line_end(p, s2.end_byte - 1)
+        original = [ln[len(ind):] if ln.startswith(ind) else ln.lstrip()
+                    for ln in p.src[start:end].decode().splitlines()]
+        lines = [f"if constexpr (std::is_same_v<{guard}, half> || std::is_same_v<{guard}, float>) {{",
+                 f"    {call}", "} else {", *(f"    {ln}" for ln in original), "}"]
+        return [Edit(p.file, start, end, "".join(f"{ind}{ln}\n" for ln in lines))]
