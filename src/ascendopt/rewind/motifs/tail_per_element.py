@@ -6,8 +6,9 @@ or ``gm.SetValue(j, local.GetValue(k))`` (UB -> GM), one scalar GM access (the d
 access) plus one UB access per element. The element count and layout come from the copy
 parameters at run time: ``blockCount`` bursts of ``blockLen`` bytes, GM gap ``srcStride`` /
 ``dstStride`` bytes, UB rows padded to 32 bytes plus the UB gap in 32-byte blocks, after
-``leftPadding`` elements (GM -> UB). Pad elements are not written (their values are unspecified
-unless ``isPad``; a kernel that relies on ``isPad`` values is rejected by validation).
+``leftPadding`` elements (GM -> UB). With ``isPad`` the left/right pad elements get
+``paddingValue`` (converted to the element type: right for ``DataCopyPadExtParams<T>``, not for the
+raw-bits ``DataCopyPadParams``); the 32-byte alignment filler beyond them is left unwritten.
 
 Synchronisation kept correct: GM -> UB is bracketed by ``MTE2 -> S`` before (the buffer's last
 readers are ordered before MTE2 by the queue) and ``S -> MTE2`` after (the queue orders MTE2
@@ -44,6 +45,14 @@ def gm_to_ub_lines(local: str, gm: str, params: str, pad: str) -> list[str]:
             "for (uint32_t aoB = 0; aoB < static_cast<uint32_t>(aoP.blockCount); ++aoB) {",
             "    for (uint32_t aoI = 0; aoI < aoLen; ++aoI) {",
             f"        {local}.SetValue(aoB * aoPitch + aoLeft + aoI, {gm}.GetValue(aoB * aoGmRow + aoI));",
+            "    }",
+            "    if (aoPad.isPad) {",
+            "        for (uint32_t aoI = 0; aoI < aoLeft; ++aoI) {",
+            f"            {local}.SetValue(aoB * aoPitch + aoI, aoPad.paddingValue);",
+            "        }",
+            "        for (uint32_t aoI = 0; aoI < static_cast<uint32_t>(aoPad.rightPadding); ++aoI) {",
+            f"            {local}.SetValue(aoB * aoPitch + aoLeft + aoLen + aoI, aoPad.paddingValue);",
+            "        }",
             "    }",
             "}",
             *flag_pair("S", "MTE2")]
