@@ -183,3 +183,26 @@ def test_check(client, server):
     server.push(Reply(status=500))
     r = client.check()
     assert not r.ok and "server_error" in r.message
+
+
+def test_sqlite_cache_created_before_the_record_store(tmp_path):
+    from ascendopt.evaluate.store import SCHEMA_VERSION, SQLiteStore
+
+    db = tmp_path / "fresh.db"
+    cache = SQLiteCache(db)
+    cache.put("k", {"text": "a", "model": "m"})
+    with SQLiteStore(db) as store:  # the store creates its own schema beside llm_cache
+        assert store.schema_version == SCHEMA_VERSION
+        store.create_run("op", {})
+    assert cache.get("k") == {"text": "a", "model": "m"} and len(cache) == 1
+    cache.close()
+
+
+def test_usage_by_role_and_report_dict(client, server):
+    other = [{"role": "user", "content": "distil"}]
+    client.complete("refiner", MSG)
+    client.complete("distiller", other)
+    client.complete("distiller", other)  # cached
+    assert client.usage_by_role["distiller"].cached == 1 and client.usage_by_role["refiner"].requests == 1
+    d = client.usage.to_dict()
+    assert d["requests"] == 2 and d["cached"] == 1 and d["total_tokens"] == 2 * (11 + 7)
