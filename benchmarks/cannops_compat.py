@@ -174,8 +174,15 @@ def _cause(row: dict) -> str:
         m = re.search(r"fatal error: ([\w/.]+): No such file", err)
         if m:
             return f"compile_error: missing header {m.group(1)}"
-        m = re.search(r"error: ('[^']+'|\S+ \S+)", err)
-        return f"compile_error: {m.group(1) if m else err[:60]}"
+        m = re.search(r"[‘'](\w+)(?:<[^’']*>)?[’'] (?:was not declared|is not a member|does not name a type"
+                      r"|has not been declared|in namespace)", err)
+        if m:
+            return f"compile_error: missing name {m.group(1)}"
+        m = re.search(r"has no member named [‘'](\w+)[’']", err)
+        if m:
+            return f"compile_error: missing member {m.group(1)}"
+        m = re.search(r"error: (.{0,50})", err)
+        return f"compile_error: {m.group(1) if m else err[:50]}"
     if row.get("error_kind"):
         return f"{st} ({row['error_kind']})"
     return f"{st}: {err.split(':', 1)[-1].strip()[:60]}" if st in ("load_error", "case_error") else st

@@ -73,7 +73,7 @@ def test_tiling_failure(backend, base, cases):
          "LocalTensor<float> yLocal = outQueue.AllocTensor<float>(); inQueue.DeQue<float>();", "queue_misuse"),
         (KERNEL, "inQueue.FreeTensor(xLocal);", "", "queue_misuse"),
         (KERNEL, "uint32_t tiles =", "if (GetBlockIdx() == 0) { SyncAll(); }\n        uint32_t tiles =", "deadlock"),
-        (KERNEL, "uint32_t tiles =", "ASSERT(GetBlockNum() == 1000);\n        uint32_t tiles =", "assert_failed"),
+        (KERNEL, "uint32_t tiles =", "assert(GetBlockNum() == 1000);\n        uint32_t tiles =", "assert_failed"),
         (KERNEL, "uint32_t tiles =", "if (GetBlockIdx() == 1) { *(volatile int*)nullptr = 1; }\n        uint32_t tiles =",
          "segfault"),
     ],

@@ -24,7 +24,7 @@ from pathlib import Path
 from ascendopt.backends.base import BuildResult
 from ascendopt.backends.sim.limits import limited
 from ascendopt.dtypes import dtype_info
-from ascendopt.operator import Operator
+from ascendopt.operator import Operator, graph_level_sources
 from ascendopt.slots import ENV_VAR, SLOT_HEADER, HostSlots
 
 SIM_DIR = Path(__file__).resolve().parent
@@ -194,7 +194,9 @@ class SimBuilder:
         if not (host_dir / "ok").exists():
             host_tmp = Path(tempfile.mkdtemp(prefix="host-", dir=self._mkdir(self.cache_dir / "tmp")))
             host_src = self._materialize(Operator.from_files(op.name, {**op.files, **host_files})) if slots else src_dir
-            for i, rel in enumerate(k for k in sorted(host_files) if k.endswith((".cpp", ".cc", ".cxx"))):
+            graph = graph_level_sources(host_files)  # aclnn / level-0 sources: not tiling code
+            for i, rel in enumerate(k for k in sorted(host_files) if k.endswith((".cpp", ".cc", ".cxx"))
+                                    and k not in graph):
                 out = host_tmp / f"h{i}.o"
                 extra = ["-include", SLOT_HEADER] if slots else []
                 host_jobs.append(_Job(self.host_compile_cmd(host_src / rel, out, extra), out))

@@ -8,3 +8,7 @@
 #include "ascendopt_kernel/datacopy.h"
 #include "ascendopt_kernel/vector.h"
 #include "ascendopt_kernel/cube.h"
+
+// Names the device toolchain declares at global scope (kernels call them unqualified without
+// `using namespace AscendC`).
+using AscendC::GetTPipePtr;

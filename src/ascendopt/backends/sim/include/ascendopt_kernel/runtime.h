@@ -105,6 +105,10 @@ struct Core {
     uint64_t tiling_key = 0;
     uint8_t* workspace = nullptr;
     void* model = nullptr;   // timing model state (runtime private)
+    // Result register of the last ReduceMax/ReduceMin/WholeReduceMax/WholeReduceMin (value bits
+    // in the instruction's dtype, and the index), read back by GetReduceMaxMinCount.
+    uint32_t maxmin_value_bits = 0;
+    uint32_t maxmin_index = 0;
 };
 
 extern thread_local Core* g_core;

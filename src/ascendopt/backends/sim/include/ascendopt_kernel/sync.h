@@ -53,6 +53,27 @@ template <HardEvent event>
 __aicore__ inline void WaitFlag(int32_t eventID) {
     ao::rt::SyncWait(EventSrc(event), EventDst(event), EventKey(event, eventID));
 }
+// TQueSync<src, dst>: the HardEvent flag between two pipes, with the event id as an argument
+// (same flag as SetFlag<HardEvent::SRC_DST>(id)).
+template <pipe_t src, pipe_t dst>
+class TQueSync {
+public:
+    __aicore__ inline void SetFlag(TEventID eventID) {
+        ao::rt::SyncSet(ao::rt::FromPipeT(src), ao::rt::FromPipeT(dst), Key(eventID));
+    }
+    __aicore__ inline void WaitFlag(TEventID eventID) {
+        ao::rt::SyncWait(ao::rt::FromPipeT(src), ao::rt::FromPipeT(dst), Key(eventID));
+    }
+
+private:
+    static constexpr uint64_t Key(int id) {
+        for (int e = 0; e < int(HardEvent::MAX); ++e)
+            if (EventSrc(HardEvent(e)) == ao::rt::FromPipeT(src) && EventDst(HardEvent(e)) == ao::rt::FromPipeT(dst))
+                return EventKey(HardEvent(e), id);
+        return (uint64_t(3) << 40) | (uint64_t(src) << 16) | (uint64_t(dst) << 8) | uint64_t(id & 0xff);
+    }
+};
+
 template <pipe_t pipe = PIPE_ALL>
 __aicore__ inline void PipeBarrier() {
     ao::rt::Barrier(ao::rt::FromPipeT(pipe));
@@ -133,11 +154,15 @@ struct AoNoTilingStruct { uint8_t unused; };
 #define KERNEL_TASK_TYPE(k, t)
 #define REGISTER_TILING_DEFAULT(t)
 #define REGISTER_TILING_FOR_TILINGKEY(k, t)
-#define ASSERT(x)                                                                                   \
-    do {                                                                                            \
-        if (!(x)) ::ao::rt::Fail(::ao::rt::ErrorKind::AssertFailed, "ASSERT(%s) failed at %s:%d", #x, \
-                                 __FILE__, __LINE__);                                              \
-    } while (0)
+// ASSERT is a CPU-debug check that the device build compiles away: real kernels rely on that
+// (a missing ';' before it, names it uses that only resolve in CPU-debug builds), so here it
+// expands to nothing too. `assert` stays active, as it is on the device by default.
+#define ASSERT(...)
+#undef assert
+#define assert(x)                                                                                      \
+    ((x) ? (void)0                                                                                    \
+         : ::ao::rt::Fail(::ao::rt::ErrorKind::AssertFailed, "assert(%s) failed at %s:%d", #x, __FILE__, \
+                          __LINE__))
 // Core-type guards. The simulator runs cube and vector work of a block on one emulated core,
 // so both guards are true and mixed kernels execute both halves in program order.
 namespace AscendC {

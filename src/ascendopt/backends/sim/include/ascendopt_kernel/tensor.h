@@ -340,6 +340,12 @@ public:
         t.pos_ = pos;
         return t;
     }
+    // TBuf is a depth-0 queue on the device, so the queue calls compile on it: AllocTensor is
+    // Get, FreeTensor releases nothing (no queue, no synchronisation).
+    template <typename T>
+    __aicore__ inline LocalTensor<T> AllocTensor() const { return Get<T>(); }
+    template <typename T>
+    __aicore__ inline void FreeTensor(LocalTensor<T>&) const {}
     template <typename T>
     __aicore__ inline LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset) const {
         LocalTensor<T> t = Get<T>();

@@ -150,4 +150,9 @@ constexpr uint32_t DEFAULT_BLK_STRIDE = 1;
 constexpr uint32_t BLOCK_CUBE = 16;
 constexpr uint32_t CUBE_MAX_SIZE = 256;
 
+// Complex element types (DTYPE_X of complex64 / complex128 tensors): a real and an imaginary
+// part, laid out as in GM.
+struct complex64 { float real; float imag; };
+struct complex128 { double real; double imag; };
+
 }  // namespace AscendC

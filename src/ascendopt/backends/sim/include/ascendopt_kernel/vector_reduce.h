@@ -25,6 +25,14 @@ inline T IndexAs(uint32_t idx) {
     else return FromBits<T>(uint64_t(idx));
 }
 
+template <typename T>
+inline void SetMaxMinRegister(T value, uint32_t index) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, &value, sizeof(T) < 4 ? sizeof(T) : 4);
+    ao::rt::Cur().maxmin_value_bits = bits;
+    ao::rt::Cur().maxmin_index = index;
+}
+
 enum class RedOp : uint8_t { Sum, Max, Min };
 
 // Reduces the active elements of repeat r. Returns the value (in float) and the in-repeat index.
@@ -122,6 +130,7 @@ inline void ReduceAll(const char* name, const LocalTensor<T>& dst, const LocalTe
     if constexpr (OP != RedOp::Sum) {
         dst.Data()[0] = FromF32<T>(bestVal);
         if (calIndex) dst.Data()[1] = IndexAs<T>(uint32_t(bestIdx));
+        SetMaxMinRegister(FromF32<T>(bestVal), uint32_t(bestIdx));
     }
 }
 
@@ -162,6 +171,7 @@ inline void ReduceMasked(const char* name, const Plan& p, const LocalTensor<T>& 
         }
         dst.Data()[0] = FromF32<T>(best);
         if (calIndex) dst.Data()[1] = IndexAs<T>(uint32_t(bi));
+        SetMaxMinRegister(FromF32<T>(best), uint32_t(bi));
     }
 }
 
@@ -202,6 +212,7 @@ inline void WholeReduce(const char* name, const Plan& p, const LocalTensor<T>& d
         float v = RepReduce<OP, T>(p, r, S, ss, idx, hasAny);
         res[r] = Res{FromF32<T>(v), IndexAs<T>(idx), idx, hasAny};
     }
+    if (OP != RedOp::Sum) SetMaxMinRegister(res[p.repeats - 1].v, res[p.repeats - 1].raw);
     for (uint32_t r = 0; r < p.repeats; ++r) {
         uint8_t* o = D + stride * r;
         if (OP == RedOp::Sum || order == ReduceOrder::ORDER_ONLY_VALUE) {
@@ -348,6 +359,22 @@ __aicore__ inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTens
 AO_WHOLE_MAXMIN(WholeReduceMax, ao::k::RedOp::Max)
 AO_WHOLE_MAXMIN(WholeReduceMin, ao::k::RedOp::Min)
 #undef AO_WHOLE_MAXMIN
+
+// GetReduceMaxMinCount: the value and index of the last ReduceMax/ReduceMin/WholeReduceMax/
+// WholeReduceMin on this core (for WholeReduce*, its last repeat); the index is returned as
+// its bit pattern in a T, as the hardware stores it.
+template <typename T>
+__aicore__ inline void GetReduceMaxMinCount(T& maxMinValue, T& maxMinIndex) {
+    static_assert(sizeof(T) == 2 || sizeof(T) == 4, "GetReduceMaxMinCount: T must be half or float");
+    uint32_t bits = ao::rt::Cur().maxmin_value_bits;
+    std::memcpy(&maxMinValue, &bits, sizeof(T));
+    maxMinIndex = ao::k::IndexAs<T>(ao::rt::Cur().maxmin_index);
+}
+template <typename T>
+__aicore__ inline void GetReduceMaxMinCount(T& maxMinValue) {
+    T index;
+    GetReduceMaxMinCount<T>(maxMinValue, index);
+}
 
 // ---------------------------------------------------------------------------------------------
 // BlockReduceSum / Max / Min and PairReduceSum (note: repeatTimes comes before mask).

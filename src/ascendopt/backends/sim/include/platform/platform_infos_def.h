@@ -7,6 +7,8 @@
 
 namespace fe {
 
+enum class LocalMemType { L0_A = 0, L0_B = 1, L0_C = 2, L1 = 3, L2 = 4, UB = 5, HBM = 6, RESERVED };
+
 // Member bodies that touch the resource map are in runtime/host_rt.cpp (see register/op_def.h).
 class PlatFormInfos {
 public:
@@ -27,7 +29,20 @@ public:
         return GetPlatformRes(label, vals);
     }
     uint32_t GetCoreNum() const { return ao_aiv_cores ? ao_aiv_cores : ao_aic_cores; }
+    uint32_t GetCoreNumWithLock() const { return GetCoreNum(); }
     uint32_t GetCoreNumByType(const std::string& type) const;
+    void GetLocalMemSize(const LocalMemType& type, uint64_t& size) const {
+        switch (type) {
+            case LocalMemType::L0_A: size = ao_l0a_bytes; break;
+            case LocalMemType::L0_B: size = ao_l0b_bytes; break;
+            case LocalMemType::L0_C: size = ao_l0c_bytes; break;
+            case LocalMemType::L1: size = ao_l1_bytes; break;
+            case LocalMemType::L2: size = ao_l2_bytes; break;
+            case LocalMemType::UB: size = ao_ub_bytes; break;
+            case LocalMemType::HBM: size = ao_hbm_bytes; break;
+            default: size = 0;
+        }
+    }
     void SetCoreNumByCoreType(const std::string&) {}
     void SetPlatformRes(const std::string& label, const std::string& key, const std::string& val);
 

@@ -16,15 +16,18 @@
 namespace optiling {}
 
 #define BEGIN_TILING_DATA_DEF(class_name) struct class_name {
-#define TILING_DATA_FIELD_DEF(data_type, field_name) data_type field_name
-#define TILING_DATA_FIELD_DEF_ARR(arr_type, arr_size, field_name) arr_type field_name[arr_size]
-#define TILING_DATA_FIELD_DEF_STRUCT(struct_type, field_name) struct_type field_name
+// Each field macro is a complete member declaration: a following ';' (usual) is an empty
+// declaration, and headers that write the fields without one compile too.
+#define TILING_DATA_FIELD_DEF(data_type, field_name) data_type field_name;
+#define TILING_DATA_FIELD_DEF_ARR(arr_type, arr_size, field_name) arr_type field_name[arr_size];
+#define TILING_DATA_FIELD_DEF_STRUCT(struct_type, field_name) struct_type field_name;
 #define END_TILING_DATA_DEF };
 #define REGISTER_TILING_DATA_CLASS(op_type, class_name)
 
 #else  // host side
 
 #include <cstring>
+#include <iostream>  // CANN's host headers bring it in; tiling code uses std::cout unasked
 #include <map>
 #include <memory>
 #include <string>
@@ -83,12 +86,12 @@ struct ClassRegistrar {
                           "tiling data class must be trivially copyable");                          \
         }
 
+// Each field macro ends with a member function body, so the ';' after it is optional.
 #define TILING_DATA_FIELD_DEF(data_type, field_name)                        \
     public:                                                                 \
         data_type field_name;                                               \
         void set_##field_name(data_type ao_v) { field_name = ao_v; }        \
-        data_type get_##field_name() const { return field_name; }           \
-        static_assert(true, "")
+        data_type get_##field_name() const { return field_name; }
 
 #define TILING_DATA_FIELD_DEF_ARR(arr_type, arr_size, field_name)                       \
     public:                                                                             \
@@ -98,16 +101,14 @@ struct ClassRegistrar {
             for (size_t ao_i = 0; ao_i < size_t(arr_size); ++ao_i) field_name[ao_i] = ao_p[ao_i]; \
         }                                                                               \
         arr_type* get_##field_name() { return field_name; }                             \
-        const arr_type* get_##field_name() const { return field_name; }                 \
-        static_assert(true, "")
+        const arr_type* get_##field_name() const { return field_name; }
 
 #define TILING_DATA_FIELD_DEF_STRUCT(struct_type, field_name)                        \
     public:                                                                          \
         struct_type field_name;                                                      \
         void set_##field_name(const struct_type& ao_v) { field_name = ao_v; }        \
         struct_type& get_##field_name() { return field_name; }                       \
-        const struct_type& get_##field_name() const { return field_name; }           \
-        static_assert(true, "")
+        const struct_type& get_##field_name() const { return field_name; }
 
 #define END_TILING_DATA_DEF };
 
