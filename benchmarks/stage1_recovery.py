@@ -1,0 +1,171 @@
+"""Stage I + the loop: how much of a lost speed does ``optimize`` recover, with and without
+experiences, at equal budget.
+
+    python benchmarks/stage1_recovery.py [--budget 60] [--max-variants 16] [--report]
+
+1. **Weak variants** of this project's operators are made by rewind's own motifs, none
+   hand-fixed: per operator (in suite order) the motifs are tried in registry order rotated
+   by the operator's index, and the first de-optimization that stays correct and is at least
+   :data:`MIN_LOSS` slower becomes that operator's variant; every third operator also gets a
+   two-motif variant (a second motif applied to the first). Variants of the held-out
+   operators (:data:`HELD_OUT` of ``rewind_yield.py``) are reported separately.
+2. Each variant is optimized offline (``OfflineRewriter``) for ``--budget`` evaluations with
+   rewind off and the bank frozen, twice: with the shipped default bank, leaving out every
+   experience measured on the same operator (so nothing it retrieves was learnt on itself),
+   and with ``--no-experience``.
+3. Recovered share = (weak - best) / (weak - strong); target: >= 90 % on >= 80 % of variants.
+   Also: evaluations charged until 90 % was first reached.
+
+Summaries: ``benchmarks/results/stage1_recovery.{txt,json}``; records stay in a scratch dir.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ascendopt.agent import AgentConfig, optimize
+from ascendopt.backends.sim.backend import SimBackend
+from ascendopt.bank.store import ExperienceBank
+from ascendopt.cases import load_op_cases
+from ascendopt.evaluate.budget import BudgetedEvaluator
+from ascendopt.evaluate.evaluator import EvalConfig, Evaluator, largest_per_dtype
+from ascendopt.evaluate.store import SQLiteStore
+from ascendopt.operator import Operator
+from ascendopt.refine.rewriter import OfflineRewriter
+from ascendopt.rewind.motifs import registry
+from ascendopt.suites import resolve_suite
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from rewind_yield import HELD_OUT  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+MIN_LOSS = 0.05
+
+
+def _weaken(op: Operator, cases, evaluator: Evaluator, order: list[str], strong_us: float,
+            skip: str = "") -> tuple[Operator, str, float] | None:
+    for name in order:
+        if name == skip:
+            continue
+        m = registry()[name]()
+        try:
+            sites = m.find(op)
+        except Exception:  # noqa: BLE001
+            continue
+        for s in sites[:2]:
+            cand = m.apply(op, s)
+            ev = evaluator.evaluate(cand, cases)
+            if ev.ok and ev.latency_us and ev.latency_us >= strong_us * (1 + MIN_LOSS):
+                return cand, f"{name}: {s.label}", ev.latency_us
+    return None
+
+
+def make_variants(max_variants: int) -> list[dict]:
+    backend = SimBackend()
+    names = list(registry())
+    out = []
+    for i, d in enumerate(resolve_suite("own")):
+        if len(out) >= max_variants:
+            break
+        op, cases = Operator.load(d), load_op_cases(d)
+        ev = Evaluator(backend, EvalConfig(benchmark_cases=largest_per_dtype(cases)))
+        strong = ev.evaluate(op, cases)
+        if not strong.ok or not strong.latency_us:
+            continue
+        order = names[i % len(names):] + names[:i % len(names)]
+        one = _weaken(op, cases, ev, order, strong.latency_us)
+        if one is None:
+            continue
+        weak, what, weak_us = one
+        out.append({"op": op.name, "dir": str(d), "what": [what], "strong_us": strong.latency_us, "weak_us": weak_us,
+                    "files": dict(weak.files), "held_out": op.name in HELD_OUT})
+        print(f"variant {op.name}: {what} {strong.latency_us:.2f} -> {weak_us:.2f} us", file=sys.stderr, flush=True)
+        if i % 3 == 0 and len(out) < max_variants:
+            two = _weaken(weak, cases, ev, order[1:] + order[:1], weak_us * (1 + 0.0), skip=what.split(":")[0])
+            if two is not None:
+                weak2, what2, weak2_us = two
+                out.append({"op": op.name, "dir": str(d), "what": [what, what2], "strong_us": strong.latency_us,
+                            "weak_us": weak2_us, "files": dict(weak2.files), "held_out": op.name in HELD_OUT})
+                print(f"variant {op.name}: {what} + {what2} -> {weak2_us:.2f} us", file=sys.stderr, flush=True)
+    return out
+
+
+def run_variant(v: dict, budget: int, use_experience: bool, scratch: Path, tag: str) -> dict:
+    d = Path(v["dir"])
+    cases = load_op_cases(d)
+    weak = Operator.from_files(v["op"], v["files"], d, origin="original")
+    ev = Evaluator(SimBackend(), EvalConfig(benchmark_cases=largest_per_dtype(cases)))
+    store = SQLiteStore(scratch / f"{tag}.db")
+    be = BudgetedEvaluator(ev, store, budget=budget, run_label=v["op"])
+    bank = ExperienceBank.open_default()
+    cfg = AgentConfig(rewind_budget=0, freeze_bank=True, use_experience=use_experience, exclude_ops=(v["op"],))
+    t0 = time.perf_counter()
+    res = optimize(weak, cases, be, OfflineRewriter(), bank, cfg)
+    lost = v["weak_us"] - v["strong_us"]
+    best = res.best_us or v["weak_us"]
+    # evaluations charged until 90 % of the loss was recovered
+    to90 = None
+    for n, r in enumerate((r for r in store.list_evaluations(be.run_id) if r.charged), start=1):
+        lat = r.evaluation.latency_us
+        if r.evaluation.ok and lat is not None and (v["weak_us"] - lat) >= 0.9 * lost:
+            to90 = n
+            break
+    return {"recovered": (v["weak_us"] - best) / lost if lost > 0 else 1.0, "best_us": best, "to90": to90,
+            "charged": res.charged, "by_stage": res.charged_by_stage, "seconds": round(time.perf_counter() - t0, 1),
+            "accepted": [a.what for a in res.accepted]}
+
+
+def table(rows: list[dict], budget: int) -> str:
+    lines = [f"Stage I + loop recovery, budget {budget}, offline rewriter, default bank leaving out the operator's own "
+             "experiences (exp) vs --no-experience (noexp)", "",
+             f"{'operator':<18} {'split':<8} {'weakened by':<44} {'strong':>7} {'weak':>7} "
+             f"{'exp %':>6} {'to90':>5} {'noexp %':>7} {'to90':>5}"]
+    for r in rows:
+        e, n = r["exp"], r["noexp"]
+        lines.append(f"{r['op']:<18} {'held' if r['held_out'] else 'in':<8} {' + '.join(w.split(':')[0] for w in r['what']):<44} "
+                     f"{r['strong_us']:>7.2f} {r['weak_us']:>7.2f} {100 * e['recovered']:>6.0f} {e['to90'] or '-':>5} "
+                     f"{100 * n['recovered']:>7.0f} {n['to90'] or '-':>5}")
+    for cond in ("exp", "noexp"):
+        ok = [r for r in rows if r[cond]["recovered"] >= 0.9]
+        t90 = sorted(r[cond]["to90"] for r in rows if r[cond]["to90"])
+        med = t90[len(t90) // 2] if t90 else None
+        lines.append(f"{cond}: {len(ok)}/{len(rows)} variants recover >= 90 % ({len(ok) / max(1, len(rows)):.0%}); "
+                     f"median evaluations to 90 %: {med}; mean recovered "
+                     f"{sum(min(1.0, r[cond]['recovered']) for r in rows) / max(1, len(rows)):.0%}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--budget", type=int, default=60)
+    ap.add_argument("--max-variants", type=int, default=16)
+    ap.add_argument("--report", action="store_true")
+    args = ap.parse_args()
+    txt = RESULTS / "stage1_recovery.txt"
+    if args.report:
+        print(txt.read_text())
+        return
+    variants = make_variants(args.max_variants)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="ao-stage1-") as tmp:
+        for i, v in enumerate(variants):
+            row = {k: v[k] for k in ("op", "what", "strong_us", "weak_us", "held_out")}
+            for cond, use in (("exp", True), ("noexp", False)):
+                row[cond] = run_variant(v, args.budget, use, Path(tmp), f"{i}-{cond}")
+                print(f"{v['op']} {cond}: recovered {row[cond]['recovered']:.0%} in {row[cond]['charged']} "
+                      f"({row[cond]['seconds']} s) {row[cond]['accepted']}", file=sys.stderr, flush=True)
+            rows.append(row)
+            RESULTS.mkdir(exist_ok=True)
+            (RESULTS / "stage1_recovery.json").write_text(json.dumps({"budget": args.budget, "rows": rows}, indent=1))
+    text = table(rows, args.budget)
+    txt.write_text(text + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
