@@ -540,3 +540,13 @@ def test_undefined_type_leaves_an_optional_input_out(tmp_path):
            {"name": "bias", "type": ["UNDEFINED"], "format": ["UNDEFINED"], "shape": []}]
     [case] = load_case_file(write_cases(tmp_path, [simple_case(input_desc=ins)]))
     assert [t.name for t in case.inputs] == ["x"]
+
+
+def test_golden_without_a_parameter_for_an_attr(tmp_path):
+    """msopst passes only the attributes a golden names; one it does not take is left out."""
+    (tmp_path / "g.py").write_text("def calc_expect_func(x, y):\n    return [x['value'] + 1]\n")
+    attr = [{"name": "reduction", "type": "str", "value": "mean"}]
+    [case] = load_case_file(write_cases(tmp_path, [simple_case(attr=attr, calc_expect_func_file="g.py")]))
+    inputs = make_inputs(case, 0)
+    [y] = run_golden(load_golden(case.golden), case, inputs)
+    np.testing.assert_array_equal(y, inputs["x"] + 1)

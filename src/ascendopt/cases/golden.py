@@ -87,9 +87,12 @@ def _call_golden(func: Callable[..., Any], case: Case, ins: list[dict], outs: li
         params = {}
     by_name = len(set(names)) == len(names) and all(
         n in params and params[n].kind != inspect.Parameter.POSITIONAL_ONLY for n in names)
+    attrs = case.attrs
+    if params and not any(p.kind == inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        attrs = {k: v for k, v in attrs.items() if k in params}  # attributes the golden does not take
     if by_name:
-        return func(**dict(zip(names, ins + outs)), **case.attrs)
-    return func(*ins, *outs, **case.attrs)
+        return func(**dict(zip(names, ins + outs)), **attrs)
+    return func(*ins, *outs, **attrs)
 
 
 def run_golden(func: Callable[..., Any], case: Case, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
