@@ -31,17 +31,19 @@ def run(budget, depth, motifs=None, bank=None, store=None):
 def test_chains_removals_and_distills_every_kept_pair():
     bank = ExperienceBank()
     res, ev, be = run(budget=10, depth=2, bank=bank)
-    # root, two single-queue removals (depth 1), then each one's other queue (depth 2: same program twice)
+    # tier first, then depth: the first queue's removal, then *its* first-tier removal (the other
+    # queue, depth 2) before the root's second-tier one; the last depth-2 candidate is the same
+    # program again and is not re-tried
     assert res.baseline_us == BASE_US
-    assert [(a.depth, a.reason) for a in res.attempts] == [(1, "kept"), (1, "kept"), (2, "kept")]
-    assert res.attempts[2].latency_us == BASE_US + 2 * SINGLE_US
+    assert [(a.depth, a.reason) for a in res.attempts] == [(1, "kept"), (2, "kept"), (1, "kept")]
+    assert res.attempts[1].latency_us == BASE_US + 2 * SINGLE_US
     assert res.charged == 4 == ev.calls and res.stop_reason == "exhausted"
     exps = res.experiences
     assert len(exps) == 3 and all(e.family == "pipeline_overlap" for e in exps)
     assert exps[0].expected_effect["speedup"] == (BASE_US + SINGLE_US) / BASE_US
     assert exps[0].applicability["rewrite"] == "double_buffer"  # Stage I's matcher sees the removal
     assert "+        pipe.InitBuffer(inQ, BUFFER_NUM, 256);" in exps[0].diff  # slow -> fast
-    assert exps[2].source["depth"] == 2
+    assert exps[1].source["depth"] == 2
     # the depth-2 removal changes the same line as a depth-1 one: same normalised diff, one
     # row measured twice
     assert len(bank) == 2

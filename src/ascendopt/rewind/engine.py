@@ -9,9 +9,11 @@ once barriers are gone). Every evaluation, the root's included, is charged to th
 budget through the :class:`~ascendopt.evaluate.budget.BudgetedEvaluator` and recorded in the
 store; a candidate already evaluated (same sources) is answered from the records for free.
 
-Order of attempts: breadth first by depth; at one parent, the motifs take turns (each motif's
-first site, then each motif's second site, ...), so a small budget samples many families
-instead of exhausting the sites of the first motif.
+Order of attempts: by *tier*, then depth. A candidate's tier is its site's index among its
+motif's sites at that parent: every motif's first site is tier 0, second sites tier 1, ...
+So at one parent the motifs take turns (a small budget samples many families instead of
+exhausting the sites of the first motif), and a kept removal's own first-tier candidates come
+before its parent's second-tier ones (chains are explored within a budget of 20).
 
 Each kept pair becomes an experience (:mod:`ascendopt.rewind.distill`); the Stage I rewrite
 that applies it is the rewrite of the motif's family whose matcher finds more sites in the
@@ -20,6 +22,7 @@ slow side than in the fast side (it sees the removed optimization's absence).
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import time
 from collections.abc import Callable, Sequence
@@ -91,15 +94,16 @@ class RewindResult:
                                 for e in self.experiences]}
 
 
-def _candidates(op: Operator, motifs: Sequence[Motif]) -> list[tuple[Motif, Site]]:
-    """Every (motif, site) of ``op``, motifs taking turns by site index."""
-    per_motif = []
+def _candidates(op: Operator, motifs: Sequence[Motif]) -> list[tuple[int, Motif, Site]]:
+    """Every (tier, motif, site) of ``op``; tier = the site's index among its motif's sites."""
+    out = []
     for m in motifs:
         try:
-            per_motif.append([(m, s) for s in m.find(op)])
+            sites = m.find(op)
         except Exception:  # noqa: BLE001 - a matcher that cannot read this kernel finds nothing
-            per_motif.append([])
-    return [c for group in itertools.zip_longest(*per_motif) for c in group if c is not None]
+            continue
+        out += [(tier, m, s) for tier, s in enumerate(sites)]
+    return out
 
 
 def matching_rewrite(motif: Motif, fast: Operator, slow: Operator) -> tuple[str, list[str]]:
@@ -150,19 +154,23 @@ def rewind(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, motifs
         return res
     res.baseline_us = root_ev.latency_us
     cores = kernel_cores(soc, next(iter(root_ev.profile.values()), None))
-    frontier: list[tuple[Operator, Evaluation, int]] = [(op, root_ev, 0)]
+    res.noise = noise_threshold(root_ev, sigmas, min_effect_pct).to_dict()
+    queue: list[tuple[int, int, int, Motif, Site, Operator, Evaluation]] = []  # a heap
+    seq = itertools.count()
     seen = {op.digest}
+
+    def expand(parent: Operator, parent_ev: Evaluation, d: int) -> None:
+        if d < depth:
+            for tier, m, site in _candidates(parent, motifs):
+                heapq.heappush(queue, (tier, d, next(seq), m, site, parent, parent_ev))
+
+    expand(op, root_ev, 0)
     res.stop_reason = "exhausted"
     try:
-        while frontier:
-            parent, parent_ev, d = frontier.pop(0)
-            if d >= depth:
-                continue
-            noise = noise_threshold(parent_ev, sigmas, min_effect_pct)
-            if d == 0:
-                res.noise = noise.to_dict()
-            todo: list[tuple[Motif, Site, Operator, Attempt]] = []
-            for m, site in _candidates(parent, motifs):
+        while queue:
+            todo: list[tuple[Motif, Site, Operator, Attempt, Operator, Evaluation, int]] = []
+            while queue and len(todo) < max(1, batch):
+                _, d, _, m, site, parent, parent_ev = heapq.heappop(queue)
                 a = Attempt(m.name, m.family, site.label, site.file, site.line, d + 1, parent.digest)
                 try:
                     cand = m.apply(parent, site)
@@ -174,31 +182,32 @@ def rewind(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, motifs
                     continue
                 seen.add(cand.digest)
                 a.digest = cand.digest
-                todo.append((m, site, cand, a))
-            for chunk_start in range(0, len(todo), max(1, batch)):
-                chunk = todo[chunk_start:chunk_start + max(1, batch)]
-                try:
-                    evs = beval.evaluate_many([c for _, _, c, _ in chunk], cases)
-                except BudgetExhausted as e:
-                    evs = list(e.results) + [None] * (len(chunk) - len(e.results))
-                    for item, ev in zip(chunk, evs):
-                        if ev is not None:
-                            _settle(res, item, ev, parent, parent_ev, noise, d, cores, bank, distiller, frontier,
-                                    on_attempt)
-                    res.stop_reason = "budget"
-                    return res
-                for item, ev in zip(chunk, evs):
-                    _settle(res, item, ev, parent, parent_ev, noise, d, cores, bank, distiller, frontier, on_attempt)
+                todo.append((m, site, cand, a, parent, parent_ev, d))
+            if not todo:
+                continue
+            try:
+                evs: list[Evaluation | None] = list(beval.evaluate_many([t[2] for t in todo], cases))
+            except BudgetExhausted as e:
+                evs = list(e.results) + [None] * (len(todo) - len(e.results))
+                res.stop_reason = "budget"
+            for (m, site, cand, a, parent, parent_ev, d), ev in zip(todo, evs):
+                if ev is None:
+                    continue
+                noise = noise_threshold(parent_ev, sigmas, min_effect_pct)
+                if _settle(res, m, site, cand, a, ev, parent, parent_ev, noise, d, cores, bank, distiller, on_attempt):
+                    expand(cand, ev, d + 1)
+            if res.stop_reason == "budget":
+                return res
     finally:
         res.charged = beval.report(op.name).charged
         res.seconds = time.perf_counter() - t0
     return res
 
 
-def _settle(res: RewindResult, item: tuple[Motif, Site, Operator, Attempt], ev: Evaluation, parent: Operator,
+def _settle(res: RewindResult, m: Motif, site: Site, cand: Operator, a: Attempt, ev: Evaluation, parent: Operator,
             parent_ev: Evaluation, noise: Noise, d: int, cores: int, bank: ExperienceBank | None,
-            distiller: Distiller, frontier: list, on_attempt: Callable[[Attempt], None] | None) -> None:
-    m, site, cand, a = item
+            distiller: Distiller, on_attempt: Callable[[Attempt], None] | None) -> bool:
+    """Judges one evaluated de-optimization, distills it when kept; True when kept."""
     v = judge(parent_ev, ev, noise)
     a.status, a.reason, a.detail = ev.status, v.reason, v.detail
     a.latency_us, a.slowdown, a.charged = ev.latency_us, v.slowdown, not ev.duplicate
@@ -209,7 +218,7 @@ def _settle(res: RewindResult, item: tuple[Motif, Site, Operator, Attempt], ev: 
         a.experience = exp.id
         if bank is not None:
             bank.add(exp)
-        frontier.append((cand, ev, d + 1))
     res.attempts.append(a)
     if on_attempt is not None:
         on_attempt(a)
+    return v.kept
