@@ -35,6 +35,8 @@ def optimize_command(
     workers: int = typer.Option(1, "--workers", min=1, help="Candidates evaluated in parallel (processes)."),
     db: Path = typer.Option(Path("ascendopt.db"), "--db", help="Record store (SQLite)."),
     resume: bool = typer.Option(False, "--resume", help="Continue this operator's last optimize run in --db."),
+    keep_profiles: bool = typer.Option(False, "--keep-profiles",
+                                       help="Keep every benchmark run's full profile under OUT/profiles (about 0.5 MB each)."),
     soc: str = typer.Option(DEFAULT_SOC, "--soc"),
     seed: int = typer.Option(0, "--seed", min=0),
     timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
@@ -82,7 +84,7 @@ def optimize_command(
     for op, cases in loaded:
         target = (out / op.name if len(loaded) > 1 else out) if out else Path(f"optimize_{op.name}")
         res, paths = _one(op, cases, store, backend, bank, rewriter, cfg, budget, workers, db, resume, seed, timeout,
-                          target, as_json)
+                          target, as_json, keep_profiles)
         summaries.append({**res.to_dict(), "outputs": paths})
         if res.stop_reason == "interrupted":
             interrupted = True
@@ -119,7 +121,10 @@ def _rewriter(llm: Optional[Path], db: Path):
     return OfflineRewriter() if client is None else LLMRewriter(client)
 
 
-def _one(op, cases, store, backend, bank, rewriter, cfg, budget, workers, db, resume, seed, timeout, out, as_json):
+def _one(op, cases, store, backend, bank, rewriter, cfg, budget, workers, db, resume, seed, timeout, out, as_json,
+         keep_profiles=False):
+    import shutil
+
     from ascendopt.agent import optimize
     from ascendopt.evaluate.budget import BudgetedEvaluator
     from ascendopt.evaluate.evaluator import EvalConfig, Evaluator, largest_per_dtype
@@ -127,8 +132,11 @@ def _one(op, cases, store, backend, bank, rewriter, cfg, budget, workers, db, re
     from ascendopt.optimize_report import render
     from ascendopt.tiling.search import unified_patch
 
+    # full profiles feed the diagnosis during the run (every instruction, not the top five);
+    # they stay addressable from the records with --keep-profiles
+    profiles = out / "profiles"
     evaluator = Evaluator(backend, EvalConfig(seed=seed, benchmark_cases=largest_per_dtype(cases),
-                                              run_timeout_s=timeout))
+                                              run_timeout_s=timeout, profile_dir=str(profiles)))
     run_id = None
     if resume:
         runs = [r for r in store.list_runs() if r.op == op.name and r.config.get("command") == "optimize"]
@@ -150,6 +158,8 @@ def _one(op, cases, store, backend, bank, rewriter, cfg, budget, workers, db, re
     finally:
         executor.close()
         beval.finish()
+        if not keep_profiles:
+            shutil.rmtree(profiles, ignore_errors=True)
     records = store.list_evaluations(beval.run_id, op.name)
     usage = getattr(getattr(rewriter, "client", None), "usage", None)
     try:

@@ -41,7 +41,8 @@ _FAILURE_ORDER = (Status.COMPILE_ERROR, Status.TILING_ERROR, Status.RUNTIME_ERRO
 
 @dataclass(frozen=True)
 class EvalConfig:
-    """How candidates are evaluated. Everything but `jobs` is part of the dedup key.
+    """How candidates are evaluated. Everything but `jobs` and `profile_dir` is part of the
+    dedup key.
 
     Attributes:
         seed: Base seed; a candidate's seed is derived from it and the candidate digest
@@ -54,6 +55,9 @@ class EvalConfig:
         fail_fast: Stop at the first failing build or case (a looping kernel then costs one
             timeout, not one per case).
         jobs: Threads used inside one evaluation for builds and case runs (0: one per core).
+        profile_dir: Where the full profile of every benchmark run is kept (msprof-format
+            files under ``<profile_dir>/<digest[:16]>/<case>/``, named in the summary as
+            ``profile_dir``); empty: only the summary is kept.
     """
 
     seed: int = 0
@@ -64,6 +68,7 @@ class EvalConfig:
     atol: float | None = None
     fail_fast: bool = True
     jobs: int = 0
+    profile_dir: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -176,6 +181,10 @@ def largest_per_dtype(cases: Sequence[Case]) -> tuple[str, ...]:
     return tuple(c.name for c in best.values())
 
 
+def _safe_name(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "case"
+
+
 def _file_hash(path: str) -> str:
     try:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
@@ -286,9 +295,11 @@ class Evaluator:
 
     # ----------------------------------------------------------------------------- keys
     def config_key(self, cases: Sequence[Case]) -> str:
-        """Dedup key: evaluator version, config (minus `jobs`), cases, backend and toolchain."""
+        """Dedup key: evaluator version, config (minus `jobs`, `profile_dir`), cases, backend and
+        toolchain."""
         cfg = self.config.to_dict()
         cfg.pop("jobs", None)
+        cfg.pop("profile_dir", None)
         blob = json.dumps({"v": EVALUATOR_VERSION, "config": cfg, "backend": self._identity,
                            "cases": [case_fingerprint(c) for c in cases]}, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:32]
@@ -443,7 +454,7 @@ class Evaluator:
                     return
                 per_case.append(float(r.task_duration_us or 0.0))
             durations.append(sum(per_case) / len(per_case))
-            ev.profile[case.name] = self._summarize(op, mine[-1][1], per_case)
+            ev.profile[case.name] = self._summarize(op, mine[-1][1], per_case, case.name)
         timings["profile_s"] = time.perf_counter() - t
         ev.latency_us = sum(durations) / len(durations) if durations else None
 
@@ -465,7 +476,7 @@ class Evaluator:
         ev.error = f"{prefix}{worst.name}: {worst.message}".strip()
         return True
 
-    def _summarize(self, op: Operator, run: RunResult, durations: list[float]) -> dict[str, Any]:
+    def _summarize(self, op: Operator, run: RunResult, durations: list[float], case_name: str = "") -> dict[str, Any]:
         """A compact, JSON-friendly profile summary of one benchmark run."""
         summary: dict[str, Any] = {"task_duration_us": sum(durations) / len(durations),
                                    "runs_us": durations, "block_dim": run.block_dim, "tiling_key": run.tiling_key}
@@ -474,6 +485,10 @@ class Evaluator:
 
             prof = Profile.from_run(run, op.kernel_entry, soc=getattr(self.backend, "soc", None))
             summary.update(json.loads(json.dumps(prof.summary(top=5).to_dict(), default=str)))
+            if self.config.profile_dir:
+                where = Path(self.config.profile_dir) / op.digest[:16] / _safe_name(case_name)
+                prof.write(where)
+                summary["profile_dir"] = str(where)
             summary["task_duration_us"] = sum(durations) / len(durations)
         except Exception as e:  # noqa: BLE001 - the summary is best-effort; raw scalars remain
             summary["summary_error"] = f"{type(e).__name__}: {e}"

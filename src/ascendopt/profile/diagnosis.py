@@ -147,11 +147,27 @@ def diagnose_profile(summary: Mapping[str, Any] | None, cores: int = 0) -> Diagn
     return d
 
 
+def full_summary(summary: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """The summary with every instruction of the run (not only the top five) when its full
+    profile was kept (``profile_dir``, see ``EvalConfig.profile_dir``); else as given."""
+    where = (summary or {}).get("profile_dir")
+    if not where:
+        return summary
+    try:
+        from ascendopt.profile import Profile
+
+        full = Profile.load(where).summary(top=1000).to_dict()
+    except Exception:  # noqa: BLE001 - a profile that cannot be read back: the summary stands
+        return summary
+    return {**summary, "top_instructions": full.get("top_instructions") or summary.get("top_instructions")}
+
+
 def diagnose_evaluation(ev: Any, cores: int = 0) -> Diagnosis:
-    """The diagnosis of an evaluation's first benchmark case (empty when it has no profile)."""
+    """The diagnosis of an evaluation's first benchmark case (empty when it has no profile),
+    read from its full profile when that was kept."""
     profile = getattr(ev, "profile", None) or {}
     first = next(iter(profile.values()), None)
-    return diagnose_profile(first, cores)
+    return diagnose_profile(full_summary(first), cores)
 
 
 def kernel_cores(soc: Any, summary: Mapping[str, Any] | None) -> int:
