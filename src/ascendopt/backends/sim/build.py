@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ascendopt.backends.base import BuildResult
-from ascendopt.backends.sim.limits import limited
+from ascendopt.backends.sim.sandbox import compile_argv
 from ascendopt.dtypes import dtype_info
 from ascendopt.operator import Operator, graph_level_sources
 from ascendopt.slots import ENV_VAR, SLOT_HEADER, HostSlots
@@ -75,6 +75,12 @@ def _tree_hash(*dirs: Path) -> str:
     return h.hexdigest()[:24]
 
 
+def _tree_state(*dirs: Path) -> tuple:
+    """(path, mtime, size) of every emulation source: cheap to take, changes when one is edited."""
+    return tuple((str(f), st.st_mtime_ns, st.st_size) for d in dirs for f in sorted(d.rglob("*"))
+                 if f.is_file() and f.suffix in (".h", ".hpp", ".cpp") for st in (f.stat(),))
+
+
 def default_cache_dir() -> Path:
     return Path(os.environ.get("ASCENDOPT_CACHE", Path.home() / ".cache" / "ascendopt")) / "sim"
 
@@ -109,12 +115,21 @@ class SimBuilder:
         self.knob_slots = knob_slots
         self._pch: Path | None | bool = None  # None: not tried; False: unavailable
         self._toolchain: str | None = None
+        self._tree: tuple | None = None
         self._runtime: Path | None = None
 
     # ------------------------------------------------------------------ toolchain & runtime
     @property
     def toolchain_key(self) -> str:
-        """Hash of compiler identity, flags and the emulation sources."""
+        """Hash of compiler identity, flags and the emulation sources.
+
+        Re-hashed whenever an emulation source changed since the last call (a long-running
+        process must not store objects built from edited headers under the old key: that
+        poisoned the shared cache for every later process)."""
+        state = _tree_state(INCLUDE_DIR, RUNTIME_DIR)
+        if state != self._tree:
+            self._toolchain, self._runtime, self._pch = None, None, None
+            self._tree = state
         if self._toolchain is None:
             try:
                 ver = subprocess.run([self.cxx, "--version"], capture_output=True, text=True, timeout=30).stdout
@@ -357,7 +372,7 @@ class SimBuilder:
         job ("" on success)."""
         procs = []
         for j in jobs:
-            argv, preexec = limited(j.cmd, self.memory_bytes)
+            argv, preexec = compile_argv(j.cmd, self.memory_bytes)
             procs.append(subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                           errors="replace", start_new_session=True, preexec_fn=preexec))
         errors = []
