@@ -395,7 +395,8 @@ class Evaluator:
                 b = builds[key]
                 if not b.ok:
                     ev.status = (Status.TIMEOUT if b.timed_out else Status.COMPILE_ERROR).value
-                    ev.error_kind = "build_timeout" if b.timed_out else "compiler"
+                    ev.error_kind = ("build_timeout" if b.timed_out else
+                                     "sandbox_violation" if b.error.startswith("sandbox_violation") else "compiler")
                     ev.error = b.error
                     if cfg.fail_fast:
                         return

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ascendopt.backends.base import BuildResult
-from ascendopt.backends.sim.sandbox import compile_argv
+from ascendopt.backends.sim.sandbox import annotate_compile_error, compile_argv
 from ascendopt.dtypes import dtype_info
 from ascendopt.operator import Operator, graph_level_sources
 from ascendopt.slots import ENV_VAR, SLOT_HEADER, HostSlots
@@ -395,7 +395,7 @@ class SimBuilder:
     def _clean_error(err: str, src_dir: Path, op: Operator) -> str:
         err = err.replace(str(src_dir) + "/", str(op.root) + "/")
         keep = [ln for ln in err.splitlines() if "kernel_wrapper.cpp" not in ln or "error" in ln]
-        return "\n".join(keep)[-20000:]
+        return annotate_compile_error("\n".join(keep)[-20000:])
 
     def _store_error(self, exe_dir: Path, err: str) -> None:
         tmp = Path(tempfile.mkdtemp(prefix="err-", dir=self._mkdir(self.cache_dir / "tmp")))
