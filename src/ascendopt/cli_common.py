@@ -45,9 +45,17 @@ def load(op_dir: Path, cases_files: list[Path], golden: Optional[str], names: li
     return op, cases
 
 
-def backend(soc: str, noise_pct: float = 0.0, noise_seed: int = 0):
+def backend(soc: str, noise_pct: float = 0.0, noise_seed: int = 0, unsafe_no_sandbox: bool = False):
+    """The simulator backend, under the sandbox policy (exits when there is no sandbox and
+    ``--unsafe-no-sandbox`` was not given)."""
+    from ascendopt.backends.sim import sandbox
     from ascendopt.backends.sim.backend import SimBackend
 
+    sandbox.configure(sandbox.Sandbox(allow_unsafe=unsafe_no_sandbox))
+    try:
+        sandbox.current().require()
+    except sandbox.SandboxUnavailable as e:
+        fail(str(e))
     try:
         return SimBackend(soc, noise_pct=noise_pct, noise_seed=noise_seed)
     except (SocError, ValueError) as e:

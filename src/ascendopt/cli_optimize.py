@@ -12,7 +12,7 @@ import typer
 from ascendopt.backends.sim.soc import DEFAULT_SOC
 from ascendopt.cli_common import backend as make_backend
 from ascendopt.cli_common import console, err_console, fail, load
-from ascendopt.cli_options import positive
+from ascendopt.cli_options import UNSAFE_NO_SANDBOX, positive
 
 DEFAULT_BANK_FILE = Path("ascendopt-bank.db")
 
@@ -41,6 +41,7 @@ def optimize_command(
     seed: int = typer.Option(0, "--seed", min=0),
     timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
 ) -> None:
     """Optimize operators: rewind (if the bank does not know them), then rounds of Stage I
     (kernel rewrites guided by the experience bank) and Stage II (tiling search)."""
@@ -65,7 +66,7 @@ def optimize_command(
     if out is not None and out.exists() and not out.is_dir():
         fail(f"--out {out}: exists and is not a directory")
     rewriter = _rewriter(llm, db)
-    backend = make_backend(soc)
+    backend = make_backend(soc, unsafe_no_sandbox=unsafe_no_sandbox)
     try:
         store = SQLiteStore(db)
     except (StoreError, OSError) as e:

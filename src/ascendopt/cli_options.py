@@ -10,3 +10,11 @@ def positive(value: float) -> float:
     if value <= 0:
         raise typer.BadParameter(f"{value:g} is not above 0")
     return value
+
+
+#: ``--unsafe-no-sandbox`` (run, profile, tune, rewind, optimize): candidates are compiled and run
+#: in the sandbox (:mod:`ascendopt.backends.sim.sandbox`); without one they are refused unless
+#: this is given.
+UNSAFE_NO_SANDBOX = typer.Option(
+    False, "--unsafe-no-sandbox",
+    help="Compile and run candidate code without the sandbox when this machine has none (bubblewrap).")

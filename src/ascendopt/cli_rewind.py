@@ -13,7 +13,7 @@ from rich.table import Table
 from ascendopt.backends.sim.soc import DEFAULT_SOC
 from ascendopt.cli_common import backend as make_backend
 from ascendopt.cli_common import console, err_console, fail, load
-from ascendopt.cli_options import positive
+from ascendopt.cli_options import UNSAFE_NO_SANDBOX, positive
 from ascendopt.rewind.engine import DEFAULT_BUDGET, DEFAULT_DEPTH
 
 DEFAULT_BANK_FILE = Path("ascendopt-bank.db")
@@ -37,6 +37,7 @@ def rewind_command(
     db: Path = typer.Option(Path("ascendopt.db"), "--db", help="Record store (SQLite)."),
     timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
 ) -> None:
     """Rewind: remove one optimization at a time, keep the removals that measurably hurt, and
     distill each kept pair into an experience of the bank."""
@@ -65,7 +66,7 @@ def rewind_command(
     if unknown:
         fail(f"unknown motif(s) {', '.join(unknown)}; known: {', '.join(reg)}")
     loaded = [load(d, [], None, []) for d in dirs]  # every usage error before anything runs
-    backend = make_backend(soc, noise_pct, seed)
+    backend = make_backend(soc, noise_pct, seed, unsafe_no_sandbox)
     reps = repeats or (5 if noise_pct > 0 else 1)
     try:
         store = SQLiteStore(db)

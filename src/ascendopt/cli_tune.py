@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC
-from ascendopt.cli_options import positive
+from ascendopt.cli_options import UNSAFE_NO_SANDBOX, positive
 
 
 def show_space(space, as_json: bool) -> None:
@@ -53,6 +53,7 @@ def tune_command(
     db: Path = typer.Option(Path("ascendopt.db"), "--db", help="Record store (SQLite)."),
     timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
 ) -> None:
     """Stage II: search the host tiling program's knobs with profiling in the loop."""
     from ascendopt.cli_common import backend as _backend, console, err_console, fail as _fail, load as _load
@@ -86,7 +87,7 @@ def tune_command(
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         _fail(f"--out {out}: cannot create the output directory: {e}")
-    backend = _backend(soc)
+    backend = _backend(soc, unsafe_no_sandbox=unsafe_no_sandbox)
     evaluator = Evaluator(backend, EvalConfig(seed=seed, benchmark_cases=tuple(bench_case), run_timeout_s=timeout))
     try:
         store = SQLiteStore(db)

@@ -18,8 +18,8 @@ user's machine. Every such child process goes through :meth:`Sandbox.wrap`, whic
   ``clone`` without ``CLONE_THREAD``), sockets, ``ptrace`` and other escape hatches trap with
   SIGSYS; ``clone3`` answers ENOSYS so threads fall back to ``clone``. The runtime's ``main``
   (``runtime/sandbox_rt.h``) adds a second filter before any candidate code it calls runs
-  (host tiling, kernel): ``execve`` and every ``open`` trap too, after it opened the files it
-  needs. Its SIGSYS handler reports the call with its argument (path, socket family, clone
+  (host tiling, kernel): ``execve`` and every ``open`` for writing trap too, after it opened the
+  files it writes (reads are confined by the mount namespace: glibc reads ``/sys`` itself). Its SIGSYS handler reports the call with its argument (path, socket family, clone
   flags) as ``runtime_error`` / ``sandbox_violation``, and a runner killed by SIGSYS is
   reported the same way;
 * the resource limits of :mod:`~ascendopt.backends.sim.limits` (RLIMIT_AS, no core files).

@@ -3,7 +3,7 @@
 // When the driver runs the runner in the sandbox (environment ASCENDOPT_SANDBOX=1), main()
 // opens every file it will write (result, outputs, trace), then, before any candidate code it
 // calls (host tiling, kernel), installs a seccomp filter that traps execve/execveat and every
-// open (bwrap's filter already traps process creation, sockets, ptrace, ...). The SIGSYS
+// open for writing (bwrap's filter already traps process creation, sockets, ptrace, ...). The SIGSYS
 // handler writes a `sandbox_violation` result naming the call and its argument (path, socket
 // family, clone flags) to the pre-opened result file and exits.
 #pragma once
@@ -233,18 +233,64 @@ inline bool Install(int result_fd, std::string& err) {
     err = "no seccomp filter for this architecture";
     return false;
 #endif
-    size_t n = 0;
-    const CallInfo* calls = Calls(n);
+    // Traps: execve, execveat, openat2 and creat always; open/openat when the flags ask to
+    // write, create or truncate (reads are confined by the mount namespace: glibc itself reads
+    // /sys files, e.g. malloc counting CPUs when threads start).
+    const unsigned kWrite = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND;
+    enum Label { kAllow = -1, kTrap = -2, kOpen = -3, kOpenat = -4 };
+    struct Ins {
+        sock_filter f;
+        int jt, jf;  // labels (< 0) or 0 = next
+    };
+    std::vector<Ins> code;
+    auto stmt = [&](sock_filter x) { code.push_back({x, 0, 0}); };
+    auto jump = [&](unsigned short op, unsigned k, int jt, int jf) {
+        code.push_back({BPF_JUMP(op, k, 0, 0), jt, jf});
+    };
+    stmt(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
+    jump(BPF_JMP | BPF_JEQ | BPF_K, arch, 0, -5);  // -5: kill
+    stmt(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
+    jump(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, kTrap, 0);  // x32 calls
+    long always[] = {SYS_execve,
+#ifdef SYS_execveat
+                     SYS_execveat,
+#endif
+#ifdef SYS_openat2
+                     SYS_openat2,
+#endif
+#ifdef SYS_creat
+                     SYS_creat,
+#endif
+    };
+    for (long nr : always) jump(BPF_JMP | BPF_JEQ | BPF_K, unsigned(nr), kTrap, 0);
+#ifdef SYS_open
+    jump(BPF_JMP | BPF_JEQ | BPF_K, unsigned(SYS_open), kOpen, 0);
+#endif
+    jump(BPF_JMP | BPF_JEQ | BPF_K, unsigned(SYS_openat), kOpenat, 0);
+    stmt(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    size_t at_open = code.size();  // flags: low word of args[1] (little-endian)
+    stmt(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[1])));
+    jump(BPF_JMP | BPF_JSET | BPF_K, kWrite, kTrap, kAllow);
+    size_t at_openat = code.size();  // flags: args[2]
+    stmt(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[2])));
+    jump(BPF_JMP | BPF_JSET | BPF_K, kWrite, kTrap, kAllow);
+    size_t at_allow = code.size();  // every jump goes forward
+    stmt(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    size_t at_trap = code.size();
+    stmt(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
+    size_t at_kill = code.size();
+    stmt(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+    auto target = [&](int label) -> size_t {
+        return label == kAllow ? at_allow : label == kTrap ? at_trap : label == kOpen ? at_open
+                                          : label == kOpenat ? at_openat : at_kill;
+    };
     std::vector<sock_filter> f;
-    f.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
-    f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0));
-    f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-    f.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
-    f.push_back(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, uint8_t(n + 1), 0));  // x32 calls: trap
-    for (size_t i = 0; i < n; ++i)
-        f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, unsigned(calls[i].nr), uint8_t(n - i), 0));
-    f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-    f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
+    for (size_t i = 0; i < code.size(); ++i) {
+        sock_filter x = code[i].f;
+        if (code[i].jt < 0) x.jt = uint8_t(target(code[i].jt) - i - 1);
+        if (code[i].jf < 0) x.jf = uint8_t(target(code[i].jf) - i - 1);
+        f.push_back(x);
+    }
     sock_fprog prog{static_cast<unsigned short>(f.size()), f.data()};
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
         err = "prctl(PR_SET_NO_NEW_PRIVS) failed";

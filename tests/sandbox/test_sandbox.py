@@ -1,0 +1,155 @@
+"""Issue 18: candidate code is compiled and run in the sandbox, and every attempt to leave it
+is a typed ``sandbox_violation`` naming what was tried. Each test is a one-edit variant of the
+``scale_copy`` fixture. These tests need bubblewrap (``.ci/run`` installs it): without it they
+fail, they are never skipped."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ascendopt.backends.sim import sandbox
+from ascendopt.cases import load_op_cases
+from ascendopt.evaluate.check import check_operator
+from ascendopt.operator import Operator
+
+from ..conftest import FIXTURE_OPS
+
+KERNEL = "op_kernel/scale_copy.cpp"
+HOST = "op_host/scale_copy.cpp"
+ENTRY = "GET_TILING_DATA(tilingData, tiling);"
+HEADERS = "#include <fcntl.h>\n#include <unistd.h>\n#include <sys/socket.h>\n#include <cstdio>\n#include <cstdlib>\n"
+
+
+@pytest.fixture(scope="module")
+def base() -> Operator:
+    return Operator.load(FIXTURE_OPS / "scale_copy")
+
+
+@pytest.fixture(scope="module")
+def cases():
+    return {c.name: c for c in load_op_cases(FIXTURE_OPS / "scale_copy")}
+
+
+def in_kernel(op: Operator, code: str, rel: str = KERNEL, anchor: str = ENTRY) -> Operator:
+    text = op.files[rel]
+    assert anchor in text, f"fixture changed: {anchor!r} not in {rel}"
+    return op.with_file(rel, HEADERS + text.replace(anchor, anchor + "\n" + code, 1), origin="test/sandbox")
+
+
+def run(backend, op, cases, name="many_cores"):
+    [res] = check_operator(backend, op, [cases[name]], timeout_s=30.0)
+    return res
+
+
+def test_sandbox_is_available_here():
+    sup = sandbox.probe()
+    assert sup.available, f"the sandbox must be available (CI installs bubblewrap): {sup.reason}"
+    assert sandbox.current().active
+
+
+def test_good_kernel_passes_in_the_sandbox(backend, base, cases):
+    assert run(backend, base, cases).status == "ok"
+
+
+@pytest.mark.parametrize("secret_where", ["etc", "home"])
+def test_include_of_a_host_file_fails_without_its_contents(backend, base, cases, tmp_path, secret_where):
+    if secret_where == "etc":
+        path = Path("/etc/passwd")
+        secret = Path(path).read_text().splitlines()[0]
+    else:
+        path = tmp_path / "id_rsa"
+        secret = "PRIVATE-KEY-abc123"
+        path.write_text(secret + "\n")
+    op = base.with_file(KERNEL, f'#include "{path}"\n' + base.files[KERNEL], origin="test/sandbox")
+    res = run(backend, op, cases)
+    assert res.status == "compile_error"
+    assert res.message.startswith("sandbox_violation"), res.message
+    assert str(path) in res.message
+    assert secret not in res.message
+
+
+def test_sandbox_violation_is_the_evaluations_error_kind(backend, base, cases):
+    from ascendopt.evaluate.evaluator import Evaluator
+
+    op = base.with_file(KERNEL, '#include "/etc/hostname"\n' + base.files[KERNEL], origin="test/sandbox")
+    ev = Evaluator(backend).evaluate(op, [cases["small_tail"]])
+    assert (ev.status, ev.error_kind) == ("compile_error", "sandbox_violation")
+
+
+@pytest.mark.parametrize("code, named", [
+    ("fork();", "clone"),
+    ('execl("/bin/sh", "sh", "-c", "true", (char*)0);', '"/bin/sh"'),
+    ("socket(AF_INET, SOCK_STREAM, 0);", "AF_INET"),
+    ('fopen("/etc/hostname", "w");', '"/etc/hostname"'),
+])
+def test_runner_violations_are_named(backend, base, cases, code, named):
+    res = run(backend, in_kernel(base, code), cases)
+    assert (res.status, res.error_kind) == ("runtime_error", "sandbox_violation"), res.message
+    assert named in res.message
+
+
+def test_files_outside_the_sandbox_are_not_there(backend, base, cases, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("s3cret")
+    op = in_kernel(base, f'if (fopen("{secret}", "r") || fopen("/etc/hostname", "r") || fopen("/root", "r")) abort();')
+    assert run(backend, op, cases).status == "ok"
+
+
+def test_write_outside_scratch_is_refused_and_changes_nothing(backend, base, cases, tmp_path):
+    target = tmp_path / "pwned.txt"
+    res = run(backend, in_kernel(base, f'open("{target}", O_WRONLY | O_CREAT, 0644);'), cases)
+    assert (res.status, res.error_kind) == ("runtime_error", "sandbox_violation")
+    assert str(target) in res.message
+    assert not target.exists()
+
+
+def test_host_tiling_code_is_sandboxed_too(backend, base, cases, tmp_path):
+    target = tmp_path / "from_tiling.txt"
+    text = base.files[HOST]
+    anchor = "return ge::GRAPH_SUCCESS;"
+    assert anchor in text
+    op = base.with_file(HOST, "#include <cstdio>\n" + text.replace(
+        anchor, f'fopen("{target}", "w");\n    ' + anchor, 1), origin="test/sandbox")
+    res = run(backend, op, cases)
+    assert (res.status, res.error_kind) == ("runtime_error", "sandbox_violation"), res.message
+    assert not target.exists()
+
+
+def test_environment_is_scrubbed(backend, base, cases, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
+    monkeypatch.setenv("HOME", "/root")
+    op = in_kernel(base, 'if (getenv("OPENAI_API_KEY") || getenv("HOME")) abort();')
+    assert run(backend, op, cases).status == "ok"
+
+
+def test_timing_cannot_be_forged_through_the_result_file(backend, base, cases):
+    forge = ('FILE* f = fopen("result.json", "w"); if (f) { fputs("{\\"status\\": \\"ok\\", '
+             '\\"task_duration_us\\": 0.001}", f); fclose(f); }')
+    res = run(backend, in_kernel(base, forge), cases)
+    assert (res.status, res.error_kind) == ("runtime_error", "sandbox_violation")
+
+
+def test_unavailable_sandbox_refuses_unless_unsafe(tmp_path):
+    missing = sandbox.Support(None, None, "no bwrap (test)")
+    with pytest.raises(sandbox.SandboxUnavailable, match="--unsafe-no-sandbox"):
+        sandbox.Sandbox(_support=missing).require()
+    argv, _ = sandbox.Sandbox(allow_unsafe=True, _support=missing).run_argv(["/bin/true"], 1 << 30, tmp_path)
+    assert "bwrap" not in " ".join(argv) and argv[-1] == "/bin/true"
+
+
+def test_cli_refuses_without_sandbox(monkeypatch):
+    import typer
+
+    from ascendopt import cli_common
+
+    monkeypatch.setattr(sandbox, "probe", lambda: sandbox.Support(None, None, "no bwrap (test)"))
+    previous = sandbox.current()
+    try:
+        with pytest.raises(typer.Exit):
+            cli_common.backend("Ascend910B2")
+        assert cli_common.backend("Ascend910B2", unsafe_no_sandbox=True) is not None
+    finally:
+        sandbox.configure(previous)
