@@ -14,7 +14,7 @@ from rich.text import Text
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC
 from ascendopt.cases import CaseError, load_op_cases
-from ascendopt.cli_options import positive
+from ascendopt.cli_options import UNSAFE_NO_SANDBOX, positive
 from ascendopt.operator import Operator, OperatorError
 
 from ascendopt.cli_common import STATUS_STYLE as _STATUS_STYLE
@@ -40,12 +40,13 @@ def run(
     timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
     noise_pct: float = typer.Option(0.0, "--noise-pct", min=0.0, help="Seeded timing noise (percent std) for tests."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
 ) -> None:
     """Build an operator on the simulator, run its cases and check them against the golden."""
     from ascendopt.evaluate.check import check_operator
 
     op, selected = _load(op_dir, cases, golden, case)
-    backend = _backend(soc, noise_pct, seed)
+    backend = _backend(soc, noise_pct, seed, unsafe_no_sandbox)
     if as_json:
         results = check_operator(backend, op, selected, seed=seed, rtol=rtol, atol=atol, timeout_s=timeout)
     else:

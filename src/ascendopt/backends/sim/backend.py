@@ -17,7 +17,7 @@ import numpy as np
 
 from ascendopt.backends.base import BuildResult, Launch, RunResult, Status
 from ascendopt.backends.sim.build import SimBuilder
-from ascendopt.backends.sim.limits import limited
+from ascendopt.backends.sim.sandbox import run_argv
 from ascendopt.backends.sim.soc import DEFAULT_SOC, Soc, load_soc
 from ascendopt.cases import Case
 from ascendopt.dtypes import dtype_info, format_code
@@ -27,7 +27,8 @@ DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_MEMORY_BYTES = 8 << 30
 
 _SIGNALS = {signal.SIGSEGV: "segfault", signal.SIGBUS: "bus_error", signal.SIGFPE: "arithmetic_exception",
-            signal.SIGABRT: "abort", signal.SIGILL: "illegal_instruction", signal.SIGKILL: "killed"}
+            signal.SIGABRT: "abort", signal.SIGILL: "illegal_instruction", signal.SIGKILL: "killed",
+            signal.SIGSYS: "sandbox_violation"}
 
 
 class SimBackend:
@@ -70,7 +71,7 @@ class SimBackend:
                 except (OSError, json.JSONDecodeError):
                     sig = None
             if sig is None:
-                argv, preexec = limited([str(build.artifact), "--signature"], self.memory_bytes)
+                argv, preexec = run_argv([str(build.artifact), "--signature"], self.memory_bytes)
                 try:
                     out = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=30,
                                          preexec_fn=preexec, start_new_session=True)
@@ -247,7 +248,7 @@ def _run_bounded(cmd: list[str], work: Path, timeout_s: float, memory_bytes: int
     stdout/stderr to files of which only the tail is read (a kernel printing garbage cannot
     flood the driver's memory or break decoding)."""
     with (work / "stdout.txt").open("wb") as so, (work / "stderr.txt").open("wb") as se:
-        argv, preexec = limited(cmd, memory_bytes)
+        argv, preexec = run_argv(cmd, memory_bytes, work, env)
         p = subprocess.Popen(argv, stdout=so, stderr=se, stdin=subprocess.DEVNULL, start_new_session=True,
                              preexec_fn=preexec, env={**os.environ, **env} if env else None)
         fired = threading.Event()

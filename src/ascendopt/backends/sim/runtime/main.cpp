@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "host_api.h"
+#include "sandbox_rt.h"
 #include "sim_config.h"
 
 extern "C" void ascendopt_kernel_launch(uint8_t** args);
@@ -67,6 +68,7 @@ std::string Escape(const std::string& s) {
 }
 
 void WriteResult(const std::string& body) {
+    if (ao::sandbox::Rewrite(body)) return;
     FILE* f = fopen(g_result_path.c_str(), "w");
     if (f == nullptr) {
         fprintf(stderr, "ascendopt: cannot write %s\n", g_result_path.c_str());
@@ -299,6 +301,12 @@ int main(int argc, char** argv) {
         }
         m.inputs[i].data = input_bytes[i].data();
     }
+    std::vector<int> out_fds;  // sandbox: files opened before candidate code runs (sandbox_rt.h)
+    int trace_fd = -1;
+    if (!ao::sandbox::Begin(g_result_path, m.output_paths, m.trace_path, out_fds, trace_fd, err)) {
+        fprintf(stderr, "ascendopt: sandbox: %s\n", err.c_str());
+        return 2;
+    }
     ao::host::PlatformConfig pc;
     pc.soc_name = m.soc.name;
     pc.soc_version = m.soc.name.substr(0, 10);  // "Ascend910B", "Ascend310P"
@@ -375,10 +383,18 @@ int main(int argc, char** argv) {
 
     ao::rt::SetTraceEnabled(!m.trace_path.empty());
     ao::rt::LaunchResult lr = ao::rt::LaunchKernel(tr.block_dim, tr.tiling_key, ascendopt_kernel_launch, args.data(), ws);
+    for (size_t i = 0; i < m.inputs.size(); ++i) {  // inputs are read-only: a kernel writing one is caught
+        if (args[i] != nullptr && std::memcmp(args[i], input_bytes[i].data(), input_bytes[i].size()) != 0) {
+            WriteResult("{\"status\": \"runtime_error\", \"error_kind\": \"input_modified\", \"message\": "
+                        "\"the kernel wrote into input " + Escape(m.inputs[i].name) + " (inputs are read-only)\"" +
+                        g_partial + "}\n");
+            return 0;
+        }
+    }
 
     for (size_t i = 0; i < m.outputs.size(); ++i) {
         uint64_t bytes = NumElems(m.outputs[i].shape) * uint64_t(DtypeSize(m.outputs[i].dtype));
-        FILE* f = fopen(m.output_paths[i].c_str(), "wb");
+        FILE* f = ao::sandbox::Reopen(out_fds[i], m.output_paths[i], "wb");
         if (f == nullptr || fwrite(outs[i], 1, bytes, f) != bytes) {
             fprintf(stderr, "ascendopt: cannot write output %s\n", m.output_paths[i].c_str());
             return 2;
@@ -415,7 +431,7 @@ int main(int argc, char** argv) {
     }
     if (!m.trace_path.empty()) {
         static const char* pn[] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL"};
-        FILE* tf = fopen(m.trace_path.c_str(), "w");
+        FILE* tf = ao::sandbox::Reopen(trace_fd, m.trace_path, "w");
         if (tf != nullptr) {
             for (size_t b = 0; b < lr.cores.size(); ++b) {
                 for (const auto& ev : lr.cores[b].trace) {
