@@ -12,7 +12,7 @@ def positive(value: float) -> float:
     return value
 
 
-#: ``--unsafe-no-sandbox`` (run, profile, tune, rewind, optimize): candidates are compiled and run
+#: ``--unsafe-no-sandbox`` (run, tune, rewind, optimize): candidates are compiled and run
 #: in the sandbox (:mod:`ascendopt.backends.sim.sandbox`); without one they are refused unless
 #: this is given.
 UNSAFE_NO_SANDBOX = typer.Option(
