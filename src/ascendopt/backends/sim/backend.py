@@ -17,7 +17,7 @@ import numpy as np
 
 from ascendopt.backends.base import BuildResult, Launch, RunResult, Status
 from ascendopt.backends.sim.build import SimBuilder
-from ascendopt.backends.sim.sandbox import run_argv
+from ascendopt.backends.sim.sandbox import exit_status, run_argv
 from ascendopt.backends.sim.soc import DEFAULT_SOC, Soc, load_soc
 from ascendopt.cases import Case
 from ascendopt.dtypes import dtype_info, format_code
@@ -268,7 +268,8 @@ def _run_bounded(cmd: list[str], work: Path, timeout_s: float, memory_bytes: int
             timer.cancel()
         if fired.is_set():
             raise subprocess.TimeoutExpired(cmd, timeout_s)
-    return subprocess.CompletedProcess(cmd, p.returncode, _tail(work / "stdout.txt"), _tail(work / "stderr.txt"))
+    return subprocess.CompletedProcess(cmd, exit_status(p.returncode), _tail(work / "stdout.txt"),
+                                       _tail(work / "stderr.txt"))
 
 
 def _attr_line(name: str, kind: str, value: Any) -> str:

@@ -305,6 +305,14 @@ class Sandbox:
 _current = Sandbox()
 
 
+def exit_status(returncode: int) -> int:
+    """A sandboxed command's return code as if it had run unwrapped: bwrap exits with
+    128 + N when the command was killed by signal N, which becomes -N (as subprocess reports)."""
+    if 128 < returncode < 128 + 65 and _current.enabled and _current.support.available:
+        return -(returncode - 128)
+    return returncode
+
+
 def configure(sandbox: Sandbox) -> Sandbox:
     """Sets the policy this process's compiles and runs use (the CLI's ``--unsafe-no-sandbox``);
     returns the previous one. The default refuses when no sandbox is available."""
