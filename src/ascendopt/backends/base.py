@@ -61,6 +61,9 @@ class RunResult:
         task_duration_us: Estimated (sim) or measured (npu) kernel duration.
         profile: Backend-specific profile summary (per-core, per-pipe data).
         seconds: Wall time of the run.
+        warnings: Warning-level hazards the run carried and went on after (the simulator's
+            ``race`` and ``gm_read_past_end``): dicts with ``kind``, ``message`` and ``count``
+            (occurrences at that site), also on a run that failed later.
     """
 
     status: Status
@@ -72,6 +75,7 @@ class RunResult:
     task_duration_us: float | None = None
     profile: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    warnings: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,13 @@ _GOLDEN_LOCK = threading.Lock()
 
 @dataclass
 class CaseResult:
-    """Outcome of one case: status plus error metrics and what the run reported."""
+    """Outcome of one case: status plus error metrics and what the run reported.
+
+    ``warnings`` are the warning-level hazards the run carried (``{"kind": "race" |
+    "gm_read_past_end", "message": ..., "count": ...}``): the case still passes on them unless
+    it was checked ``strict``; a candidate may not add a kind its parent did not have
+    (:mod:`ascendopt.evaluate.hazards`).
+    """
 
     name: str
     status: str
@@ -33,6 +39,7 @@ class CaseResult:
     build_seconds: float = 0.0
     run_seconds: float = 0.0
     seed: int = 0
+    warnings: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -54,8 +61,12 @@ def timed_build(backend: Any, op: Operator, dtypes: dict[str, str]) -> BuildResu
 
 def check_case(backend: Any, op: Operator, case: Case, build: BuildResult, seed: int,
                rtol: float | None = None, atol: float | None = None, timeout_s: float = 60.0,
-               run_result_hook: Callable[[RunResult], None] | None = None) -> CaseResult:
-    """Runs one case with fresh seeded inputs and compares every output with the golden."""
+               run_result_hook: Callable[[RunResult], None] | None = None, strict: bool = False) -> CaseResult:
+    """Runs one case with fresh seeded inputs and compares every output with the golden.
+
+    With ``strict`` a warning-level hazard of the run fails the case as a ``runtime_error`` of
+    that hazard's kind (the warnings are kept either way).
+    """
     res = CaseResult(case.name, Status.OK.value, dtypes=case_dtypes(case), build_seconds=build.seconds, seed=seed)
     if not build.ok:
         res.status, res.message = Status.COMPILE_ERROR.value, build.error
@@ -72,8 +83,14 @@ def check_case(backend: Any, op: Operator, case: Case, build: BuildResult, seed:
         run_result_hook(rr)
     res.block_dim, res.tiling_key, res.run_seconds = rr.block_dim, rr.tiling_key, rr.seconds
     res.task_duration_us = rr.task_duration_us
+    res.warnings = [dict(w) for w in getattr(rr, "warnings", None) or ()]
     if rr.status != Status.OK:
         res.status, res.error_kind, res.message = rr.status.value, rr.error_kind, rr.message
+        return res
+    if strict and res.warnings:
+        w = res.warnings[0]
+        res.status, res.error_kind = Status.RUNTIME_ERROR.value, w["kind"]
+        res.message = f"--strict: {w['message']}"
         return res
     if expected is None:
         res.message = "no golden: outputs not checked"
@@ -95,15 +112,17 @@ def check_case(backend: Any, op: Operator, case: Case, build: BuildResult, seed:
 
 def check_operator(backend: Any, op: Operator, cases: Iterable[Case], seed: int = 0,
                    rtol: float | None = None, atol: float | None = None, timeout_s: float = 60.0,
-                   on_result: Callable[[CaseResult], None] | None = None) -> list[CaseResult]:
-    """Builds once per dtype combination and checks every case (in order)."""
+                   on_result: Callable[[CaseResult], None] | None = None,
+                   strict: bool = False) -> list[CaseResult]:
+    """Builds once per dtype combination and checks every case (in order); ``strict`` as in
+    :func:`check_case`."""
     builds: dict[tuple, BuildResult] = {}
     results = []
     for i, case in enumerate(cases):
         key = tuple(sorted(case_dtypes(case).items()))
         if key not in builds:
             builds[key] = timed_build(backend, op, dict(key))
-        r = check_case(backend, op, case, builds[key], seed + i, rtol, atol, timeout_s)
+        r = check_case(backend, op, case, builds[key], seed + i, rtol, atol, timeout_s, strict=strict)
         results.append(r)
         if on_result:
             on_result(r)

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ascendopt.evaluate.evaluator import Evaluation
+from ascendopt.evaluate.hazards import hazards  # noqa: F401  (re-exported: the rule lives there)
 
 DEFAULT_SIGMAS = 3.0
 DEFAULT_MIN_EFFECT_PCT = 1.0
@@ -76,18 +77,6 @@ def noise_threshold(parent: Evaluation, sigmas: float = DEFAULT_SIGMAS,
     sigma = pooled_sigma(runs)
     tau = max(sigmas * sigma, parent.latency_us * min_effect_pct / 100.0)
     return Noise(tau, sigma, max((len(r) for r in runs.values()), default=0), sigmas, min_effect_pct)
-
-
-def hazards(ev: Evaluation) -> set[str]:
-    """The hazard kinds an evaluation carries: its typed runtime error when it failed on one,
-    plus the warnings its cases report (when the backend reports warnings)."""
-    kinds: set[str] = set()
-    if ev.status == "runtime_error" and ev.error_kind:
-        kinds.add(ev.error_kind)
-    for c in (*ev.cases, *ev.benchmark):
-        for w in getattr(c, "warnings", None) or ():
-            kinds.add(w.get("kind", str(w)) if isinstance(w, dict) else str(w))
-    return kinds
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,9 @@ it on the benchmark case(s) (spending budget only for new device programs: a can
 sources or whose launch, found by running only its tiling, match an evaluated one is answered
 from the records), and the strategy is told the outcome. Failed candidates are told as infeasible and never become parents. The
 search stops when the budget is spent (or the strategy only repeats known candidates) and
-returns the fastest correct candidate.
+returns the fastest correct candidate. A candidate that carries a hazard kind the original does
+not (a race, a read past a tensor's end: warnings on the operator as given, see
+:mod:`ascendopt.evaluate.hazards`) is judged failed with that hazard as its ``error_kind``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 from ascendopt.cases import Case
 from ascendopt.evaluate.budget import BudgetedEvaluator, BudgetExhausted
 from ascendopt.evaluate.evaluator import Evaluation, benchmark_cases
+from ascendopt.evaluate.hazards import hazards, reject_new_hazards
 from ascendopt.operator import Operator
 from ascendopt.tiling.diagnose import compact_profile, diagnose, kernel_cores
 from ascendopt.tiling.space import KnobSpace
@@ -154,6 +157,7 @@ def _search(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, s
             on_trial: Callable[[Trial, "TuneResult"], None] | None, res: TuneResult) -> None:
     """The ask / evaluate / tell rounds of :func:`tune`, recorded into ``res``."""
     stale = 0
+    parent: list[set[str]] = []  # the original's hazard kinds, once known
     while True:
         left = evaluator.remaining(op.name)
         if left == 0:
@@ -172,6 +176,9 @@ def _search(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, s
         for cfg, cand, ev in zip(configs, cands, evals):
             if ev is None:
                 continue
+            if ev.ok and cand.digest != op.digest and hazards(ev):
+                ev = reject_new_hazards(ev, _parent_hazards(op, cases, evaluator, dict(zip(
+                    (c.digest for c in cands), evals)), parent))
             told = _trial_result(ev)
             strategy.tell(cfg, told)
             new += 0 if ev.duplicate else 1
@@ -188,6 +195,23 @@ def _search(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, s
             if on_trial:
                 on_trial(trial, res)
         stale = 0 if new else stale + 1
+
+
+def _parent_hazards(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator,
+                    batch: Mapping[str, Evaluation | None], known: list[set[str]]) -> set[str]:
+    """The original operator's hazard kinds (cached in ``known``): from this round's batch, or
+    from the records (a duplicate, free), or by evaluating it (only needed when a candidate
+    carries a hazard before the original was evaluated). When the budget does not allow that,
+    the original counts as hazard-free (a hazardous candidate is then rejected)."""
+    if not known:
+        ev = batch.get(op.digest)
+        if ev is None:
+            try:
+                ev = evaluator.evaluate(op, cases)
+            except BudgetExhausted:
+                return set()
+        known.append(hazards(ev))
+    return known[0]
 
 
 # ------------------------------------------------------------------------------------ outputs

@@ -198,7 +198,7 @@ class SimBackend:
             except json.JSONDecodeError:
                 res = {}
         common = dict(block_dim=int(res.get("block_dim", 0)), tiling_key=int(res.get("tiling_key", 0)),
-                      seconds=seconds)
+                      seconds=seconds, warnings=_warnings(res))
         if proc.returncode < 0:
             sig = -proc.returncode
             kind = _SIGNALS.get(signal.Signals(sig), f"signal_{sig}") if sig in signal.Signals._value2member_map_ else f"signal_{sig}"
@@ -230,6 +230,15 @@ class SimBackend:
             profile["modeled_task_duration_us"] = duration
             duration *= max(0.01, 1.0 + self._noise.normal(0.0, self.noise_pct / 100.0))
         return RunResult(Status.OK, outputs=outputs, task_duration_us=duration, profile=profile, **common)
+
+
+def _warnings(res: dict[str, Any]) -> list[dict[str, Any]]:
+    """The runner's warning-level hazards, normalised to ``{"kind", "message", "count"}``."""
+    out = []
+    for w in res.get("warnings") or ():
+        if isinstance(w, dict) and w.get("kind"):
+            out.append({"kind": str(w["kind"]), "message": str(w.get("message", "")), "count": int(w.get("count", 1))})
+    return out
 
 
 _OUTPUT_TAIL_BYTES = 64 << 10

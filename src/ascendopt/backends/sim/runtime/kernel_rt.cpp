@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -59,6 +60,7 @@ const char* ErrorKindName(ErrorKind k) {
         case ErrorKind::AssertFailed: return "assert_failed";
         case ErrorKind::InvalidArgument: return "invalid_argument";
         case ErrorKind::Unsupported: return "unsupported";
+        case ErrorKind::GmReadPastEnd: return "gm_read_past_end";
     }
     return "unknown";
 }
@@ -88,6 +90,74 @@ void Fail(ErrorKind kind, const char* fmt, ...) {
     _exit(3);
 }
 
+namespace {
+struct WarningRec {
+    std::string kind, key, message;
+    uint64_t count = 0;
+};
+std::mutex g_warn_mu;
+std::vector<WarningRec> g_warnings;
+constexpr size_t kMaxWarnings = 32;  // distinct sites kept; later ones are only counted
+std::map<std::string, uint64_t> g_warnings_dropped;  // by kind
+
+std::string JsonEscape(const std::string& s) {
+    std::string o;
+    for (char c : s) {
+        if (c == '"' || c == '\\') {
+            o += '\\';
+            o += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            char b[8];
+            snprintf(b, sizeof b, "\\u%04x", c);
+            o += b;
+        } else {
+            o += c;
+        }
+    }
+    return o;
+}
+}  // namespace
+
+void Warn(ErrorKind kind, const char* key, const char* fmt, ...) {
+    std::lock_guard<std::mutex> lk(g_warn_mu);
+    const char* kname = ErrorKindName(kind);
+    for (auto& w : g_warnings) {
+        if (w.kind == kname && w.key == key) {
+            w.count += 1;
+            return;
+        }
+    }
+    if (g_warnings.size() >= kMaxWarnings) {
+        g_warnings_dropped[kname] += 1;
+        return;
+    }
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char full[2200];
+    if (g_core != nullptr) snprintf(full, sizeof full, "block %d: %s", g_core->block_idx, msg);
+    else snprintf(full, sizeof full, "%s", msg);
+    g_warnings.push_back({kname, key, full, 1});
+    fprintf(stderr, "ascendopt-warning: %s: %s\n", kname, full);
+}
+
+std::string WarningsJson() {
+    std::lock_guard<std::mutex> lk(g_warn_mu);
+    std::string s = "[";
+    for (size_t i = 0; i < g_warnings.size(); ++i) {
+        const auto& w = g_warnings[i];
+        s += (i ? ", " : "") + std::string("{\"kind\": \"") + JsonEscape(w.kind) + "\", \"message\": \"" +
+             JsonEscape(w.message) + "\", \"count\": " + std::to_string(w.count) + "}";
+    }
+    for (const auto& [kind, n] : g_warnings_dropped)
+        s += std::string(s.size() > 1 ? ", " : "") + "{\"kind\": \"" + JsonEscape(kind) + "\", \"message\": \"" +
+             std::to_string(n) + " more occurrences at other sites (not itemised)\", \"count\": " +
+             std::to_string(n) + "}";
+    return s + "]";
+}
+
 void Printf(const char* fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -99,14 +169,18 @@ void Printf(const char* fmt, ...) {
 // --------------------------------------------------------------------------------------- GM
 uint8_t* AllocGm(uint64_t bytes, const std::string& name, uint8_t fill) {
     uint64_t padded = (bytes + 31) / 32 * 32 + 32;
+    // The device allocator hands out whole pages (kDevAlign, see NextDev): the rest of the page
+    // after the padded end is mapped, so a kernel reading a little past its tensor does not fault
+    // there. Host memory backs that rest too (filled like the padding).
+    uint64_t mapped = (padded + kDevAlign - 1) / kDevAlign * kDevAlign;
     void* p = nullptr;
-    if (posix_memalign(&p, 64, padded) != 0 || p == nullptr) {
+    if (posix_memalign(&p, 64, mapped) != 0 || p == nullptr) {
         fprintf(stderr, "ascendopt: cannot allocate %llu bytes of GM for %s\n", (unsigned long long)padded,
                 name.c_str());
         _exit(4);
     }
-    std::memset(p, fill, padded);
-    g_gm.push_back({static_cast<uint8_t*>(p), NextDev(padded), bytes, padded, name});
+    std::memset(p, fill, mapped);
+    g_gm.push_back({static_cast<uint8_t*>(p), NextDev(padded), bytes, padded, name, mapped});
     return static_cast<uint8_t*>(p);
 }
 
@@ -117,20 +191,33 @@ void FreeAllGm() {
 }
 
 void RegisterGm(const void* base, uint64_t bytes, const char* name) {
-    g_gm.push_back({static_cast<uint8_t*>(const_cast<void*>(base)), NextDev(bytes), bytes, bytes, name});
+    g_gm.push_back({static_cast<uint8_t*>(const_cast<void*>(base)), NextDev(bytes), bytes, bytes, name, bytes});
 }
 
-void CheckGm(const void* addr, uint64_t bytes, const char* what) {
+void CheckGm(const void* addr, uint64_t bytes, const char* what, bool write) {
     auto p = static_cast<const uint8_t*>(addr);
     for (const auto& a : g_gm) {
-        if (p >= a.base && p < a.base + a.padded) {
+        if (p >= a.base && p < a.base + (write ? a.padded : a.mapped)) {
             if (p + bytes <= a.base + a.padded) return;
+            if (!write && p + bytes <= a.base + a.mapped) {
+                char key[512];
+                snprintf(key, sizeof key, "%s|%s", what, a.name.c_str());
+                Warn(ErrorKind::GmReadPastEnd, key,
+                     "%s: GM read of %llu bytes at offset %lld of '%s' ends %llu bytes past the end of the "
+                     "tensor (%llu bytes requested, %llu with runtime padding); the rest of the allocator page "
+                     "is mapped, so the device does not fault, but the bytes read there are not the tensor's",
+                     what, (unsigned long long)bytes, (long long)(p - a.base), a.name.c_str(),
+                     (unsigned long long)(p + bytes - (a.base + a.size)), (unsigned long long)a.size,
+                     (unsigned long long)a.padded);
+                return;
+            }
             Fail(ErrorKind::GmOutOfBounds,
-                 "%s: GM access of %llu bytes at offset %lld of '%s' ends %llu bytes past the end of the "
-                 "allocation (%llu bytes requested, %llu usable with runtime padding)",
-                 what, (unsigned long long)bytes, (long long)(p - a.base), a.name.c_str(),
+                 "%s: GM %s of %llu bytes at offset %lld of '%s' ends %llu bytes past the end of the "
+                 "allocation (%llu bytes requested, %llu usable with runtime padding%s)",
+                 what, write ? "write" : "read", (unsigned long long)bytes, (long long)(p - a.base), a.name.c_str(),
                  (unsigned long long)(p + bytes - (a.base + a.size)), (unsigned long long)a.size,
-                 (unsigned long long)a.padded);
+                 (unsigned long long)a.padded,
+                 write ? "" : "; the read also leaves the mapped allocator page, which faults on the device");
         }
     }
     // Not inside any allocation: report relative to the nearest one for a readable message.
@@ -141,9 +228,10 @@ void CheckGm(const void* addr, uint64_t bytes, const char* what) {
         if (best == nullptr || std::llabs(d) < std::llabs(best_d)) best = &a, best_d = d;
     }
     if (best != nullptr)
-        Fail(ErrorKind::GmOutOfBounds, "%s: GM access of %llu bytes at offset %lld of '%s' (size %llu) is out of bounds",
-             what, (unsigned long long)bytes, best_d, best->name.c_str(), (unsigned long long)best->size);
-    Fail(ErrorKind::GmOutOfBounds, "%s: GM access outside every allocation", what);
+        Fail(ErrorKind::GmOutOfBounds, "%s: GM %s of %llu bytes at offset %lld of '%s' (size %llu) is out of bounds%s",
+             what, write ? "write" : "read", (unsigned long long)bytes, best_d, best->name.c_str(),
+             (unsigned long long)best->size, write ? "" : " (outside the allocation's mapped page)");
+    Fail(ErrorKind::GmOutOfBounds, "%s: GM %s outside every allocation", what, write ? "write" : "read");
 }
 
 uint64_t SysWorkspaceSize() { return uint64_t(g_soc.Get("lib_api_workspace_bytes", 16 * 1024 * 1024)); }

@@ -80,7 +80,8 @@ void WriteResult(const std::string& body) {
 
 void FailHook(const char* kind, const char* message) {
     std::string body = "{\"status\": \"runtime_error\", \"error_kind\": \"" + Escape(kind) +
-                       "\", \"message\": \"" + Escape(message) + "\"" + g_partial + "}\n";
+                       "\", \"message\": \"" + Escape(message) + "\"" + g_partial +
+                       ", \"warnings\": " + ao::rt::WarningsJson() + "}\n";
     WriteResult(body);
 }
 
@@ -452,7 +453,8 @@ int main(int argc, char** argv) {
              ", \"l2_hit_bytes\": %" PRIu64 ", \"hbm_bytes_total\": %" PRIu64,
              duration_us, max_cycles, clock_ghz, launch_us, task_cycles, gm_total, l2_hit, hbm_total);
     WriteResult("{\"status\": \"ok\"" + g_partial + buf + ", \"inferred_output_shapes\": " + shapes +
-                ", \"cores\": " + CoreStatsJson(lr.cores, clock_ghz) + "}\n");
+                ", \"warnings\": " + ao::rt::WarningsJson() + ", \"cores\": " + CoreStatsJson(lr.cores, clock_ghz) +
+                "}\n");
     ao::rt::FreeAllGm();
     return 0;
 }

@@ -67,7 +67,12 @@ void RaceTracker::Report(const char* order, Space sp, const Rec& first, int firs
                          uint64_t b, uint64_t e, bool write) {
     static const char* pn[] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX"};
     const char* verb1 = order[0] == 'w' ? "wrote" : "read";
-    Fail(ErrorKind::Race,
+    // A race is a warning (the run goes on, computed in program order): working operators carry
+    // some; the driver decides what it costs (--strict, candidates may not add one).
+    char key[256];
+    snprintf(key, sizeof key, "%s|%s|%s|%d|%s|%d", order, SpaceName(sp), first.name ? first.name : "?", first_pipe,
+             ins.name, pipe);
+    Warn(ErrorKind::Race, key,
          "unsynchronised %s access to %s: %s on pipe %s %s %s [%llu, %llu), then %s on pipe %s %s [%llu, %llu) "
          "with no queue operation (EnQue/DeQue, AllocTensor/FreeTensor), flag (SetFlag/WaitFlag<HardEvent::%s>) "
          "or PipeBarrier<PIPE_ALL> ordering the second after the first; on the device the %s pipe may run "

@@ -5,7 +5,7 @@
 // token; the matching WaitFlag/DeQue/AllocTensor merges it into the destination pipe's clock;
 // PipeBarrier<PIPE_ALL> merges every clock into every other. An access by pipe Y to bytes
 // whose last conflicting access came from pipe X != Y with sequence s is ordered iff
-// clock[Y][X] >= s; otherwise it is a race.
+// clock[Y][X] >= s; otherwise it is a race, recorded as a warning (the run goes on).
 //
 // Bookkeeping per memory space is a coalesced interval map: each segment holds its last
 // writer and the last reader of every pipe (sequence, API name, the range that access
@@ -32,7 +32,7 @@ struct VClock {
 class RaceTracker {
 public:
     // Checks every access of `ins` (issued on `pipe` with sequence `seq`, pipe clock `vc`)
-    // against earlier accesses and records it. Calls Fail(ErrorKind::Race, ...) on a race.
+    // against earlier accesses and records it. Calls Warn(ErrorKind::Race, ...) on a race.
     void Access(const Instr& ins, int pipe, uint32_t seq, const VClock& vc, const Access* acc, int n);
 
 private:
@@ -59,7 +59,7 @@ private:
     using Map = std::map<uint64_t, Seg>;
     Map::iterator Cover(Map& m, uint64_t b, uint64_t e);  // segments exactly covering [b, e)
     void Coalesce(Map& m, uint64_t b, uint64_t e);
-    [[noreturn]] void Report(const char* order, Space sp, const Rec& first, int first_pipe, const Instr& ins,
+    void Report(const char* order, Space sp, const Rec& first, int first_pipe, const Instr& ins,
                              int pipe, uint64_t b, uint64_t e, bool write);
     Map spaces_[int(Space::COUNT)];
 };

@@ -71,7 +71,13 @@ struct GmAlloc {
     uint64_t size;    // requested bytes
     uint64_t padded;  // bytes the device runtime would reserve (accessible without fault)
     std::string name;
+    uint64_t mapped = 0;  // bytes up to the end of the allocator page holding the padded end:
+                          // a read up to here does not fault on the device (host memory backs it)
 };
+
+// Warning-level hazards recorded so far (Warn), as a JSON list of
+// {"kind", "message", "count"} objects; "[]" when there are none.
+std::string WarningsJson();
 // Allocates GM the way aclrtMalloc does: 64-byte aligned start, size rounded up to 32 B + 32 B.
 uint8_t* AllocGm(uint64_t bytes, const std::string& name, uint8_t fill);
 void FreeAllGm();

@@ -537,7 +537,7 @@ __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>
     ao::k::CheckLocalAligned(dst, what);
     uint64_t dstBytes = 0, srcElems = 0;
     if (!ao::k::Nd2NzExtent<T>(what, p, dstBytes, srcElems)) return;
-    ao::rt::CheckGm(src.addr_, srcElems * sizeof(T), what);
+    ao::rt::CheckGm(src.addr_, srcElems * sizeof(T), what, false);
     ao::rt::Instr ins;
     ins.name = "DataCopy";
     ins.pipe = ao::rt::Pipe::MTE2;
@@ -650,7 +650,7 @@ __aicore__ inline void LoadData(const LocalTensor<T>& dst, const GlobalTensor<T>
     const uint8_t* g = reinterpret_cast<const uint8_t*>(src.addr_);
     uint64_t srcBegin = uint64_t(p.startIndex) * fb;
     uint64_t srcEnd = (uint64_t(p.startIndex) + (rep - 1) * p.srcStride) * fb + fb;
-    ao::rt::CheckGm(g + srcBegin, srcEnd - srcBegin, what);
+    ao::rt::CheckGm(g + srcBegin, srcEnd - srcBegin, what, false);
     uint64_t dstEnd = (rep - 1) * (1 + uint64_t(p.dstGap)) * fb + fb;
     ao::rt::Instr ins;
     ins.name = "LoadData";

@@ -87,7 +87,7 @@ void GmToLocal(const char* what, const LocalTensor<T>& dst, const GlobalTensor<T
     if (count == 0 || len == 0) return;
     const uint8_t* g = reinterpret_cast<const uint8_t*>(src.addr_);
     uint64_t gspan = uint64_t(count - 1) * (len + gmGap) + len;
-    ao::rt::CheckGm(g, gspan, what);
+    ao::rt::CheckGm(g, gspan, what, false);
     uint64_t lspan = uint64_t(count - 1) * pitch + leftPad + len + rightPad;
     ao::rt::Instr ins;
     ins.name = what;

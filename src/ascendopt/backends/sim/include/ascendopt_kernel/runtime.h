@@ -13,7 +13,10 @@ enum class Space : uint8_t { GM = 0, UB, L1, L0A, L0B, L0C, BT, FB, COUNT };
 // Pipes of an AI core (the asynchronous units the scalar unit issues to).
 enum class Pipe : uint8_t { S = 0, V, M, MTE1, MTE2, MTE3, FIX, ALL, COUNT };
 
-// Typed simulator errors; each ends the run with status `runtime_error` and this reason.
+// Typed simulator hazards. Fail() ends the run with status `runtime_error` and this reason;
+// Warn() records a hazard that working operators carry on the device (Race, GmReadPastEnd) and
+// lets the run go on (the driver reports it per case; `--strict` and the candidate rules
+// decide what it costs).
 enum class ErrorKind : uint8_t {
     UbOverflow = 0,     // InitBuffer beyond the capacity of UB/L1/L0*
     Misaligned,         // address/length violates the 32-byte rules of the instruction
@@ -25,11 +28,16 @@ enum class ErrorKind : uint8_t {
     AssertFailed,       // ASSERT / trap in kernel code
     InvalidArgument,    // an API argument outside its documented range
     Unsupported,        // an API or dtype combination the emulation does not implement
+    GmReadPastEnd,      // a GM read past the tensor's padded end, inside the mapped page (warning)
 };
 const char* ErrorKindName(ErrorKind k);
 
 // Ends the simulation with a typed error. Never returns.
 [[noreturn]] void Fail(ErrorKind kind, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// Records a warning-level hazard and returns. Occurrences with the same `kind` and `key` (a
+// stable description of the site, without addresses) are counted under the first message.
+void Warn(ErrorKind kind, const char* key, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
 
 // A byte range in one memory space, read or written by an instruction.
 struct Access {
@@ -115,7 +123,9 @@ extern thread_local Core* g_core;
 inline Core& Cur() { return *g_core; }
 
 // GM checks: the access [addr, addr+bytes) must lie in one allocation (with its padding).
-void CheckGm(const void* addr, uint64_t bytes, const char* what);
+// A read (write == false) that runs past the padded end but stays inside the allocation's
+// mapped page is a warning (GmReadPastEnd); anything else outside is an error.
+void CheckGm(const void* addr, uint64_t bytes, const char* what, bool write = true);
 uint64_t SysWorkspaceSize();
 
 // Cross-core barrier (SyncAll). Deterministic: cores run one at a time in a fixed order.

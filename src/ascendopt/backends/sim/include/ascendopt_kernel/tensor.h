@@ -50,7 +50,7 @@ public:
 
 private:
     void ScalarAccess(uint64_t offset, bool write) const {
-        ao::rt::CheckGm(addr_ + offset, sizeof(T), write ? "GlobalTensor::SetValue" : "GlobalTensor::GetValue");
+        ao::rt::CheckGm(addr_ + offset, sizeof(T), write ? "GlobalTensor::SetValue" : "GlobalTensor::GetValue", write);
         ao::rt::Instr ins;
         ins.name = write ? "GlobalTensor::SetValue" : "GlobalTensor::GetValue";
         ins.pipe = ao::rt::Pipe::S;
