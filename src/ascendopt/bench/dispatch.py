@@ -1,0 +1,108 @@
+"""Where pairs run: in the driver, on a local process pool, or as Ray tasks.
+
+Each function takes the pair tasks and ``handle`` (the driver's writer for what workers send)
+and yields :class:`~ascendopt.bench.pair.PairOutcome` as pairs finish. ``handle`` is only ever
+called from the calling (driver) thread: workers put their records on a queue (a
+multiprocessing manager queue, or a Ray queue actor) and the driver drains it while it waits,
+so the driver is the single writer of the database.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue as _queue
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from ascendopt.bench.pair import PairOutcome, PairTask, run_pair
+
+Handle = Callable[[tuple], None]
+POLL_S = 0.2
+
+
+def _drain(q: Any, handle: Handle, timeout: float) -> None:
+    """Hands every queued message to ``handle`` (waiting up to ``timeout`` for the first)."""
+    try:
+        msg = q.get(True, timeout) if timeout > 0 else q.get_nowait()
+    except _queue.Empty:
+        return
+    while True:
+        handle(msg)
+        try:
+            msg = q.get_nowait()
+        except _queue.Empty:
+            return
+
+
+def run_inline(tasks: Sequence[PairTask], handle: Handle) -> Iterator[PairOutcome]:
+    """In the driver process, one pair after another (records handled as they come)."""
+    for t in tasks:
+        yield run_pair(t, handle)
+
+
+def _pool_entry(task: PairTask, q: Any) -> PairOutcome:
+    return run_pair(task, q.put)
+
+
+def run_pool(tasks: Sequence[PairTask], handle: Handle, workers: int) -> Iterator[PairOutcome]:
+    """On ``workers`` processes (forked from a clean forkserver, not from the driver)."""
+    ctx = multiprocessing.get_context("forkserver")
+    with ctx.Manager() as mgr:
+        q = mgr.Queue()
+        with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+            futures = {pool.submit(_pool_entry, t, q): t for t in tasks}
+            pending = set(futures)
+            try:
+                while pending:
+                    _drain(q, handle, POLL_S)
+                    for f in [f for f in pending if f.done()]:
+                        pending.discard(f)
+                        _drain(q, handle, 0)  # what the worker sent before it returned
+                        try:
+                            yield f.result()
+                        except Exception as e:  # noqa: BLE001 - a dead worker fails its pair, not the run
+                            yield PairOutcome(futures[f].key, error=f"worker failed: {type(e).__name__}: {e}")
+            finally:
+                for f in pending:
+                    f.cancel()
+                _drain(q, handle, 0)
+
+
+def _ray_entry(task: PairTask, q: Any) -> PairOutcome:
+    return run_pair(task, q.put)
+
+
+def run_ray(tasks: Sequence[PairTask], handle: Handle, workers: int, address: str | None = None
+            ) -> Iterator[PairOutcome]:
+    """As Ray tasks (one CPU each) on the cluster at ``address``, or on a local Ray instance
+    with ``workers`` CPUs started here (and stopped at the end)."""
+    import ray
+    from ray.util.queue import Queue
+
+    started = False
+    if not ray.is_initialized():
+        kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+        if address:
+            ray.init(address=address, **kw)
+        else:
+            ray.init(num_cpus=workers, **kw)
+        started = True
+    try:
+        q = Queue()
+        remote = ray.remote(num_cpus=1, max_retries=0)(_ray_entry)
+        refs = {remote.remote(t, q): t for t in tasks}
+        waiting = list(refs)
+        while waiting:
+            done, waiting = ray.wait(waiting, num_returns=1, timeout=POLL_S)
+            _drain(q, handle, 0)
+            for r in done:
+                _drain(q, handle, 0)
+                try:
+                    yield ray.get(r)
+                except Exception as e:  # noqa: BLE001 - a failed task fails its pair, not the run
+                    yield PairOutcome(refs[r].key, error=f"ray task failed: {type(e).__name__}: {str(e)[-2000:]}")
+        _drain(q, handle, 0)
+    finally:
+        if started:
+            ray.shutdown()

@@ -1,0 +1,212 @@
+"""The reference method's metrics, computed from per-run trajectories.
+
+A :class:`Trial` is one (operator, method, seed) run reduced to what the metrics need: the
+reference latency (the operator as given) and, in charge order, every charged evaluation as
+(correct, latency). "Correct" means passed every case and added no hazard kind the original
+lacks. The best candidate of a run is the fastest correct one among its charged evaluations,
+the original included, so a run's speedup is never below 1.0x: an operator with no correct
+candidate keeps the original (1.0x), as does one whose original failed (no reference).
+
+Per method and level, with one group of operators per seed (the figures are then averaged
+over seeds, each seed's value kept in ``per_seed``):
+
+* ``gm_speedup``: geometric mean over operators of reference / best;
+* ``fast_p`` for p in :data:`FAST_P`: share of operators whose best is correct and faster
+  than p times the reference (speedup > p, strictly: ``fast_1.0`` means strictly faster);
+* ``correct_eval_rate``: share of charged evaluations that were correct (pooled);
+* ``improved_rate``: share of operators with a correct candidate faster than the reference;
+* ``evals_to_first_improvement``: mean (and ``..._median``) over improved operators of the
+  number of charged evaluations after which the best first beat the reference;
+* ``roofline_before`` / ``roofline_after``: mean achieved fraction of the roofline
+  (``achieved_fraction`` of the profile summaries) of the original and of the best;
+* budget curves: the geometric-mean speedup of the best so far after k charged evaluations,
+  k = 0 .. budget (a run that stopped early keeps its final best).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+FAST_P = (1.0, 1.2, 1.5, 2.0)
+ALL = "all"
+
+
+@dataclass
+class Trial:
+    """One (operator, method, seed) run.
+
+    Attributes:
+        op: Operator name.
+        level: Its level (0: unknown).
+        method: Method name.
+        seed: Seed.
+        reference_us: The original's latency (None: the original failed).
+        evals: Charged evaluations in order, each ``(correct, latency_us)``.
+        roofline_before: Achieved roofline fraction of the original (None: unknown).
+        roofline_after: Achieved roofline fraction of the best correct candidate.
+        seconds: Wall time of the run.
+    """
+
+    op: str
+    level: int
+    method: str
+    seed: int
+    reference_us: float | None
+    evals: list[tuple[bool, float | None]] = field(default_factory=list)
+    roofline_before: float | None = None
+    roofline_after: float | None = None
+    seconds: float = 0.0
+
+    def speedup_after(self, k: int | None = None) -> float:
+        """Reference over the best correct latency among the first ``k`` charged evaluations
+        (all when None); 1.0 when there is none or no reference (the original is kept)."""
+        ref = self.reference_us
+        if not ref:
+            return 1.0
+        lats = [lat for ok, lat in (self.evals if k is None else self.evals[:k]) if ok and lat]
+        return max(1.0, ref / min(lats)) if lats else 1.0
+
+    @property
+    def speedup(self) -> float:
+        return self.speedup_after(None)
+
+    @property
+    def best_correct(self) -> bool:
+        """The run has a correct candidate (its best is correct)."""
+        return self.reference_us is not None and any(ok and lat for ok, lat in self.evals)
+
+    def first_improvement(self) -> int | None:
+        """Charged evaluations after which the best first beat the reference (None: never)."""
+        ref = self.reference_us
+        if not ref:
+            return None
+        for k, (ok, lat) in enumerate(self.evals, 1):
+            if ok and lat and lat < ref:
+                return k
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        best = [lat for ok, lat in self.evals if ok and lat]
+        return {"op": self.op, "level": self.level, "method": self.method, "seed": self.seed,
+                "reference_us": self.reference_us, "best_us": min(best) if best else None,
+                "speedup": self.speedup, "charged": len(self.evals),
+                "correct": sum(ok for ok, _ in self.evals), "first_improvement": self.first_improvement(),
+                "roofline_before": self.roofline_before, "roofline_after": self.roofline_after,
+                "seconds": round(self.seconds, 2)}
+
+
+def geomean(xs: Iterable[float]) -> float | None:
+    xs = list(xs)
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def _mean(xs: Iterable[float | None]) -> float | None:
+    v = [x for x in xs if x is not None]
+    return sum(v) / len(v) if v else None
+
+
+def group_metrics(trials: Sequence[Trial]) -> dict[str, Any]:
+    """The metrics of one group of runs (one method, one level, one seed): see the module doc."""
+    n = len(trials)
+    sp = [t.speedup for t in trials]
+    out: dict[str, Any] = {"operators": n, "gm_speedup": geomean(sp)}
+    for p in FAST_P:
+        out[f"fast_{p}"] = sum(t.best_correct and s > p for t, s in zip(trials, sp)) / n if n else None
+    charged = sum(len(t.evals) for t in trials)
+    out["charged"] = charged
+    out["correct_eval_rate"] = sum(ok for t in trials for ok, _ in t.evals) / charged if charged else None
+    firsts = [f for f in (t.first_improvement() for t in trials) if f is not None]
+    out["improved_rate"] = len(firsts) / n if n else None
+    out["evals_to_first_improvement"] = _mean(firsts)
+    out["evals_to_first_improvement_median"] = statistics.median(firsts) if firsts else None
+    out["roofline_before"] = _mean(t.roofline_before for t in trials)
+    out["roofline_after"] = _mean(t.roofline_after for t in trials)
+    secs = sum(t.seconds for t in trials)
+    out["evals_per_minute"] = 60.0 * charged / secs if secs > 0 else None
+    return out
+
+
+def budget_curve(trials: Sequence[Trial], budget: int) -> list[float]:
+    """Geometric-mean speedup of the best so far after k = 0 .. budget charged evaluations."""
+    if not trials:
+        return []
+    return [geomean(t.speedup_after(k) for t in trials) or 1.0 for k in range(budget + 1)]
+
+
+def _by_seed(trials: Sequence[Trial]) -> dict[int, list[Trial]]:
+    out: dict[int, list[Trial]] = {}
+    for t in trials:
+        out.setdefault(t.seed, []).append(t)
+    return dict(sorted(out.items()))
+
+
+def _average(per_seed: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    keys = next(iter(per_seed.values())).keys()
+    out: dict[str, Any] = {k: _mean(m[k] for m in per_seed.values()) for k in keys}
+    out["seeds"] = len(per_seed)
+    out["per_seed"] = {str(s): m for s, m in per_seed.items()}
+    return out
+
+
+def summarize(trials: Sequence[Trial], budget: int) -> dict[str, Any]:
+    """Metrics and budget curves per method and level (``"all"`` plus each level present):
+    ``{"metrics": {method: {level: {...}}}, "curves": {method: {level: [gm_k ...]}}}``, each
+    averaged over seeds."""
+    metrics: dict[str, dict[str, Any]] = {}
+    curves: dict[str, dict[str, list[float]]] = {}
+    methods = list(dict.fromkeys(t.method for t in trials))
+    for m in methods:
+        mine = [t for t in trials if t.method == m]
+        groups = {ALL: mine}
+        for lv in sorted({t.level for t in mine}):
+            groups[str(lv)] = [t for t in mine if t.level == lv]
+        metrics[m], curves[m] = {}, {}
+        for g, ts in groups.items():
+            seeds = _by_seed(ts)
+            metrics[m][g] = _average({s: group_metrics(v) for s, v in seeds.items()})
+            per = [budget_curve(v, budget) for v in seeds.values()]
+            curves[m][g] = [sum(c[k] for c in per) / len(per) for k in range(budget + 1)]
+    return {"metrics": metrics, "curves": curves}
+
+
+def per_operator(trials: Sequence[Trial]) -> list[dict[str, Any]]:
+    """One row per operator: level and, per method, the speedup averaged (geometrically) over
+    seeds."""
+    rows: dict[str, dict[str, Any]] = {}
+    for t in trials:
+        r = rows.setdefault(t.op, {"op": t.op, "level": t.level, "reference_us": t.reference_us, "methods": {}})
+        r["methods"].setdefault(t.method, []).append(t.speedup)
+    for r in rows.values():
+        r["methods"] = {m: geomean(v) for m, v in r["methods"].items()}
+    return sorted(rows.values(), key=lambda r: (r["level"], r["op"]))
+
+
+# ------------------------------------------------------------------------- from records
+def achieved_fraction(ev: Any) -> float | None:
+    """Mean ``achieved_fraction`` of an evaluation's profile summaries (None when unknown)."""
+    vals = [s.get("achieved_fraction") for s in (getattr(ev, "profile", None) or {}).values() if isinstance(s, dict)]
+    return _mean(v for v in vals if v is not None)
+
+
+def trial_from_records(records: Sequence[Any], op_digest: str, op: str, level: int, method: str, seed: int,
+                       seconds: float = 0.0) -> Trial:
+    """A :class:`Trial` from one run's evaluation records (``EvalRecord``s, in order); the
+    original is the charged evaluation of ``op_digest``."""
+    from ascendopt.bench.common import correct
+    from ascendopt.evaluate.hazards import hazards
+
+    charged = [r.evaluation for r in records if r.charged]
+    orig = next((e for e in charged if e.digest == op_digest), None)
+    ref = orig.latency_us if orig is not None and orig.ok else None
+    base_hz = hazards(orig) if orig is not None else set()
+    evals = [(ref is not None and correct(e, base_hz), e.latency_us) for e in charged]
+    t = Trial(op, level, method, seed, ref, evals, achieved_fraction(orig) if orig is not None else None,
+              seconds=seconds)
+    good = [(e.latency_us, i) for i, e in enumerate(charged) if evals[i][0]]
+    if good:
+        t.roofline_after = achieved_fraction(charged[min(good)[1]])
+    return t

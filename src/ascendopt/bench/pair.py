@@ -1,0 +1,171 @@
+"""One (operator, method, seed) run in a worker: what a worker does, and nothing it writes.
+
+:func:`run_pair` loads the operator and its cases from its directory, makes a backend and an
+evaluator, and runs the method through a :class:`~ascendopt.evaluate.budget.BudgetedEvaluator`
+over a :class:`StreamingStore`: an in-memory store that also *sends* every record it takes
+(evaluations and candidate sources) to the driver through ``emit``. The driver alone writes the
+benchmark database (STYLE.md item 6); the worker writes no file but its temporary profiles.
+
+A pair that was cut short (the driver was killed) is rerun with its recorded evaluations
+(``PairTask.prior``) preloaded as the run's charged history: re-asked candidates come back
+free from them and count against the same budget once.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ascendopt.evaluate.evaluator import Evaluation
+from ascendopt.evaluate.store import MemoryStore
+
+Emit = Callable[[tuple], None]
+
+
+@dataclass(frozen=True)
+class PairTask:
+    """Everything a worker needs for one pair (picklable).
+
+    Attributes:
+        key: ``op|method|seed`` (how the driver routes what the worker sends).
+        op_dir: The operator directory.
+        method: Method name.
+        seed: Method seed.
+        budget: Charged evaluations allowed.
+        soc: SoC to simulate.
+        timeout_s: Seconds allowed per case run.
+        options: Method options overriding its defaults.
+        llm: LLM configuration file (None: offline rewriters unless the environment configures one).
+        jobs: Threads inside one evaluation (0: one per core).
+        prior: ``(charged, Evaluation)`` records of an earlier, unfinished attempt, in order.
+        cache_dir: Simulator build cache (None: the default).
+        unsafe_no_sandbox: Run candidate code unconfined when there is no sandbox.
+    """
+
+    key: str
+    op_dir: str
+    method: str
+    seed: int
+    budget: int
+    soc: str
+    timeout_s: float = 60.0
+    options: Mapping[str, Any] = field(default_factory=dict)
+    llm: str | None = None
+    jobs: int = 0
+    prior: tuple[tuple[bool, Evaluation], ...] = ()
+    cache_dir: str | None = None
+    unsafe_no_sandbox: bool = False
+
+
+@dataclass
+class PairOutcome:
+    """What a worker returns: the method's result (None on a crash), its error text, the
+    titles of the experiences the result names, and the wall time."""
+
+    key: str
+    result: Any = None
+    error: str = ""
+    titles: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+class StreamingStore(MemoryStore):
+    """A :class:`MemoryStore` that forwards every new evaluation and every new candidate's
+    sources to ``emit`` as ``("eval", key, charged, Evaluation)`` / ``("src", key, digest,
+    files)``. Records given to :meth:`preload` are kept but not forwarded (the driver has them)."""
+
+    def __init__(self, key: str, emit: Emit):
+        super().__init__()
+        self.key, self.emit = key, emit
+        self._seen_src: set[str] = set()
+
+    def preload(self, run_id: int, prior: tuple[tuple[bool, Evaluation], ...]) -> None:
+        for charged, ev in prior:
+            super().add_evaluation(run_id, ev, charged)
+
+    def add_evaluation(self, run_id: int, evaluation: Evaluation, charged: bool = True) -> int:
+        eid = super().add_evaluation(run_id, evaluation, charged)
+        self.emit(("eval", self.key, bool(charged), evaluation))
+        return eid
+
+    def put_sources(self, digest: str, files: Mapping[str, str]) -> None:
+        super().put_sources(digest, files)
+        if digest not in self._seen_src:
+            self._seen_src.add(digest)
+            self.emit(("src", self.key, digest, dict(files)))
+
+
+def run_pair(task: PairTask, emit: Emit) -> PairOutcome:
+    """Runs one pair; never raises (a crash becomes ``PairOutcome.error``)."""
+    t0 = time.perf_counter()
+    out = PairOutcome(task.key)
+    profiles = Path(tempfile.mkdtemp(prefix="aobench-"))
+    try:
+        out.result, out.titles = _run(task, emit, profiles)
+    except KeyboardInterrupt:
+        out.error = "interrupted"
+    except Exception:  # noqa: BLE001 - one broken pair must not end the benchmark
+        out.error = traceback.format_exc(limit=20)
+    finally:
+        shutil.rmtree(profiles, ignore_errors=True)
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+def _run(task: PairTask, emit: Emit, profiles: Path) -> tuple[Any, dict[str, str]]:
+    from ascendopt.backends.sim.backend import SimBackend
+    from ascendopt.backends.sim.build import SimBuilder
+    from ascendopt.bank.store import ExperienceBank
+    from ascendopt.bench.methods import MethodContext, get_method
+    from ascendopt.cases import load_op_cases
+    from ascendopt.evaluate.budget import BudgetedEvaluator
+    from ascendopt.evaluate.evaluator import EvalConfig, Evaluator, largest_per_dtype
+    from ascendopt.operator import Operator
+
+    from ascendopt.backends.sim import sandbox
+
+    sandbox.configure(sandbox.Sandbox(allow_unsafe=task.unsafe_no_sandbox))  # this process's policy
+    method = get_method(task.method)
+    op = Operator.load(task.op_dir)
+    cases = load_op_cases(Path(task.op_dir))
+    builder = SimBuilder(cache_dir=Path(task.cache_dir)) if task.cache_dir else None
+    backend = SimBackend(task.soc, builder=builder)
+    evaluator = Evaluator(backend, EvalConfig(seed=0, benchmark_cases=largest_per_dtype(cases),
+                                              run_timeout_s=task.timeout_s, jobs=task.jobs,
+                                              profile_dir=str(profiles)))
+    store = StreamingStore(task.key, emit)
+    run_id = None
+    if task.prior:
+        run_id = store.create_run(op.name, {"command": "bench", "resumed": True})
+        store.preload(run_id, task.prior)
+    beval = BudgetedEvaluator(evaluator, store, budget=task.budget, run_id=run_id, run_label=op.name,
+                              run_config={"command": "bench", "method": task.method, "seed": task.seed})
+    bank = ExperienceBank.open_default() if method.uses_bank else None
+    try:
+        ctx = MethodContext(op, cases, beval, _rewriter(task.llm), bank, task.seed)
+        res = method(ctx, **dict(task.options))
+        titles: dict[str, str] = {}
+        if bank is not None:
+            wanted = {i for a in res.accepted for i in a.experiences}
+            titles = {e.id: e.experience.title for e in bank.entries() if e.id in wanted}
+        return res, titles
+    finally:
+        if bank is not None:
+            bank.close()
+
+
+def _rewriter(llm: str | None):
+    """The LLM rewriter when an endpoint is configured, else the offline one. Its response
+    cache stays in memory: a worker writes no database."""
+    from ascendopt.llm.client import open_client
+    from ascendopt.refine.llm_rewriter import LLMRewriter
+    from ascendopt.refine.rewriter import OfflineRewriter
+
+    client = open_client(llm, None)
+    return OfflineRewriter() if client is None else LLMRewriter(client)

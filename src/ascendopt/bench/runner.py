@@ -1,0 +1,314 @@
+"""The benchmark driver: plan the (operator, method, seed) pairs, run what is not finished,
+record everything in one database, and summarise.
+
+**One database, one writer.** Every pair is one run of the record store ``OUT/bench.db``
+(config ``command = "bench"``, its operator, digest, level, method, seed, budget and options).
+Workers run a pair against an in-memory store and stream each record back
+(:mod:`ascendopt.bench.pair`, :mod:`ascendopt.bench.dispatch`); only this driver writes the
+database. Each pair's evaluations are deduplicated within its own run only (a worker sees no
+other run), so no method is handed another's evaluations for free, and the results do not
+depend on which pair ran first.
+
+**Resume.** A pair whose run is ``finished`` is not rerun. A pair whose run is ``running`` or
+``failed`` (the driver was killed, a worker crashed) is rerun in the same run with its recorded
+evaluations preloaded: what it asks again comes back free, and the budget counts each
+evaluation once. After a pair finishes, its result (``OUT/runs/<pair>.json``) and its
+``optimize``-style report (``OUT/runs/<pair>.html``) are written, then the run is marked
+finished.
+
+**Isolation.** Each pair gets a fresh copy of the shipped experience bank (methods that use
+one), so methods and seeds do not learn from each other and every pair is reproducible alone.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ascendopt.bench.metrics import Trial, per_operator, summarize, trial_from_records
+from ascendopt.bench.pair import PairOutcome, PairTask
+from ascendopt.evaluate.store import SQLiteStore
+
+DB_NAME = "bench.db"
+BENCH_FORMAT = 1
+#: The reference method's published figures (arXiv 2603.23566; 101 cann-ops operators,
+#: Ascend 910B2, 230 evaluations per operator), for comparison in reports.
+PUBLISHED = {"full": {"gm_speedup": 1.21, "fast_1.0": 0.5347, "fast_2.0": 0.099},
+             "stage1": {"gm_speedup": 1.16}, "stage1-noexp": {"gm_speedup": 1.09}, "stage2": {"gm_speedup": 1.02}}
+
+
+class BenchError(ValueError):
+    """A benchmark that cannot start (bad selection, an existing database without --resume)."""
+
+
+def level_of(op_dir: Path, root: Path | None = None) -> int:
+    """The operator's level: the number of a ``level<N>`` component of its path (relative to
+    the suite root when it lies under it); 0 when there is none."""
+    p = Path(op_dir)
+    if root is not None:
+        try:
+            p = p.resolve().relative_to(Path(root).resolve())
+        except ValueError:
+            pass
+    for part in reversed(p.parts):
+        m = re.fullmatch(r"level(\d+)", part)
+        if m:
+            return int(m.group(1))
+    return 0
+
+
+@dataclass
+class Pair:
+    """One planned (operator, method, seed)."""
+
+    op_dir: Path
+    op: str
+    digest: str
+    level: int
+    method: str
+    seed: int
+    run_id: int | None = None
+    status: str = "planned"
+    error: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.op}|{self.method}|{self.seed}"
+
+    @property
+    def slug(self) -> str:
+        return re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{self.op}__{self.method}__s{self.seed}")
+
+
+@dataclass
+class BenchConfig:
+    """One benchmark invocation.
+
+    Attributes:
+        out: Output directory (``bench.db``, ``runs/``, ``bench.json``, ``report.html``).
+        budget: Charged evaluations per pair.
+        methods: Method names.
+        seeds: Seeds (each method runs once per seed).
+        soc: SoC to simulate.
+        timeout_s: Seconds per case run.
+        workers: Pairs run concurrently.
+        executor: ``local`` or ``ray``.
+        ray_address: Ray cluster (None: a local Ray instance with ``workers`` CPUs).
+        llm: LLM configuration file for the rewriters.
+        resume: Continue the database in ``out`` (without it, an existing one is an error).
+        options: Per-method option overrides.
+        cache_dir: Simulator build cache (None: the default).
+        suite: Label of the suite (reports).
+        unsafe_no_sandbox: Run candidate code unconfined when the machine has no sandbox.
+    """
+
+    out: Path
+    budget: int = 230
+    methods: Sequence[str] = ("full",)
+    seeds: Sequence[int] = (0,)
+    soc: str = "Ascend910B2"
+    timeout_s: float = 60.0
+    workers: int = 1
+    executor: str = "local"
+    ray_address: str | None = None
+    llm: str | None = None
+    resume: bool = False
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cache_dir: str | None = None
+    suite: str = ""
+    unsafe_no_sandbox: bool = False
+
+
+def plan(op_dirs: Sequence[Path], cfg: BenchConfig, root: Path | None = None, levels: Sequence[int] | None = None,
+         ops_glob: str | None = None) -> tuple[list[Pair], list[dict[str, str]]]:
+    """The pairs to run (operator-major) and the operators left out with why (unloadable).
+    ``ops_glob`` is a comma-separated list of globs matched against the operator's name and its
+    path in the suite."""
+    from ascendopt.cases import CaseError, load_op_cases
+    from ascendopt.operator import Operator, OperatorError
+
+    pairs, skipped = [], []
+    for d in op_dirs:
+        lv = level_of(d, root)
+        if levels is not None and lv not in levels:
+            continue
+        rel = str(d.resolve().relative_to(root.resolve())) if root and d.resolve().is_relative_to(root.resolve()) \
+            else str(d)
+        globs = [g.strip() for g in (ops_glob or "").split(",") if g.strip()]
+        if globs and not any(fnmatch.fnmatch(d.name, g) or fnmatch.fnmatch(rel, g) for g in globs):
+            continue
+        try:
+            op = Operator.load(d)
+            if not load_op_cases(d):
+                raise CaseError("no cases")
+        except (OperatorError, CaseError, OSError) as e:
+            skipped.append({"op_dir": str(d), "reason": str(e)})
+            continue
+        for m in cfg.methods:
+            for s in cfg.seeds:
+                pairs.append(Pair(Path(d), op.name, op.digest, lv, m, s))
+    return pairs, skipped
+
+
+class Runner:
+    """Runs planned pairs (see the module docstring). ``on_event(kind, data)`` reports progress."""
+
+    def __init__(self, cfg: BenchConfig, on_event: Callable[[str, dict[str, Any]], None] | None = None):
+        self.cfg = cfg
+        self.on_event = on_event or (lambda kind, data: None)
+        cfg.out.mkdir(parents=True, exist_ok=True)
+        (cfg.out / "runs").mkdir(exist_ok=True)
+        db = cfg.out / DB_NAME
+        existed = db.exists()
+        self.store = SQLiteStore(db)
+        if existed and not cfg.resume and any(r.config.get("command") == "bench" for r in self.store.list_runs()):
+            self.store.close()
+            raise BenchError(f"{db} already holds benchmark runs: pass --resume to continue it, or another --out")
+        self._routes: dict[str, int] = {}
+
+    def close(self) -> None:
+        self.store.close()
+
+    # --------------------------------------------------------------------- bookkeeping
+    def _run_config(self, p: Pair) -> dict[str, Any]:
+        return {"command": "bench", "format": BENCH_FORMAT, "op": p.op, "op_dir": str(p.op_dir), "op_digest": p.digest,
+                "level": p.level, "method": p.method, "seed": p.seed, "budget": self.cfg.budget, "soc": self.cfg.soc,
+                "options": self.cfg.options.get(p.method, {})}
+
+    def _identity(self, c: dict[str, Any]) -> tuple:
+        return (c.get("op"), c.get("op_digest"), c.get("method"), c.get("seed"), c.get("budget"), c.get("soc"),
+                json.dumps(c.get("options", {}), sort_keys=True))
+
+    def attach(self, pairs: Sequence[Pair]) -> None:
+        """Finds each pair's run in the database (finished ones are done) or creates it."""
+        known: dict[tuple, Any] = {}
+        for r in self.store.list_runs():
+            if r.config.get("command") == "bench":
+                k = self._identity(r.config)
+                if k not in known or r.status == "finished":
+                    known[k] = r
+        for p in pairs:
+            c = self._run_config(p)
+            r = known.get(self._identity(c))
+            if r is None:
+                p.run_id, p.status = self.store.create_run(p.op, c), "new"
+            else:
+                p.run_id = r.id
+                p.status = "done" if r.status == "finished" else "resumed"
+
+    def handle(self, msg: tuple) -> None:
+        """Writes what a worker sent (the driver's only write path for evaluations)."""
+        kind, key = msg[0], msg[1]
+        if kind == "eval":
+            self.store.add_evaluation(self._routes[key], msg[3], charged=msg[2])
+        elif kind == "src":
+            self.store.put_sources(msg[2], msg[3])
+
+    def _task(self, p: Pair) -> PairTask:
+        assert p.run_id is not None
+        prior: tuple = ()
+        if p.status == "resumed":
+            prior = tuple((r.charged, r.evaluation) for r in self.store.list_evaluations(p.run_id))
+        cpus = os.cpu_count() or 1
+        jobs = 0 if self.cfg.workers <= 1 else max(1, cpus // self.cfg.workers)
+        return PairTask(p.key, str(p.op_dir), p.method, p.seed, self.cfg.budget, self.cfg.soc, self.cfg.timeout_s,
+                        self.cfg.options.get(p.method, {}), self.cfg.llm, jobs, prior, self.cfg.cache_dir,
+                        self.cfg.unsafe_no_sandbox)
+
+    # ----------------------------------------------------------------------------- run
+    def run(self, pairs: Sequence[Pair]) -> None:
+        """Runs every pair not finished yet; Ctrl-C stops after recording what was done."""
+        from ascendopt.bench import dispatch
+
+        self.attach(pairs)
+        todo = [p for p in pairs if p.status != "done"]
+        by_key = {p.key: p for p in todo}
+        self._routes = {p.key: p.run_id for p in todo}  # type: ignore[misc]
+        self.on_event("plan", {"pairs": len(pairs), "todo": len(todo)})
+        tasks = [self._task(p) for p in todo]
+        if self.cfg.executor == "ray":
+            gen = dispatch.run_ray(tasks, self.handle, self.cfg.workers, self.cfg.ray_address)
+        elif self.cfg.workers > 1 and len(tasks) > 1:
+            gen = dispatch.run_pool(tasks, self.handle, self.cfg.workers)
+        else:
+            gen = dispatch.run_inline(tasks, self.handle)
+        for out in gen:
+            p = by_key[out.key]
+            self._finish(p, out)
+            self.on_event("pair", {"key": p.key, "status": p.status, "error": p.error.splitlines()[-1:] or "",
+                                   "speedup": getattr(out.result, "speedup", None)})
+            if out.error == "interrupted":
+                raise KeyboardInterrupt
+
+    def _finish(self, p: Pair, out: PairOutcome) -> None:
+        from ascendopt.optimize_report import render
+
+        assert p.run_id is not None
+        res = out.result
+        p.error = out.error
+        doc = {"key": p.key, "op": p.op, "level": p.level, "method": p.method, "seed": p.seed, "run_id": p.run_id,
+               "error": out.error, "seconds": round(out.seconds, 2),
+               "result": None if res is None else res.to_dict()}
+        runs = self.cfg.out / "runs"
+        if res is not None:
+            records = self.store.list_evaluations(p.run_id)
+            (runs / f"{p.slug}.html").write_text(render(res, records, out.titles, None,
+                                                        title=f"ascendopt bench: {p.op} / {p.method} / seed {p.seed}"))
+        (runs / f"{p.slug}.json").write_text(json.dumps(doc, indent=2, default=str))
+        if out.error and out.error != "interrupted":
+            p.status = "failed"
+            self.store.set_run_status(p.run_id, "failed")
+        elif not out.error:
+            p.status = "finished"
+            self.store.set_run_status(p.run_id, "finished")
+
+    # ------------------------------------------------------------------------ results
+    def trials(self, pairs: Sequence[Pair]) -> list[Trial]:
+        out = []
+        for p in pairs:
+            if p.run_id is None:
+                continue
+            r = self.store.get_run(p.run_id)
+            if r is None or r.status != "finished":
+                continue
+            seconds = 0.0
+            side = self.cfg.out / "runs" / f"{p.slug}.json"
+            if side.exists():
+                seconds = float(json.loads(side.read_text()).get("seconds") or 0.0)
+            out.append(trial_from_records(self.store.list_evaluations(p.run_id), p.digest, p.op, p.level, p.method,
+                                          p.seed, seconds))
+        return out
+
+    def document(self, pairs: Sequence[Pair], skipped: Sequence[dict[str, str]]) -> dict[str, Any]:
+        """Every number of the benchmark (``bench.json``)."""
+        from ascendopt.bench.methods import get_method
+
+        trials = self.trials(pairs)
+        summary = summarize(trials, self.cfg.budget)
+        pair_rows = []
+        for p in pairs:
+            side = self.cfg.out / "runs" / f"{p.slug}.json"
+            res = json.loads(side.read_text()).get("result") if side.exists() else None
+            pair_rows.append({"op": p.op, "level": p.level, "method": p.method, "seed": p.seed, "run_id": p.run_id,
+                              "status": p.status, "error": p.error[-2000:],
+                              "report": f"runs/{p.slug}.html" if (self.cfg.out / "runs" / f"{p.slug}.html").exists()
+                              else None,
+                              "stop_reason": (res or {}).get("stop_reason"),
+                              "charged_by_stage": (res or {}).get("charged_by_stage")})
+        methods = {}
+        for m in self.cfg.methods:
+            meth = get_method(m)
+            methods[m] = {"doc": meth.doc, "uses_bank": meth.uses_bank,
+                          "options": {k: {"default": v[0], "doc": v[1]} for k, v in meth.options.items()},
+                          "overrides": self.cfg.options.get(m, {})}
+        return {"format": BENCH_FORMAT, "suite": self.cfg.suite, "budget": self.cfg.budget, "soc": self.cfg.soc,
+                "seeds": list(self.cfg.seeds), "methods": methods, "published": PUBLISHED,
+                "complete": all(p.status in ("done", "finished") for p in pairs), "skipped": list(skipped),
+                "pairs": pair_rows, "trials": [t.to_dict() for t in trials], **summary,
+                "operators": per_operator(trials)}
