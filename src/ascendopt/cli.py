@@ -29,7 +29,12 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 
 @app.command()
 def run(
-    op_dir: Path = typer.Argument(..., help="Operator directory (cann-ops layout)."),
+    op_dir: Optional[str] = typer.Argument(None, help="Operator directory (cann-ops layout); with --suite, the "
+                                           "name of one of the suite's operators (default: all of them)."),
+    suite: Optional[str] = typer.Option(None, "--suite", help="'own', a shipped suite (cannops), a manifest "
+                                        "FILE.toml or a directory of operators."),
+    src: Optional[Path] = typer.Option(None, "--src", help="Where a suite manifest's operator dirs are "
+                                       "(e.g. a cann-ops checkout's src/)."),
     case: List[str] = typer.Option([], "--case", help="Run only this case (repeatable)."),
     cases: List[Path] = typer.Option([], "--cases", help="Extra msopst case file(s)."),
     golden: Optional[str] = typer.Option(None, "--golden", help="FILE.py:FUNC golden overriding the case files'."),
@@ -51,8 +56,54 @@ def run(
     JSON); ``--strict`` fails such a case instead."""
     from ascendopt.evaluate.check import check_operator
 
-    op, selected = _load(op_dir, cases, golden, case)
+    targets = _run_targets(op_dir, suite, src, cases, golden, case)
     backend = _backend(soc, noise_pct, seed, unsafe_no_sandbox)
+    docs, any_failed = [], False
+    for op, selected in targets:
+        doc, failed = _run_one(check_operator, backend, op, selected, soc, seed, rtol, atol, timeout, as_json, strict)
+        docs.append(doc)
+        any_failed = any_failed or failed > 0
+    if as_json:
+        print(json.dumps(docs[0] if suite is None else {"suite": suite, "ops": docs}, indent=2))
+    raise typer.Exit(1 if any_failed else 0)
+
+
+def _run_targets(op_dir, suite, src, cases, golden, case):
+    """(operator, cases) pairs of ``run``: one directory, or a suite's operators (its goldens,
+    case files and own-cases setting; ``op_dir`` then names one of them)."""
+    from ascendopt.cases import CaseError
+    from ascendopt.operator import Operator, OperatorError
+    from ascendopt.suites import SuiteError, load_suite
+
+    if suite is None:
+        if op_dir is None:
+            _fail("give an operator directory or --suite")
+        if src is not None:
+            _fail("--src goes with --suite")
+        return [_load(Path(op_dir), cases, golden, case)]
+    try:
+        s = load_suite(suite, src)
+    except SuiteError as e:
+        _fail(str(e))
+    ops = [o for o in s.ops if op_dir is None or o.name == op_dir or str(o.dir) == op_dir]
+    if not ops:
+        _fail(f"suite {s.name!r} has no operator {op_dir!r}; it has: {', '.join(o.name for o in s.ops)}")
+    out = []
+    for o in ops:
+        try:
+            op = Operator.load(o.dir)
+            selected = o.load_cases(case or None) if not cases and not golden else \
+                _load(o.dir, cases, golden or o.golden, case)[1]
+        except (OperatorError, CaseError) as e:
+            _fail(f"{o.name}: {e}")
+        if not selected:
+            _fail(f"{o.name}: no cases (the suite names none and {o.dir}/tests/st has none)")
+        out.append((op, selected))
+    return out
+
+
+def _run_one(check_operator, backend, op, selected, soc, seed, rtol, atol, timeout, as_json, strict):
+    """Runs and prints one operator's cases; returns (JSON document, number failed)."""
     if as_json:
         results = check_operator(backend, op, selected, seed=seed, rtol=rtol, atol=atol, timeout_s=timeout,
                                  strict=strict)
@@ -68,10 +119,9 @@ def run(
                                      on_result=progress, strict=strict)
     failed = sum(r.status != "ok" for r in results)
     warned = sum(r.status == "ok" and bool(r.warnings) for r in results)
-    if as_json:
-        print(json.dumps({"op": op.op_type, "soc": soc, "passed": len(results) - failed, "failed": failed,
-                          "warned": warned, "strict": strict, "cases": [r.to_dict() for r in results]}, indent=2))
-    else:
+    doc = {"op": op.op_type, "dir": str(op.root), "soc": soc, "passed": len(results) - failed, "failed": failed,
+           "warned": warned, "strict": strict, "cases": [r.to_dict() for r in results]}
+    if not as_json:
         table = Table(title=f"{op.op_type} on {soc}", box=box.SIMPLE_HEAD, pad_edge=False,
                       collapse_padding=True)  # no column rules, narrow gaps: fits 80 columns
         for col in ("case", "status", "abs err", "rel err", "mismatch", "blocks", "key", "us"):
@@ -96,7 +146,7 @@ def run(
                                             f": {str(w.get('message', '')).strip()[:2000]}"), highlight=False)
         console.print(f"{len(results) - failed} passed" + (f" ({warned} with warnings: ok*)" if warned else "")
                       + f", {failed} failed")
-    raise typer.Exit(1 if failed else 0)
+    return doc, failed
 
 
 def _case_elements(case) -> int:

@@ -384,7 +384,7 @@ def load_case_file(path: str | Path) -> list[Case]:
 
 
 def load_op_cases(op_dir: str | Path, extra_case_files: Iterable[str | Path] = (),
-                  golden_override: str | None = None) -> list[Case]:
+                  golden_override: str | None = None, own: bool = True) -> list[Case]:
     """Load every ``tests/st/*.json`` case file of an operator directory.
 
     Args:
@@ -392,6 +392,7 @@ def load_op_cases(op_dir: str | Path, extra_case_files: Iterable[str | Path] = (
         extra_case_files: Further case files to load after the operator's own.
         golden_override: ``"file.py:func"`` (relative to the working directory) used
             for every case instead of the case files' ``calc_expect_func_file``.
+        own: Load the operator's own ``tests/st/*.json`` (False: only ``extra_case_files``).
 
     Returns:
         All concrete cases, names unique across files (empty if there are none).
@@ -403,7 +404,7 @@ def load_op_cases(op_dir: str | Path, extra_case_files: Iterable[str | Path] = (
     op_dir = Path(op_dir)
     if not op_dir.is_dir():
         raise CaseError(f"operator directory not found: {op_dir}")
-    files = sorted((op_dir / "tests" / "st").glob("*.json")) + [Path(p) for p in extra_case_files]
+    files = (sorted((op_dir / "tests" / "st").glob("*.json")) if own else []) + [Path(p) for p in extra_case_files]
     cases = [c for f in files for c in load_case_file(f)]
     if golden_override:
         golden = _golden_spec(golden_override, Path.cwd())
