@@ -145,12 +145,18 @@ def main() -> None:
     ap.add_argument("--budget", type=int, default=60)
     ap.add_argument("--max-variants", type=int, default=16)
     ap.add_argument("--report", action="store_true")
+    ap.add_argument("--save-variants", type=Path, help="only make the weak variants and save them here (JSON)")
+    ap.add_argument("--variants", type=Path, help="use the weak variants saved by --save-variants")
     args = ap.parse_args()
     txt = RESULTS / "stage1_recovery.txt"
     if args.report:
         print(txt.read_text())
         return
-    variants = make_variants(args.max_variants)
+    variants = json.loads(args.variants.read_text()) if args.variants else make_variants(args.max_variants)
+    if args.save_variants:
+        args.save_variants.write_text(json.dumps(variants))
+        print(f"{len(variants)} variants saved to {args.save_variants}", file=sys.stderr)
+        return
     rows = []
     with tempfile.TemporaryDirectory(prefix="ao-stage1-") as tmp:
         for i, v in enumerate(variants):
