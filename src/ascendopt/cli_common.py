@@ -60,3 +60,31 @@ def backend(soc: str, noise_pct: float = 0.0, noise_seed: int = 0, unsafe_no_san
         return SimBackend(soc, noise_pct=noise_pct, noise_seed=noise_seed)
     except (SocError, ValueError) as e:
         fail(str(e))
+
+
+def load_targets(op_dirs: list[Path] | None, suite: Optional[str], src: Optional[Path]):
+    """The operators a command works on: ``op_dirs``, or every operator of ``--suite``
+    (``own``, a shipped suite name, a manifest or a directory; ``--src`` for suites kept
+    elsewhere), each as ``(Operator, cases, benchmark case names)`` (names empty: the caller's
+    default). Every usage error (exit 2) is said before anything runs."""
+    from ascendopt.suites import SuiteError, load_suite
+
+    if bool(op_dirs) == bool(suite):
+        fail("give operator directories or --suite (not both)")
+    if not suite:
+        return [(*load(d, [], None, []), ()) for d in op_dirs]
+    try:
+        s = load_suite(suite, src)
+    except SuiteError as e:
+        fail(str(e))
+    out = []
+    for sop in s.ops:
+        try:
+            op = Operator.load(sop.dir)
+            cases = sop.load_cases()
+        except (OperatorError, CaseError) as e:
+            fail(f"suite {s.name}: {e}")
+        if not cases:
+            fail(f"suite {s.name}: {sop.dir}: no cases")
+        out.append((op, cases, tuple(sop.benchmark)))
+    return out

@@ -11,7 +11,7 @@ import typer
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC
 from ascendopt.cli_common import backend as make_backend
-from ascendopt.cli_common import console, err_console, fail, load
+from ascendopt.cli_common import console, err_console, fail, load_targets
 from ascendopt.cli_options import UNSAFE_NO_SANDBOX, positive
 
 DEFAULT_BANK_FILE = Path("ascendopt-bank.db")
@@ -19,7 +19,8 @@ DEFAULT_BANK_FILE = Path("ascendopt-bank.db")
 
 def optimize_command(
     op_dirs: List[Path] = typer.Argument(None, help="Operator directories (cann-ops layout)."),
-    suite: Optional[str] = typer.Option(None, "--suite", help="'own' (this project's ops/) or a directory of operators."),
+    suite: Optional[str] = typer.Option(None, "--suite", help="'own', a shipped suite (cannops), a manifest or a directory."),
+    src: Optional[Path] = typer.Option(None, "--src", help="Where a suite's operators live (e.g. a cann-ops checkout's src/)."),
     budget: int = typer.Option(230, "--budget", help="Evaluations per operator, every attempt counted."),
     rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Outer rounds at most (default: until the budget is spent)."),
     stage1_steps: int = typer.Option(2, "--stage1-steps", min=0, help="Stage I steps per round."),
@@ -48,21 +49,14 @@ def optimize_command(
     from ascendopt.agent import AgentConfig
     from ascendopt.bank.store import DEFAULT_BANK_JSON, BankError, ExperienceBank
     from ascendopt.evaluate.store import SQLiteStore, StoreError
-    from ascendopt.suites import SuiteError, resolve_suite
 
-    if bool(op_dirs) == bool(suite):
-        fail("give operator directories or --suite (not both)")
     if budget < 1:
         fail("--budget must be at least 1")
     if only not in (None, "stage1", "stage2"):
         fail(f"--only must be stage1 or stage2, not {only!r}")
     if llm is not None and not llm.is_file():
         fail(f"--llm {llm}: no such file")
-    try:
-        dirs = resolve_suite(suite) if suite else list(op_dirs)
-    except SuiteError as e:
-        fail(str(e))
-    loaded = [load(d, [], None, []) for d in dirs]
+    loaded = load_targets(op_dirs, suite, src)
     if out is not None and out.exists() and not out.is_dir():
         fail(f"--out {out}: exists and is not a directory")
     rewriter = _rewriter(llm, db)
@@ -82,10 +76,10 @@ def optimize_command(
                       stage2_steps=stage2_steps, rewind_budget=rewind_budget, use_experience=not no_experience,
                       only=only, freeze_bank=freeze_bank, seed=seed)
     summaries, interrupted = [], False
-    for op, cases in loaded:
+    for op, cases, bench_names in loaded:
         target = (out / op.name if len(loaded) > 1 else out) if out else Path(f"optimize_{op.name}")
         res, paths = _one(op, cases, store, backend, bank, rewriter, cfg, budget, workers, db, resume, seed, timeout,
-                          target, as_json, keep_profiles)
+                          target, as_json, keep_profiles, bench_names)
         summaries.append({**res.to_dict(), "outputs": paths})
         if res.stop_reason == "interrupted":
             interrupted = True
@@ -123,7 +117,7 @@ def _rewriter(llm: Optional[Path], db: Path):
 
 
 def _one(op, cases, store, backend, bank, rewriter, cfg, budget, workers, db, resume, seed, timeout, out, as_json,
-         keep_profiles=False):
+         keep_profiles=False, bench_names=()):
     import shutil
 
     from ascendopt.agent import optimize
@@ -136,7 +130,7 @@ def _one(op, cases, store, backend, bank, rewriter, cfg, budget, workers, db, re
     # full profiles feed the diagnosis during the run (every instruction, not the top five);
     # they stay addressable from the records with --keep-profiles
     profiles = out / "profiles"
-    evaluator = Evaluator(backend, EvalConfig(seed=seed, benchmark_cases=largest_per_dtype(cases),
+    evaluator = Evaluator(backend, EvalConfig(seed=seed, benchmark_cases=bench_names or largest_per_dtype(cases),
                                               run_timeout_s=timeout, profile_dir=str(profiles)))
     run_id = None
     if resume:

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC
 from ascendopt.cli_common import backend as make_backend
-from ascendopt.cli_common import console, err_console, fail, load
+from ascendopt.cli_common import console, err_console, fail, load_targets
 from ascendopt.cli_options import UNSAFE_NO_SANDBOX, positive
 from ascendopt.rewind.engine import DEFAULT_BUDGET, DEFAULT_DEPTH
 
@@ -21,7 +21,8 @@ DEFAULT_BANK_FILE = Path("ascendopt-bank.db")
 
 def rewind_command(
     op_dirs: List[Path] = typer.Argument(None, help="Operator directories (cann-ops layout)."),
-    suite: Optional[str] = typer.Option(None, "--suite", help="'own' (this project's ops/) or a directory of operators."),
+    suite: Optional[str] = typer.Option(None, "--suite", help="'own', a shipped suite (cannops), a manifest or a directory."),
+    src: Optional[Path] = typer.Option(None, "--src", help="Where a suite's operators live (e.g. a cann-ops checkout's src/)."),
     budget: int = typer.Option(DEFAULT_BUDGET, "--budget", help="Evaluations per operator (every attempt counts)."),
     depth: int = typer.Option(DEFAULT_DEPTH, "--depth", help="Removals chained from the original (1: no chains)."),
     bank_file: Path = typer.Option(DEFAULT_BANK_FILE, "--bank", help="Experience bank to add to (created if missing)."),
@@ -48,24 +49,17 @@ def rewind_command(
     from ascendopt.evaluate.store import SQLiteStore, StoreError
     from ascendopt.rewind.engine import rewind
     from ascendopt.rewind.motifs import registry
-    from ascendopt.suites import SuiteError, resolve_suite
 
-    if bool(op_dirs) == bool(suite):
-        fail("give operator directories or --suite (not both)")
     if budget < 1:
         fail("--budget must be at least 1")
     if depth < 1:
         fail("--depth must be at least 1")
-    try:
-        dirs = resolve_suite(suite) if suite else list(op_dirs)
-    except SuiteError as e:
-        fail(str(e))
     reg = registry()
     chosen = list(reg) if not motifs else [m.strip() for m in motifs.split(",") if m.strip()]
     unknown = [m for m in chosen if m not in reg]
     if unknown:
         fail(f"unknown motif(s) {', '.join(unknown)}; known: {', '.join(reg)}")
-    loaded = [load(d, [], None, []) for d in dirs]  # every usage error before anything runs
+    loaded = load_targets(op_dirs, suite, src)  # every usage error before anything runs
     backend = make_backend(soc, noise_pct, seed, unsafe_no_sandbox)
     reps = repeats or (5 if noise_pct > 0 else 1)
     try:
@@ -80,9 +74,9 @@ def rewind_command(
     results = []
     interrupted = False
     try:
-        for op, cases in loaded:
+        for op, cases, bench_names in loaded:
             # every dtype path is timed: a motif may only touch the path of one dtype
-            evaluator = Evaluator(backend, EvalConfig(seed=seed, benchmark_cases=largest_per_dtype(cases),
+            evaluator = Evaluator(backend, EvalConfig(seed=seed, benchmark_cases=bench_names or largest_per_dtype(cases),
                                                       profile_repeats=reps, run_timeout_s=timeout))
             beval = BudgetedEvaluator(evaluator, store, budget=budget, executor=executor, run_label=op.name,
                                       run_config={"command": "rewind", "depth": depth, "seed": seed,
