@@ -28,7 +28,6 @@ from pathlib import Path
 
 from ascendopt.backends.sim.backend import SimBackend
 from ascendopt.bank.store import DEFAULT_BANK_JSON, ExperienceBank
-from ascendopt.cases import load_op_cases
 from ascendopt.evaluate.budget import BudgetedEvaluator
 from ascendopt.evaluate.evaluator import EvalConfig, Evaluator, largest_per_dtype
 from ascendopt.evaluate.executors import InlineExecutor, LocalExecutor
@@ -36,14 +35,14 @@ from ascendopt.evaluate.store import SQLiteStore
 from ascendopt.operator import Operator
 from ascendopt.rewind.engine import rewind
 from ascendopt.rewind.motifs import registry
-from ascendopt.suites import resolve_suite
+from ascendopt.suites import load_suite
 
 RESULTS = Path(__file__).resolve().parent / "results"
 #: Operators kept aside while the motifs and rewrites were written (out-of-sample check).
 HELD_OUT = {"log_softmax_last", "select_custom", "clip_custom", "matmul_custom"}
 
 
-def run(suite: str, budget: int, depth: int, workers: int, scratch: Path) -> dict:
+def run(suite: str, budget: int, depth: int, workers: int, scratch: Path, src: Path | None = None) -> dict:
     store = SQLiteStore(scratch / "records.db")
     bank = ExperienceBank(scratch / "bank.db")
     backend = SimBackend()
@@ -52,9 +51,13 @@ def run(suite: str, budget: int, depth: int, workers: int, scratch: Path) -> dic
     per_op = []
     t0 = time.perf_counter()
     try:
-        for d in resolve_suite(suite):
-            op, cases = Operator.load(d), load_op_cases(d)
-            ev = Evaluator(backend, EvalConfig(benchmark_cases=largest_per_dtype(cases)))
+        for sop in load_suite(suite, src).ops:
+            try:
+                op, cases = Operator.load(sop.dir), sop.load_cases()
+            except Exception as e:  # noqa: BLE001 - an operator that does not load is reported, not rewound
+                print(f"{sop.dir.name}: does not load: {e}", file=sys.stderr, flush=True)
+                continue
+            ev = Evaluator(backend, EvalConfig(benchmark_cases=tuple(sop.benchmark) or largest_per_dtype(cases)))
             be = BudgetedEvaluator(ev, store, budget=budget, executor=executor, run_label=op.name,
                                    run_config={"command": "rewind_yield"})
             res = rewind(op, cases, be, motifs, depth=depth, bank=bank, batch=workers)
@@ -68,11 +71,14 @@ def run(suite: str, budget: int, depth: int, workers: int, scratch: Path) -> dic
             "operators": per_op, "bank_size": len(bank), "families": bank.families(), "bank": bank}
 
 
-def sites_found(suite: str) -> dict[str, dict[str, int]]:
+def sites_found(suite: str, src: Path | None = None) -> dict[str, dict[str, int]]:
     """Sites each motif finds on each original operator (no evaluation)."""
     out: dict[str, dict[str, int]] = {}
-    for d in resolve_suite(suite):
-        op = Operator.load(d)
+    for d in load_suite(suite, src).dirs:
+        try:
+            op = Operator.load(d)
+        except Exception:  # noqa: BLE001
+            continue
         for name, cls in registry().items():
             try:
                 n = len(cls().find(op))
@@ -111,6 +117,7 @@ def table(data: dict, sites: dict[str, dict[str, int]]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--suite", default="own")
+    ap.add_argument("--src", type=Path, help="where a suite's operators live (e.g. $CANNOPS_DIR/src)")
     ap.add_argument("--budget", type=int, default=20)
     ap.add_argument("--depth", type=int, default=2)
     ap.add_argument("--workers", type=int, default=1)
@@ -123,13 +130,13 @@ def main() -> None:
         print(txt.read_text())
         return
     with tempfile.TemporaryDirectory(prefix="ao-rewind-") as tmp:
-        data = run(args.suite, args.budget, args.depth, args.workers, Path(tmp))
+        data = run(args.suite, args.budget, args.depth, args.workers, Path(tmp), args.src)
         bank = data.pop("bank")
         if args.write_default:
             n = bank.export_json(DEFAULT_BANK_JSON)
             print(f"default bank: {n} experiences written to {DEFAULT_BANK_JSON}", file=sys.stderr)
         bank.close()
-    sites = sites_found(args.suite)
+    sites = sites_found(args.suite, args.src)
     text = table(data, sites)
     RESULTS.mkdir(exist_ok=True)
     txt.write_text(text + "\n")
