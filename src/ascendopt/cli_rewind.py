@@ -38,6 +38,8 @@ def rewind_command(
     db: Path = typer.Option(Path("ascendopt.db"), "--db", help="Record store (SQLite)."),
     timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    llm: Optional[Path] = typer.Option(None, "--llm", help="LLM config file: adds the LLM rewinder to the motifs and "
+                                       "distills with the LLM (default: the environment, else offline)."),
     unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
 ) -> None:
     """Rewind: remove one optimization at a time, keep the removals that measurably hurt, and
@@ -60,17 +62,20 @@ def rewind_command(
     if unknown:
         fail(f"unknown motif(s) {', '.join(unknown)}; known: {', '.join(reg)}")
     loaded = load_targets(op_dirs, suite, src)  # every usage error before anything runs
+    _llm_client(llm, None)  # a bad LLM configuration is one too (nothing is opened yet)
     backend = make_backend(soc, noise_pct, seed, unsafe_no_sandbox)
     reps = repeats or (5 if noise_pct > 0 else 1)
     try:
         store = SQLiteStore(db)
     except (StoreError, OSError) as e:
         fail(f"cannot open record store {db}: {e}")
+    client = _llm_client(llm, db)  # after the store: its response cache is a table of the record database
     try:
         bank = ExperienceBank(bank_file)
     except (BankError, OSError) as e:
         fail(f"cannot open experience bank {bank_file}: {e}")
     executor = LocalExecutor(workers) if workers > 1 else InlineExecutor()
+    llm_motifs, distiller = _llm_roles(client)
     results = []
     interrupted = False
     try:
@@ -80,15 +85,16 @@ def rewind_command(
                                                       profile_repeats=reps, run_timeout_s=timeout))
             beval = BudgetedEvaluator(evaluator, store, budget=budget, executor=executor, run_label=op.name,
                                       run_config={"command": "rewind", "depth": depth, "seed": seed,
-                                                  "motifs": chosen, "op_dir": str(op.root)})
+                                                  "motifs": chosen + [m.name for m in llm_motifs],
+                                                  "op_dir": str(op.root)})
             with console.status(f"rewinding {op.name} ...", spinner="dots") as st:
                 def progress(a, _op=op, _st=st, _b=beval):
                     _st.update(f"rewinding {_op.name}: {_b.report(_op.name).charged}/{budget} evaluations, "
                                f"last {a.motif} -> {a.reason}")
                 try:
-                    res = rewind(op, cases, beval, [reg[m]() for m in chosen], depth=depth, bank=bank,
-                                 sigmas=sigmas, min_effect_pct=min_effect, batch=workers,
-                                 on_attempt=None if as_json else progress)
+                    res = rewind(op, cases, beval, [reg[m]() for m in chosen] + llm_motifs, depth=depth,
+                                 bank=bank, distiller=distiller, sigmas=sigmas, min_effect_pct=min_effect,
+                                 batch=workers, on_attempt=None if as_json else progress)
                 except KeyboardInterrupt:
                     beval.finish("interrupted")
                     interrupted = True
@@ -99,11 +105,14 @@ def rewind_command(
                 _print_result(res)
     finally:
         executor.close()
+        if client is not None:
+            client.close()
     size, families = len(bank), bank.families()
     bank.close()
     if as_json:
         print(json.dumps({"bank": str(bank_file), "bank_size": size, "families": families, "db": str(db),
-                          "interrupted": interrupted, "operators": [r.to_dict() for r in results]}, indent=2,
+                          "interrupted": interrupted, "operators": [r.to_dict() for r in results],
+                          "llm": None if client is None else client.usage.to_dict()}, indent=2,
                          default=str))
     else:
         kept = sum(len(r.kept) for r in results)
@@ -114,6 +123,36 @@ def rewind_command(
         raise typer.Exit(130)
     if results and all(r.stop_reason == "root_failed" for r in results):
         raise typer.Exit(1)
+
+
+def _llm_client(llm: Optional[Path], db: Optional[Path]):
+    """The LLM client when an endpoint is configured (``--llm`` file or environment), else None;
+    responses cached in ``db`` (the record database). With ``db`` None: only checks the
+    configuration (usage error, exit 2) and returns None."""
+    from ascendopt.llm.client import open_client
+    from ascendopt.llm.config import ConfigError, load_config
+    from ascendopt.llm.errors import LLMError
+
+    try:
+        if db is None:
+            cfg = load_config(llm)
+            if cfg.configured:
+                cfg.require()
+            return None
+        return open_client(llm, db)
+    except (ConfigError, LLMError) as e:
+        fail(f"LLM configuration: {e}")
+
+
+def _llm_roles(client) -> tuple[list, object]:
+    """(extra motifs, distiller): the LLM rewinder and distiller with a client; ``([], None)``
+    (the built-in motifs, the offline distiller) without."""
+    if client is None:
+        return [], None
+    from ascendopt.rewind.llm_distiller import LLMDistiller
+    from ascendopt.rewind.llm_rewinder import LLMRewinder
+
+    return [LLMRewinder(client)], LLMDistiller(client)
 
 
 def _print_result(res) -> None:

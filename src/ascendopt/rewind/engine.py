@@ -181,6 +181,8 @@ def rewind(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, motifs
                 if cand.digest in seen:
                     continue
                 seen.add(cand.digest)
+                m, site = m.explain(cand, site)  # a proposing motif describes each candidate
+                a.family, a.site, a.file, a.line = m.family, site.label, site.file, site.line
                 a.digest = cand.digest
                 todo.append((m, site, cand, a, parent, parent_ev, d))
             if not todo:

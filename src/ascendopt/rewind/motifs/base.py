@@ -115,6 +115,13 @@ class Motif(abc.ABC):
             raise MotifError(f"{self.name}: site {site.label!r} ({site.file}:{site.line}) is not in {op.name}")
         return apply_edits(op, self.edits(op, site), origin=self.origin)
 
+    def explain(self, cand: Operator, site: Site) -> tuple["Motif", Site]:
+        """What rewind records and distills for ``cand`` (this motif's :meth:`apply` at
+        ``site``): the motif whose stated facts (family, title, mechanism, bottleneck) describe
+        it, and the site as named. A fixed transform is its own description; a motif whose
+        rewrites are proposals (the LLM rewinder) returns one description per candidate."""
+        return self, site
+
     def site(self, p: Parsed, node: Node, label: str, detail: str = "") -> Site:
         """A site anchored at ``node`` of parsed file ``p``."""
         return Site(self.name, p.file, p.line(node.start_byte), label, node.start_byte, node.end_byte, detail)
