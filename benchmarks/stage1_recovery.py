@@ -149,6 +149,9 @@ def main() -> None:
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--save-variants", type=Path, help="only make the weak variants and save them here (JSON)")
     ap.add_argument("--variants", type=Path, help="use the weak variants saved by --save-variants")
+    ap.add_argument("--conditions", default="exp,noexp", help="run only these conditions (their rows are saved "
+                                                                 "per condition and merged by --merge)")
+    ap.add_argument("--merge", action="store_true", help="merge the saved per-condition rows into the table")
     args = ap.parse_args()
     txt = RESULTS / "stage1_recovery.txt"
     if args.report:
@@ -159,20 +162,38 @@ def main() -> None:
         args.save_variants.write_text(json.dumps(variants))
         print(f"{len(variants)} variants saved to {args.save_variants}", file=sys.stderr)
         return
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="ao-stage1-") as tmp:
-        for i, v in enumerate(variants):
-            row = {k: v[k] for k in ("op", "what", "strong_us", "weak_us", "held_out")}
-            for cond, use in (("exp", True), ("noexp", False)):
-                row[cond] = run_variant(v, args.budget, use, Path(tmp), f"{i}-{cond}")
-                print(f"{v['op']} {cond}: recovered {row[cond]['recovered']:.0%} in {row[cond]['charged']} "
-                      f"({row[cond]['seconds']} s) {row[cond]['accepted']}", file=sys.stderr, flush=True)
-            rows.append(row)
-            RESULTS.mkdir(exist_ok=True)
-            (RESULTS / "stage1_recovery.json").write_text(json.dumps({"budget": args.budget, "rows": rows}, indent=1))
+    conds = [c for c in args.conditions.split(",") if c]
+    if args.merge:
+        rows = merge(conds)
+    else:
+        rows = []
+        with tempfile.TemporaryDirectory(prefix="ao-stage1-") as tmp:
+            for i, v in enumerate(variants):
+                row = {k: v[k] for k in ("op", "what", "strong_us", "weak_us", "held_out")}
+                for cond in conds:
+                    row[cond] = run_variant(v, args.budget, cond == "exp", Path(tmp), f"{i}-{cond}")
+                    print(f"{v['op']} {cond}: recovered {row[cond]['recovered']:.0%} in {row[cond]['charged']} "
+                          f"({row[cond]['seconds']} s) {row[cond]['accepted']}", file=sys.stderr, flush=True)
+                rows.append(row)
+                RESULTS.mkdir(exist_ok=True)
+                (RESULTS / f"stage1_recovery_{'_'.join(conds)}.json").write_text(
+                    json.dumps({"budget": args.budget, "rows": rows}, indent=1))
+        if set(conds) != {"exp", "noexp"}:
+            return
     text = table(rows, args.budget)
     txt.write_text(text + "\n")
+    (RESULTS / "stage1_recovery.json").write_text(json.dumps({"budget": args.budget, "rows": rows}, indent=1))
     print(text)
+
+
+def merge(conds: list[str]) -> list[dict]:
+    """Rows of the per-condition runs, joined by variant index."""
+    parts = [json.loads((RESULTS / f"stage1_recovery_{c}.json").read_text())["rows"] for c in ("exp", "noexp")]
+    rows = []
+    for a, b in zip(*parts):
+        assert a["op"] == b["op"] and a["what"] == b["what"], "the two runs used different variants"
+        rows.append({**a, "noexp": b["noexp"]})
+    return rows
 
 
 if __name__ == "__main__":
