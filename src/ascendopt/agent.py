@@ -144,7 +144,7 @@ def optimize(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewr
     t0 = time.perf_counter()
     emit = on_event or (lambda kind, data: None)
     res = OptimizeResult(op.name, None, None, None)
-    soc = getattr(beval.evaluator.backend, "soc", None)
+    soc = beval.evaluator.backend.soc
     try:
         _run(op, cases, beval, rewriter, bank, cfg, res, soc, emit)
     except KeyboardInterrupt:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from ascendopt.backends.base import Status
+from ascendopt.backends.base import Backend, Status
 from ascendopt.cases import make_inputs
 from ascendopt.evaluate.budget import BudgetedEvaluator
 from ascendopt.evaluate.evaluator import Evaluator
@@ -68,7 +68,7 @@ def test_launch_key_follows_the_launch_not_the_sources(evaluator, space, capped,
     assert evaluator.launch_key(knobbed(space, capped, **{CAP: 8192}), cases[:1]) != a  # other cases
 
 
-class NoTilingBackend:
+class NoTilingBackend(Backend):
     """A backend without a tiling-only run (like one that cannot run the host tiling alone)."""
 
     def __init__(self, inner):

@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from ascendopt.backends.base import Status
+from ascendopt.backends.base import Backend, Status
 from ascendopt.evaluate.evaluator import (
     PROFILE_SEED_OFFSET,
     EvalConfig,
@@ -90,7 +90,7 @@ def test_timeout(backend, base, cases):
     assert ev.timings["total_s"] < 10  # fail-fast: one timeout, not one per case
 
 
-class _SkipsWorkOnRepeat:
+class _SkipsWorkOnRepeat(Backend):
     """A backend wrapper imitating a kernel that is only correct the first time it sees a case
     (e.g. it skips work when output buffers look already computed)."""
 

@@ -8,6 +8,7 @@ like the simulator's summaries.
 
 from __future__ import annotations
 
+from ascendopt.backends.base import Backend
 from ascendopt.evaluate.evaluator import EvalConfig, Evaluation, Evaluator
 from ascendopt.operator import Operator
 
@@ -36,9 +37,16 @@ def fake_op() -> Operator:
     return Operator.from_files("fake_op", {"op_host/fake_op.cpp": HOST, "op_kernel/fake_op.cpp": KERNEL})
 
 
-class _Backend:
+class _Backend(Backend):
+    """Never builds or runs: FakeEvaluator answers from the kernel text."""
+
     name = "fake"
-    soc = None
+
+    def build(self, op, dtypes):
+        raise AssertionError("FakeEvaluator does not build")
+
+    def run(self, build, op, case, inputs, timeout_s=60.0):
+        raise AssertionError("FakeEvaluator does not run")
 
 
 class FakeEvaluator(Evaluator):

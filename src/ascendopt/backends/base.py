@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import abc
 import enum
+import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ascendopt.backends.sim.soc import Soc
 
 
 class Status(str, enum.Enum):
@@ -86,7 +92,8 @@ class Launch:
     Two candidates with the same kernel binary and the same launch on every case run the same
     program on the device, so one evaluation answers both (Stage II knobs often only move a
     tile size inside one alignment step). Backends that can run the tiling alone (the
-    simulator) offer ``tiling(build, op, case, inputs, timeout_s) -> Launch``.
+    simulator) say so with ``Backend.supports_tiling`` and offer
+    ``tiling(build, op, case, inputs, timeout_s) -> Launch``.
 
     Attributes:
         status: OK, or the failure the tiling ran into (TILING_ERROR, RUNTIME_ERROR, TIMEOUT).
@@ -104,11 +111,74 @@ class Launch:
         return self.status == Status.OK
 
 
-class Backend(Protocol):
-    """Builds an operator for a dtype combination and runs one case with given inputs."""
+class Backend(abc.ABC):
+    """What the evaluator, rewind and the agent may ask of a backend; nothing else is probed.
+
+    An abstract base class rather than a ``typing.Protocol``: the optional parts (no SoC, no
+    noise, no tiling-only run) and :meth:`identity` have one shared default here, so every
+    backend (and every test double) answers them the same way and the evaluation config key
+    means the same thing everywhere; and ``Evaluator`` can refuse a non-backend at
+    construction (``isinstance``) instead of failing on a missing attribute mid-evaluation.
+
+    Contract:
+        * ``build`` and ``run`` never raise for a bad candidate: failures are a
+          :class:`BuildResult` error or a :class:`RunResult` status.
+        * ``build`` and ``run`` may be called from several threads at once.
+        * :meth:`identity` is stable for the backend's lifetime that matters to records:
+          everything that can change a result (backend, SoC and its parameters, toolchain,
+          injected noise) and nothing else.
+
+    Attributes:
+        name: Backend name (``sim``, ``npu``); recorded in every evaluation.
+        soc: The SoC's figures (:class:`~ascendopt.backends.sim.soc.Soc`), or None when the
+            backend does not model one.
+        noise_pct: Standard deviation (percent) of the measurement noise the backend adds or
+            has; 0 for an exact (deterministic) backend. Runs of a noisy backend are kept in
+            order (their draws must not depend on thread timing).
+        supports_tiling: True when :meth:`tiling` can run the host tiling alone.
+    """
 
     name: str
+    soc: "Soc | None" = None
+    noise_pct: float = 0.0
+    supports_tiling: bool = False
 
-    def build(self, op: Any, dtypes: dict[str, str]) -> BuildResult: ...
+    @abc.abstractmethod
+    def build(self, op: Any, dtypes: dict[str, str]) -> BuildResult:
+        """Builds ``op`` for one dtype combination (input/output name -> dtype)."""
 
-    def run(self, build: BuildResult, op: Any, case: Any, inputs: dict[str, Any], timeout_s: float) -> RunResult: ...
+    @abc.abstractmethod
+    def run(self, build: BuildResult, op: Any, case: Any, inputs: dict[str, Any], timeout_s: float) -> RunResult:
+        """Runs one case with the given inputs; outputs come back by name."""
+
+    def tiling(self, build: BuildResult, op: Any, case: Any, inputs: dict[str, Any], timeout_s: float) -> Launch:
+        """Runs only the host tiling of one case and returns the launch it asks for.
+
+        Raises:
+            NotImplementedError: The backend cannot (``supports_tiling`` is False).
+        """
+        raise NotImplementedError(f"backend {self.name!r} cannot run the host tiling alone")
+
+    @property
+    def toolchain_key(self) -> str:
+        """Hash of the compiler and runtime identity; empty when the backend has none."""
+        return ""
+
+    def identity(self) -> dict[str, Any]:
+        """What about the backend is part of every evaluation config key.
+
+        ``backend`` (name), ``soc`` (name, empty without one), ``soc_params`` (hash of the
+        SoC's figures, when it has any), ``toolchain`` (:attr:`toolchain_key`, when not empty)
+        and ``noise_pct`` (when not 0). The keys and their values are pinned by a test: a
+        change re-keys every record store.
+        """
+        soc = self.soc
+        ident: dict[str, Any] = {"backend": self.name, "soc": soc.name if soc is not None else ""}
+        if soc is not None and soc.params:
+            ident["soc_params"] = hashlib.sha256(
+                json.dumps(soc.params, sort_keys=True, default=str).encode()).hexdigest()[:16]
+        if self.toolchain_key:
+            ident["toolchain"] = self.toolchain_key
+        if self.noise_pct:
+            ident["noise_pct"] = self.noise_pct
+        return ident

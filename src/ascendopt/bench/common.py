@@ -16,7 +16,7 @@ def correct(ev: Evaluation | None, original_hazards: set[str]) -> bool:
 
 
 def soc_of(beval: Any) -> Any:
-    return getattr(beval.evaluator.backend, "soc", None)
+    return beval.evaluator.backend.soc
 
 
 def soc_name(beval: Any) -> str:

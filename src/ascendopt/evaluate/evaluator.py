@@ -257,21 +257,10 @@ class InputCache:
         self.__init__(state["limit_bytes"])
 
 
-def backend_identity(backend: Any) -> dict[str, Any]:
-    """Backend name, SoC (with a hash of its parameters) and toolchain key, when known."""
-    soc = getattr(backend, "soc", None)
-    ident: dict[str, Any] = {"backend": getattr(backend, "name", type(backend).__name__),
-                             "soc": getattr(soc, "name", str(soc or ""))}
-    params = getattr(soc, "params", None)
-    if params:
-        ident["soc_params"] = hashlib.sha256(json.dumps(params, sort_keys=True, default=str).encode()).hexdigest()[:16]
-    builder = getattr(backend, "builder", None)
-    if builder is not None and hasattr(builder, "toolchain_key"):
-        ident["toolchain"] = builder.toolchain_key
-    for attr in ("noise_pct",):
-        if getattr(backend, attr, None):
-            ident[attr] = getattr(backend, attr)
-    return ident
+def backend_identity(backend: Backend) -> dict[str, Any]:
+    """Backend name, SoC (with a hash of its parameters) and toolchain key
+    (:meth:`~ascendopt.backends.base.Backend.identity`)."""
+    return backend.identity()
 
 
 class Evaluator:
@@ -285,9 +274,11 @@ class Evaluator:
     """
 
     def __init__(self, backend: Backend, config: EvalConfig | None = None):
+        if not isinstance(backend, Backend):
+            raise TypeError(f"{type(backend).__name__} is not an ascendopt.backends.base.Backend")
         self.backend = backend
         self.config = config or EvalConfig()
-        ident = backend_identity(backend)
+        ident = backend.identity()
         self.backend_name = ident["backend"]
         self.soc_name = ident["soc"]
         self._identity = ident
@@ -318,8 +309,7 @@ class Evaluator:
         None when the backend cannot run the tiling alone, or when a build or a tiling fails
         (the candidate is then simply evaluated).
         """
-        tiling = getattr(self.backend, "tiling", None)
-        if tiling is None or not cases:
+        if not self.backend.supports_tiling or not cases:
             return None
         try:
             op.op_type, op.kernel_file  # noqa: B018 - validates the candidate's structure
@@ -339,7 +329,7 @@ class Evaluator:
                 inputs = self.launch_inputs.get(case, self.config.seed + i)
             except CaseError:
                 return None
-            got = tiling(b, op, case, inputs, timeout_s=self.config.run_timeout_s)
+            got = self.backend.tiling(b, op, case, inputs, timeout_s=self.config.run_timeout_s)
             return [b.key, case.name, got.fields] if got.ok else None
 
         with ThreadPoolExecutor(max_workers=self.config.jobs or os.cpu_count() or 1) as pool:
@@ -419,7 +409,7 @@ class Evaluator:
                 return r, (runs[-1] if runs else None)
 
             bench_jobs = [(j, k, c) for j, c in enumerate(bench) for k in range(max(1, cfg.profile_repeats))]
-            overlap = not getattr(self.backend, "noise_pct", 0)  # noise draws must stay in order
+            overlap = not self.backend.noise_pct  # noise draws must stay in order
             order = sorted(range(len(cases)), key=lambda i: -case_elements(cases[i]))
             futures: dict[int, Future] = {}
             bench_futures: list[Future] = []
@@ -484,7 +474,7 @@ class Evaluator:
         try:
             from ascendopt.profile import Profile
 
-            prof = Profile.from_run(run, op.kernel_entry, soc=getattr(self.backend, "soc", None))
+            prof = Profile.from_run(run, op.kernel_entry, soc=self.backend.soc)
             summary.update(json.loads(json.dumps(prof.summary(top=5).to_dict(), default=str)))
             if self.config.profile_dir:
                 where = Path(self.config.profile_dir) / op.digest[:16] / _safe_name(case_name)

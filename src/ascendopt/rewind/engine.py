@@ -139,7 +139,7 @@ def rewind(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, motifs
     t0 = time.perf_counter()
     distiller = distiller or OfflineDistiller()
     res = RewindResult(op.name, None, None)
-    soc = getattr(beval.evaluator.backend, "soc", None)
+    soc = beval.evaluator.backend.soc
     try:
         root_ev = beval.evaluate(op, cases)
     except BudgetExhausted:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ascendopt.backends.base import BuildResult, Launch, RunResult, Status
+from ascendopt.backends.base import Backend, BuildResult, Launch, RunResult, Status
 from ascendopt.backends.sim.build import SimBuilder
 from ascendopt.backends.sim.sandbox import exit_status, run_argv
 from ascendopt.backends.sim.soc import DEFAULT_SOC, Soc, load_soc
@@ -31,7 +31,7 @@ _SIGNALS = {signal.SIGSEGV: "segfault", signal.SIGBUS: "bus_error", signal.SIGFP
             signal.SIGSYS: "sandbox_violation"}
 
 
-class SimBackend:
+class SimBackend(Backend):
     """Builds operators with :class:`SimBuilder` and runs cases on emulated AI cores.
 
     Args:
@@ -44,6 +44,7 @@ class SimBackend:
     """
 
     name = "sim"
+    supports_tiling = True
 
     def __init__(self, soc: str = DEFAULT_SOC, builder: SimBuilder | None = None,
                  memory_bytes: int = DEFAULT_MEMORY_BYTES, noise_pct: float = 0.0, noise_seed: int = 0):
@@ -55,6 +56,10 @@ class SimBackend:
         self.builder = builder or SimBuilder()
         self.memory_bytes = memory_bytes
         self._signatures: dict[Path, dict[str, Any]] = {}
+
+    @property
+    def toolchain_key(self) -> str:
+        return self.builder.toolchain_key
 
     def build(self, op: Operator, dtypes: dict[str, str]) -> BuildResult:
         return self.builder.build(op, dtypes)
