@@ -152,15 +152,57 @@ def resolve_suite(name: str, src: str | Path | None = None) -> list[Path]:
     return load_suite(name, src).dirs
 
 
+_OP_KEYS = {"dir", "level", "golden", "cases", "own_cases", "benchmark", "note"}
+
+
+def _str_list(entry: dict, key: str, where: str) -> tuple[str, ...]:
+    value = entry.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise SuiteError(f"{where}: {key} must be a list of non-empty strings, got {value!r}")
+    return tuple(value)
+
+
+def _manifest_op(entry: object, where: str, base: Path, src: Path) -> SuiteOp:
+    """One ``[[op]]`` entry; a SuiteError naming the manifest, the entry and the field."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("dir"), str) or not entry["dir"].strip():
+        raise SuiteError(f"{where}: needs dir = \"...\" (relative to --src)")
+    where = f"{where} ({entry['dir']})"
+    unknown = set(entry) - _OP_KEYS
+    if unknown:
+        raise SuiteError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    level = entry.get("level", 0)
+    if not isinstance(level, int) or isinstance(level, bool) or not 0 <= level <= 3:
+        raise SuiteError(f"{where}: level must be 1, 2 or 3 (0: not given), got {level!r}")
+    golden = entry.get("golden")
+    if golden is not None:
+        file, sep, func = golden.rpartition(":") if isinstance(golden, str) else ("", "", "")
+        if not sep or not file or not func:
+            raise SuiteError(f"{where}: golden must be FILE.py:FUNC, got {golden!r}")
+        golden = f"{(base / file).resolve()}:{func}"
+    own_cases = entry.get("own_cases", True)
+    if not isinstance(own_cases, bool):
+        raise SuiteError(f"{where}: own_cases must be true or false, got {own_cases!r}")
+    if "note" in entry and not isinstance(entry["note"], str):
+        raise SuiteError(f"{where}: note must be a string, got {entry['note']!r}")
+    cases = tuple((base / c).resolve() for c in _str_list(entry, "cases", where))
+    return SuiteOp(src / entry["dir"], level, golden, cases, own_cases, _str_list(entry, "benchmark", where))
+
+
 def _load_manifest(path: Path, src: str | Path | None) -> Suite:
     try:
         data = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise SuiteError(f"{path}: not a readable TOML manifest: {e}") from None
     fmt = data.get("format")
-    if fmt != FORMAT_VERSION:
+    if fmt != FORMAT_VERSION or isinstance(fmt, bool):
         raise SuiteError(f"{path}: manifest format {fmt!r} is not supported (this version reads {FORMAT_VERSION})")
-    name = str(data.get("name") or path.parent.name)
+    for key in ("name", "description", "source"):
+        if key in data and not isinstance(data[key], str):
+            raise SuiteError(f"{path}: {key} must be a string, got {data[key]!r}")
+    name = data.get("name") or path.parent.name
+    entries = data.get("op", [])
+    if not isinstance(entries, list):
+        raise SuiteError(f"{path}: op must be an array of tables ([[op]] entries), got {entries!r}")
     if src is None:
         raise SuiteError(f"suite {name!r} lists operators kept elsewhere: give --src PATH "
                          f"({data.get('source', 'the directory its op dirs are relative to')})")
@@ -168,30 +210,11 @@ def _load_manifest(path: Path, src: str | Path | None) -> Suite:
     if not src.is_dir():
         raise SuiteError(f"--src {src}: not a directory")
     base = path.parent
-    ops = []
-    for i, entry in enumerate(data.get("op", [])):
-        where = f"{path}: op #{i + 1}"
-        if not isinstance(entry, dict) or not isinstance(entry.get("dir"), str):
-            raise SuiteError(f"{where}: needs dir = \"...\" (relative to --src)")
-        unknown = set(entry) - {"dir", "level", "golden", "cases", "own_cases", "benchmark", "note"}
-        if unknown:
-            raise SuiteError(f"{where} ({entry['dir']}): unknown key(s) {', '.join(sorted(unknown))}")
-        level = entry.get("level", 0)
-        if not isinstance(level, int) or not 0 <= level <= 3:
-            raise SuiteError(f"{where} ({entry['dir']}): level must be 1, 2 or 3")
-        golden = entry.get("golden")
-        if golden is not None:
-            file, sep, func = str(golden).rpartition(":")
-            if not sep or not file or not func:
-                raise SuiteError(f"{where} ({entry['dir']}): golden must be FILE.py:FUNC, got {golden!r}")
-            golden = f"{(base / file).resolve()}:{func}"
-        ops.append(SuiteOp(src / entry["dir"], level, golden,
-                           tuple((base / c).resolve() for c in entry.get("cases", [])),
-                           bool(entry.get("own_cases", True)), tuple(entry.get("benchmark", []))))
+    ops = [_manifest_op(entry, f"{path}: op #{i + 1}", base, src) for i, entry in enumerate(entries)]
     missing = [str(o.dir) for o in ops if not is_operator_dir(o.dir)]
     if missing:
         raise SuiteError(f"suite {name!r} with --src {src}: {len(missing)} operator director"
                          f"{'y is' if len(missing) == 1 else 'ies are'} missing, e.g. {missing[0]}")
     if not ops:
         raise SuiteError(f"{path}: the manifest lists no operators ([[op]] entries)")
-    return Suite(name, tuple(ops), path, src, str(data.get("description", "")))
+    return Suite(name, tuple(ops), path, src, data.get("description", ""))

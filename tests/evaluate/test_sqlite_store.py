@@ -26,7 +26,7 @@ def test_wal_and_reopen(tmp_path):
     assert ro.schema_version == store_mod.SCHEMA_VERSION
     assert ro.list_evaluations(run)[0].evaluation.digest == "d1"
     assert ro.get_sources("d1") == {"op_kernel/k.cpp": "x"}
-    with pytest.raises(sqlite3.OperationalError):
+    with pytest.raises(store_mod.StoreError, match="readonly"):  # SQLite's errors come back as StoreError
         ro.create_run("b", {})
     ro.close()
 

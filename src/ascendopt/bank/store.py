@@ -17,6 +17,7 @@ Contract:
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 import threading
@@ -26,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from ascendopt.bank.experience import EXPERIENCE_VERSION, Experience, validate
+from ascendopt import dbfile
+from ascendopt.dbfile import describe_error, file_problem
 from ascendopt.rewind.families import FAMILIES_VERSION
 
 SCHEMA_VERSION = 1
@@ -70,24 +73,56 @@ class Entry:
         return self.experience.id
 
 
-class ExperienceBank:
-    """An experience bank in one SQLite file (``":memory:"`` for a throwaway one)."""
+def _guarded(method: Callable) -> Callable:
+    """Turns an SQLite error in a bank method into a BankError naming the file and why."""
 
-    def __init__(self, path: str | Path = ":memory:", readonly: bool = False):
+    @functools.wraps(method)
+    def wrapper(self: "ExperienceBank", *args: Any, **kw: Any) -> Any:
+        try:
+            return method(self, *args, **kw)
+        except sqlite3.Error as e:
+            raise BankError(f"{self.path}: {describe_error(e, self.timeout_s)}") from None
+
+    return wrapper
+
+
+class ExperienceBank:
+    """An experience bank in one SQLite file (``":memory:"`` for a throwaway one).
+
+    A file that is not a bank (corrupt, truncated, another database), has a newer schema, or
+    stays locked by another process for ``timeout_s`` is refused with a :class:`BankError`
+    naming the file and the reason, and left as it was; opening read-write waits for the write
+    lock once, so a locked bank is reported at open. An SQLite error in a later write is a
+    BankError too.
+    """
+
+    def __init__(self, path: str | Path = ":memory:", readonly: bool = False, timeout_s: float | None = None):
         self.path = str(path)
+        self.timeout_s = timeout_s = dbfile.LOCK_TIMEOUT_S if timeout_s is None else timeout_s
         self._lock = threading.RLock()
+        if readonly and not Path(self.path).exists():
+            raise BankError(f"{self.path}: no such bank file")
+        problem = file_problem(self.path)
+        if problem:
+            raise BankError(f"{self.path}: {problem}; left untouched")
+        self._db: sqlite3.Connection | None = None
         try:
             if readonly:
-                if not Path(self.path).exists():
-                    raise BankError(f"{self.path}: no such bank file")
-                self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+                self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False,
+                                           timeout=timeout_s)
             else:
                 if self.path != ":memory:":
                     Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-                self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30.0)
+                self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=timeout_s)
+                self._db.execute("BEGIN IMMEDIATE")  # waits for (and reports) another writer's lock
+                self._db.rollback()
             self.schema_version = self._migrate(readonly)
-        except sqlite3.DatabaseError as e:
-            raise BankError(f"{self.path}: not an experience bank ({e})") from None
+        except (sqlite3.Error, BankError) as e:
+            if self._db is not None:
+                self._db.close()
+            if isinstance(e, BankError):
+                raise
+            raise BankError(f"{self.path}: {describe_error(e, timeout_s)}; left untouched") from None
 
     @classmethod
     def open_default(cls) -> "ExperienceBank":
@@ -106,13 +141,18 @@ class ExperienceBank:
                     raise BankError(f"{self.path}: not an experience bank")
                 db.executescript("BEGIN;" + _SCHEMA_V1 + "CREATE TABLE bank_schema (version INTEGER NOT NULL);"
                                  f"INSERT INTO bank_schema VALUES ({SCHEMA_VERSION}); COMMIT;")
-            version = db.execute("SELECT version FROM bank_schema").fetchone()[0]
+            row = db.execute("SELECT version FROM bank_schema").fetchone()
+            if row is None or not isinstance(row[0], int):
+                raise BankError(f"{self.path}: corrupt bank (no schema version); left untouched")
+            version = row[0]
             if version > SCHEMA_VERSION:
                 raise BankError(f"{self.path}: bank schema version {version} is newer than this ascendopt "
                                 f"({SCHEMA_VERSION}); upgrade ascendopt")
             while version < SCHEMA_VERSION:
                 if readonly:
                     raise BankError(f"{self.path}: bank schema version {version} needs migrating; open it read-write")
+                if version not in MIGRATIONS:
+                    raise BankError(f"{self.path}: no migration from bank schema version {version}")
                 with db:
                     MIGRATIONS[version](db)
                     db.execute("UPDATE bank_schema SET version = ?", (version + 1,))
@@ -130,6 +170,7 @@ class ExperienceBank:
         self.close()
 
     # ------------------------------------------------------------------------ writes
+    @_guarded
     def add(self, exp: Experience, seen_on: Iterable[str] = (), support: int = 1) -> tuple[str, bool]:
         """Adds an experience; returns ``(id, added)``: ``added`` is False when a near-identical
         one was there (its support grows instead)."""
@@ -154,6 +195,7 @@ class ExperienceBank:
     def _entry(self, row: tuple) -> Entry:
         return Entry(Experience.from_dict(json.loads(row[0])), int(row[1]), tuple(json.loads(row[2])))
 
+    @_guarded
     def entries(self, family: str | None = None) -> list[Entry]:
         """Every experience (of one family), by family then descending speedup then id."""
         q = "SELECT record, support, seen_on FROM experiences"
@@ -164,6 +206,7 @@ class ExperienceBank:
             rows = self._db.execute(q + " ORDER BY family, speedup DESC, id", args).fetchall()
         return [self._entry(r) for r in rows]
 
+    @_guarded
     def get(self, exp_id: str) -> Entry | None:
         """By id or unique id prefix."""
         with self._lock:
@@ -171,10 +214,12 @@ class ExperienceBank:
                                     (exp_id + "%",)).fetchall()
         return self._entry(rows[0]) if len(rows) == 1 else None
 
+    @_guarded
     def __len__(self) -> int:
         with self._lock:
             return int(self._db.execute("SELECT count(*) FROM experiences").fetchone()[0])
 
+    @_guarded
     def lexical(self, text: str, limit: int = 50) -> dict[str, float]:
         """BM25 relevance of each experience to the words of ``text`` (higher is better;
         experiences sharing no word are absent)."""
@@ -187,6 +232,7 @@ class ExperienceBank:
                                     "MATCH ? ORDER BY bm25(experiences_fts) LIMIT ?", (query, limit)).fetchall()
         return {r[0]: -float(r[1]) for r in rows}  # fts5's bm25 is lower-is-better
 
+    @_guarded
     def families(self) -> dict[str, int]:
         with self._lock:
             return dict(self._db.execute("SELECT family, count(*) FROM experiences GROUP BY family ORDER BY family"))

@@ -127,9 +127,9 @@ def _parse_ranges(raw: Any, what: str) -> list[tuple[float, float]]:
     out = []
     for pair in pairs:
         ok = isinstance(pair, list) and len(pair) == 2
-        ok = ok and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in pair)
+        ok = ok and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in pair)
         if not ok or not pair[0] <= pair[1]:
-            raise CaseError(f"{what}: value_range must be [low, high] with low <= high, got {pair!r}")
+            raise CaseError(f"{what}: value_range must be [low, high] (finite numbers) with low <= high, got {pair!r}")
         out.append((float(pair[0]), float(pair[1])))
     return out
 
@@ -155,11 +155,26 @@ def _desc_fields(desc: Any, what: str, is_input: bool) -> dict[str, list]:
     return {
         "type": types,
         "format": [f.upper() if f.strip().lower() == ABSENT_TYPE else canonical_format(f)
-                   for f in _as_str_list(desc.get("format"), what, "ND")],
+                   for f in _as_str_list(desc.get("format"), f"{what} format", "ND")],
         "shape": _parse_shapes(desc["shape"], what),
         "data_distribute": [d.lower() for d in dists] if is_input else ["uniform"],
         "value_range": _parse_ranges(desc.get("value_range"), what),
-    }
+    } | _check_value(desc.get("value"), what)
+
+
+def _check_value(value: Any, what: str) -> dict[str, list]:
+    """A constant input's ``value``: a file name, a number, or a rectangular nested list of numbers."""
+    if value is None or isinstance(value, (str, int, float)):
+        return {}
+    if not isinstance(value, list):
+        raise CaseError(f"{what}: value must be a number, a nested list of numbers or a file name, got {value!r}")
+    try:
+        arr = np.asarray(value)
+    except ValueError:
+        raise CaseError(f"{what}: value is not a rectangular nested list") from None
+    if arr.dtype.kind not in "biuf":
+        raise CaseError(f"{what}: value must hold numbers only")
+    return {}
 
 
 def _variant_count(parsed: list[tuple[str, dict[str, list]]]) -> int:
@@ -271,8 +286,8 @@ def parse_attrs(raw: Any) -> tuple[dict[str, object], dict[str, str]]:
         name = item["name"]
         if name in values:
             raise CaseError(f"duplicate attr {name!r}")
-        kind = normalize_attr_type(item["type"]) if "type" in item else _infer_attr_type(item["value"])
         try:
+            kind = normalize_attr_type(item["type"]) if "type" in item else _infer_attr_type(item["value"])
             values[name] = _coerce_attr(kind, item["value"])
         except CaseError as err:
             raise CaseError(f"attr {name!r}: {err}") from None
@@ -300,8 +315,13 @@ def _expand_case(raw: Any, index: int, path: Path) -> list[Case]:
     """Expand one case object of a case file into its concrete cases."""
     if not isinstance(raw, dict) or not isinstance(raw.get("op"), str):
         raise CaseError(f"{path}: case #{index} must be an object with an 'op' string")
-    base_name = str(raw.get("case_name") or f"Test_{raw['op']}_{index + 1:03d}")
+    base_name = raw.get("case_name") or f"Test_{raw['op']}_{index + 1:03d}"
+    if not isinstance(base_name, str):
+        raise CaseError(f"{path}: case #{index}: case_name must be a string, got {base_name!r}")
     try:
+        for key in ("expect", "st_mode"):
+            if raw.get(key) is not None and not isinstance(raw[key], str):
+                raise CaseError(f"{key} must be a string, got {raw[key]!r}")
         parsed = []
         for kind, key in (("input", "input_desc"), ("output", "output_desc")):
             descs = raw.get(key) or []
@@ -321,9 +341,9 @@ def _expand_case(raw: Any, index: int, path: Path) -> list[Case]:
         dup = {x for names in (ins + list(attrs), outs + list(attrs)) for x in names if names.count(x) > 1}
         if dup:
             raise CaseError(f"duplicate tensor/attr names {sorted(dup)}")
+        golden = _golden_spec(raw.get("calc_expect_func_file"), path.parent)
     except CaseError as err:
         raise CaseError(f"{path}: case {base_name!r}: {err}") from None
-    golden = _golden_spec(raw.get("calc_expect_func_file"), path.parent)
     extra = {k: v for k, v in raw.items() if k not in _KNOWN_KEYS}
     cases = []
     for i in range(n):

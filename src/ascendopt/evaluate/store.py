@@ -8,6 +8,7 @@ implement it. ``tests/evaluate/store_conformance.py`` runs the same tests agains
 from __future__ import annotations
 
 import abc
+import functools
 import json
 import sqlite3
 import threading
@@ -16,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from ascendopt import dbfile
+from ascendopt.dbfile import describe_error, file_problem
 from ascendopt.evaluate.evaluator import Evaluation
 
 DEFAULT_DB = Path("ascendopt.db")
@@ -23,7 +26,8 @@ SCHEMA_VERSION = 2
 
 
 class StoreError(RuntimeError):
-    """The store cannot be used (unknown run, newer schema than this code, ...)."""
+    """The store cannot be used (unknown run, newer schema than this code, a corrupt, foreign
+    or locked file, ...)."""
 
 
 @dataclass(frozen=True)
@@ -249,27 +253,78 @@ def _v1_to_v2(db: sqlite3.Connection) -> None:
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _v1_to_v2}
 
 
+def _guarded(method: Callable) -> Callable:
+    """Turns an SQLite error in a store method into a StoreError naming the file and why."""
+
+    @functools.wraps(method)
+    def wrapper(self: "SQLiteStore", *args: Any, **kw: Any) -> Any:
+        try:
+            return method(self, *args, **kw)
+        except sqlite3.Error as e:
+            raise StoreError(f"{self.path}: {describe_error(e, self.timeout_s)}") from None
+
+    return wrapper
+
+
 class SQLiteStore(RecordStore):
     """SQLite record store (WAL journal; one connection guarded by a lock; commit per write).
+
+    A file that is not an ascendopt record database (corrupt, truncated, another program's
+    database), has a newer schema, or stays locked by another process for ``timeout_s`` is
+    refused with a :class:`StoreError` naming the file and the reason, and left as it was.
+    Opening read-write also waits for the write lock once, so a store another process keeps
+    locked is reported at open rather than at the first write. An SQLite error in any later
+    call is a StoreError too.
 
     Args:
         path: Database file (default ``./ascendopt.db``); ``":memory:"`` for a throwaway one.
         readonly: Open for reading only (e.g. ``ascendopt records`` while a run is going on).
+        timeout_s: How long a statement waits for another process's lock (default
+            :data:`ascendopt.dbfile.LOCK_TIMEOUT_S`).
     """
 
-    def __init__(self, path: str | Path = DEFAULT_DB, readonly: bool = False):
+    def __init__(self, path: str | Path = DEFAULT_DB, readonly: bool = False, timeout_s: float | None = None):
         self.path = str(path)
+        self.timeout_s = timeout_s = dbfile.LOCK_TIMEOUT_S if timeout_s is None else timeout_s
         self._lock = threading.RLock()
-        if readonly:
-            if not Path(self.path).exists():
-                raise StoreError(f"{self.path}: no such record database")
-            self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
-        else:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30.0)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL" if self.path == ":memory:" else "PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self.schema_version = self._migrate(readonly)
+        if readonly and not Path(self.path).exists():
+            raise StoreError(f"{self.path}: no such record database")
+        problem = file_problem(self.path)
+        if problem:
+            raise StoreError(f"{self.path}: {problem}; left untouched")
+        self._db: sqlite3.Connection | None = None
+        try:
+            if readonly:
+                self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False,
+                                           timeout=timeout_s)
+            else:
+                self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=timeout_s)
+            self._check_ours()
+            if not readonly:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL" if self.path == ":memory:" else "PRAGMA synchronous=FULL")
+                self._db.execute("BEGIN IMMEDIATE")  # waits for (and reports) another writer's lock
+                self._db.rollback()
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self.schema_version = self._migrate(readonly)
+        except (sqlite3.Error, StoreError) as e:
+            if self._db is not None:
+                self._db.close()
+            if isinstance(e, StoreError):
+                raise
+            raise StoreError(f"{self.path}: {describe_error(e, timeout_s)}; left untouched") from None
+
+    def _check_ours(self) -> None:
+        """Refuses a database that has tables but is not a record database (nothing is written).
+        The LLM response cache's own table (:mod:`ascendopt.llm.cache`) may come first."""
+        names = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+                 if not r[0].startswith("sqlite_")}
+        if names - {"llm_cache"} and "schema_version" not in names:
+            raise StoreError(f"{self.path}: not an ascendopt record database (it has other tables); left untouched")
+        row = self._db.execute("SELECT version FROM schema_version").fetchone() if "schema_version" in names else None
+        if row is not None and isinstance(row[0], int) and row[0] > SCHEMA_VERSION:  # before any pragma writes
+            raise StoreError(f"{self.path}: schema version {row[0]} is newer than this ascendopt "
+                             f"({SCHEMA_VERSION}); upgrade ascendopt")
 
     def _migrate(self, readonly: bool) -> int:
         with self._lock:
@@ -280,7 +335,10 @@ class SQLiteStore(RecordStore):
                     raise StoreError(f"{self.path}: not an ascendopt record database")
                 db.executescript("BEGIN;" + _SCHEMA_V1 + "CREATE TABLE schema_version (version INTEGER NOT NULL);"
                                  "INSERT INTO schema_version VALUES (1); COMMIT;")
-            version = db.execute("SELECT version FROM schema_version").fetchone()[0]
+            row = db.execute("SELECT version FROM schema_version").fetchone()
+            if row is None or not isinstance(row[0], int):
+                raise StoreError(f"{self.path}: corrupt record database (no schema version); left untouched")
+            version = row[0]
             if version > SCHEMA_VERSION:
                 raise StoreError(f"{self.path}: schema version {version} is newer than this ascendopt "
                                  f"({SCHEMA_VERSION}); upgrade ascendopt")
@@ -296,17 +354,20 @@ class SQLiteStore(RecordStore):
                 version += 1
             return version
 
+    @_guarded
     def close(self) -> None:
         with self._lock:
             self._db.close()
 
     # --------------------------------------------------------------------------- runs
+    @_guarded
     def create_run(self, op: str, config: Mapping[str, Any]) -> int:
         with self._lock, self._db:
             cur = self._db.execute("INSERT INTO runs (created, op, config, status) VALUES (?, ?, ?, 'running')",
                                    (time.time(), op, json.dumps(dict(config), sort_keys=True, default=str)))
             return int(cur.lastrowid)
 
+    @_guarded
     def set_run_status(self, run_id: int, status: str) -> None:
         with self._lock, self._db:
             cur = self._db.execute("UPDATE runs SET status = ? WHERE id = ?", (status, run_id))
@@ -316,23 +377,27 @@ class SQLiteStore(RecordStore):
     def _run(self, row: tuple) -> RunRecord:
         return RunRecord(int(row[0]), float(row[1]), row[2], json.loads(row[3]), row[4])
 
+    @_guarded
     def get_run(self, run_id: int) -> RunRecord | None:
         with self._lock:
             row = self._db.execute("SELECT id, created, op, config, status FROM runs WHERE id = ?",
                                    (run_id,)).fetchone()
         return None if row is None else self._run(row)
 
+    @_guarded
     def list_runs(self) -> list[RunRecord]:
         with self._lock:
             rows = self._db.execute("SELECT id, created, op, config, status FROM runs ORDER BY id").fetchall()
         return [self._run(r) for r in rows]
 
     # ------------------------------------------------------------------------ sources
+    @_guarded
     def put_sources(self, digest: str, files: Mapping[str, str]) -> None:
         with self._lock, self._db:
             self._db.execute("INSERT OR IGNORE INTO sources (digest, files) VALUES (?, ?)",
                              (digest, json.dumps(dict(sorted(files.items())))))
 
+    @_guarded
     def get_sources(self, digest: str) -> dict[str, str] | None:
         with self._lock:
             row = self._db.execute("SELECT files FROM sources WHERE digest = ?", (digest,)).fetchone()
@@ -342,6 +407,7 @@ class SQLiteStore(RecordStore):
     _COLS = ("id, run_id, created, charged, op, digest, parent, origin, status, error, error_kind, latency_us, "
              "profile, seed, timings, backend, soc, config_key, cases, launch_key, same_as")
 
+    @_guarded
     def add_evaluation(self, run_id: int, evaluation: Evaluation, charged: bool = True) -> int:
         e = evaluation
         cases = json.dumps({"cases": [c.to_dict() for c in e.cases],
@@ -370,6 +436,7 @@ class SQLiteStore(RecordStore):
             config_key=config_key, duplicate=not charged, launch_key=launch_key, same_as=same_as))
         return EvalRecord(int(eid), int(run_id), float(created), bool(charged), ev)
 
+    @_guarded
     def _select(self, where: str, args: tuple) -> list[EvalRecord]:
         with self._lock:
             rows = self._db.execute(f"SELECT {self._COLS} FROM evaluations {where} ORDER BY id", args).fetchall()
@@ -399,6 +466,7 @@ class SQLiteStore(RecordStore):
         esc = digest_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         return self._select("WHERE digest LIKE ? ESCAPE '\\'", (esc + "%",))
 
+    @_guarded
     def count(self, run_id: int, op: str | None = None, charged: bool = True) -> int:
         sql, args = "SELECT COUNT(*) FROM evaluations WHERE run_id = ? AND charged = ?", [run_id, int(charged)]
         if op is not None:
