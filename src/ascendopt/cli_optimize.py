@@ -59,27 +59,30 @@ def optimize_command(
     loaded = load_targets(op_dirs, suite, src)
     if out is not None and out.exists() and not out.is_dir():
         fail(f"--out {out}: exists and is not a directory")
-    rewriter = _rewriter(llm, db)
     backend = make_backend(soc, unsafe_no_sandbox=unsafe_no_sandbox)
     try:
         store = SQLiteStore(db)
     except (StoreError, OSError) as e:
-        fail(f"cannot open record store {db}: {e}")
+        fail(f"cannot open record store: {e}" if str(db) in str(e) else f"cannot open record store {db}: {e}")
     try:
         fresh = not bank_file.exists()
         bank = ExperienceBank(bank_file)
         if fresh and DEFAULT_BANK_JSON.exists():
             bank.import_json(DEFAULT_BANK_JSON)
     except (BankError, OSError) as e:
-        fail(f"cannot open experience bank {bank_file}: {e}")
+        fail(f"cannot open experience bank: {e}" if str(bank_file) in str(e) else f"cannot open experience bank {bank_file}: {e}")
+    rewriter = _rewriter(llm, db)  # after the store: the LLM cache is a table of the record database
     cfg = AgentConfig(rounds=rounds, stage1_steps=stage1_steps, stage1_candidates=stage1_candidates,
                       stage2_steps=stage2_steps, rewind_budget=rewind_budget, use_experience=not no_experience,
                       only=only, freeze_bank=freeze_bank, seed=seed)
     summaries, interrupted = [], False
     for op, cases, bench_names in loaded:
         target = (out / op.name if len(loaded) > 1 else out) if out else Path(f"optimize_{op.name}")
-        res, paths = _one(op, cases, store, backend, bank, rewriter, cfg, budget, workers, db, resume, seed, timeout,
-                          target, as_json, keep_profiles, bench_names)
+        try:
+            res, paths = _one(op, cases, store, backend, bank, rewriter, cfg, budget, workers, db, resume, seed,
+                              timeout, target, as_json, keep_profiles, bench_names)
+        except (StoreError, BankError) as e:  # e.g. another process held the database locked too long
+            fail(f"{e}; what was evaluated before is recorded", 1)
         summaries.append({**res.to_dict(), "outputs": paths})
         if res.stop_reason == "interrupted":
             interrupted = True

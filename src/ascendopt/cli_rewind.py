@@ -68,12 +68,12 @@ def rewind_command(
     try:
         store = SQLiteStore(db)
     except (StoreError, OSError) as e:
-        fail(f"cannot open record store {db}: {e}")
+        fail(f"cannot open record store: {e}" if str(db) in str(e) else f"cannot open record store {db}: {e}")
     client = _llm_client(llm, db)  # after the store: its response cache is a table of the record database
     try:
         bank = ExperienceBank(bank_file)
     except (BankError, OSError) as e:
-        fail(f"cannot open experience bank {bank_file}: {e}")
+        fail(f"cannot open experience bank: {e}" if str(bank_file) in str(e) else f"cannot open experience bank {bank_file}: {e}")
     executor = LocalExecutor(workers) if workers > 1 else InlineExecutor()
     llm_motifs, distiller = _llm_roles(client)
     results = []
@@ -99,6 +99,8 @@ def rewind_command(
                     beval.finish("interrupted")
                     interrupted = True
                     break
+                except (StoreError, BankError) as e:  # e.g. another process held the database locked too long
+                    fail(f"{e}; what was evaluated before is recorded", 1)
             beval.finish()
             results.append(res)
             if not as_json:

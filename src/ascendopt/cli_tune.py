@@ -92,7 +92,7 @@ def tune_command(
     try:
         store = SQLiteStore(db)
     except (StoreError, OSError) as e:
-        _fail(f"cannot open record store {db}: {e}")
+        _fail(f"cannot open record store: {e}" if str(db) in str(e) else f"cannot open record store {db}: {e}")
     executor = LocalExecutor(workers) if workers > 1 else InlineExecutor()
     beval = BudgetedEvaluator(evaluator, store, budget=budget, executor=executor, run_label=op.name,
                               run_config={"command": "tune", "strategy": strategy, "seed": seed,
