@@ -42,7 +42,8 @@ RESULTS = Path(__file__).resolve().parent / "results"
 HELD_OUT = {"log_softmax_last", "select_custom", "clip_custom", "matmul_custom"}
 
 
-def run(suite: str, budget: int, depth: int, workers: int, scratch: Path, src: Path | None = None) -> dict:
+def run(suite: str, budget: int, depth: int, workers: int, scratch: Path, src: Path | None = None,
+        max_ops: int = 0) -> dict:
     store = SQLiteStore(scratch / "records.db")
     bank = ExperienceBank(scratch / "bank.db")
     backend = SimBackend()
@@ -51,7 +52,7 @@ def run(suite: str, budget: int, depth: int, workers: int, scratch: Path, src: P
     per_op = []
     t0 = time.perf_counter()
     try:
-        for sop in load_suite(suite, src).ops:
+        for sop in load_suite(suite, src).ops[:max_ops or None]:
             try:
                 op, cases = Operator.load(sop.dir), sop.load_cases()
             except Exception as e:  # noqa: BLE001 - an operator that does not load is reported, not rewound
@@ -118,6 +119,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--suite", default="own")
     ap.add_argument("--src", type=Path, help="where a suite's operators live (e.g. $CANNOPS_DIR/src)")
+    ap.add_argument("--max-ops", type=int, default=0, help="only the first N operators of the suite")
     ap.add_argument("--budget", type=int, default=20)
     ap.add_argument("--depth", type=int, default=2)
     ap.add_argument("--workers", type=int, default=1)
@@ -130,13 +132,14 @@ def main() -> None:
         print(txt.read_text())
         return
     with tempfile.TemporaryDirectory(prefix="ao-rewind-") as tmp:
-        data = run(args.suite, args.budget, args.depth, args.workers, Path(tmp), args.src)
+        data = run(args.suite, args.budget, args.depth, args.workers, Path(tmp), args.src, args.max_ops)
         bank = data.pop("bank")
         if args.write_default:
             n = bank.export_json(DEFAULT_BANK_JSON)
             print(f"default bank: {n} experiences written to {DEFAULT_BANK_JSON}", file=sys.stderr)
         bank.close()
-    sites = sites_found(args.suite, args.src)
+    sites = {m: dict(list(per.items())[:len(data["operators"])] if args.max_ops else per)
+             for m, per in sites_found(args.suite, args.src).items()}
     text = table(data, sites)
     RESULTS.mkdir(exist_ok=True)
     txt.write_text(text + "\n")
