@@ -1,7 +1,8 @@
 """A scripted OpenAI-compatible server on 127.0.0.1 (stdlib only) for the LLM tests.
 
 Each request to ``/v1/chat/completions`` takes the next scripted :class:`Reply` (or the
-default one when the script is empty); ``/v1/models`` lists :attr:`FakeServer.models`.
+default one when the script is empty); ``/v1/models`` lists :attr:`FakeServer.models`;
+``/v1/embeddings`` answers hashed bag-of-words vectors (:func:`bag_of_words`).
 Every request body is recorded in :attr:`FakeServer.requests`.
 """
 
@@ -28,6 +29,16 @@ class Reply:
     body: Any = None
     prompt_tokens: int = 11
     completion_tokens: int = 7
+
+
+def bag_of_words(text: str, dims: int = 64) -> list[float]:
+    """A deterministic stand-in embedding: word counts hashed into ``dims`` buckets."""
+    import zlib
+
+    v = [0.0] * dims
+    for w in "".join(c if c.isalnum() else " " for c in text.lower()).split():
+        v[zlib.crc32(w.encode()) % dims] += 1.0
+    return v
 
 
 class FakeServer:
@@ -72,6 +83,15 @@ class FakeServer:
                 server.paths.append(self.path)
                 n = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(n) or b"{}")
+                if self.path.rstrip("/").endswith("/embeddings"):
+                    server.requests.append(body)
+                    texts = body.get("input") or []
+                    texts = [texts] if isinstance(texts, str) else texts
+                    self._send(200, {"object": "list", "model": body.get("model", ""),
+                                     "data": [{"object": "embedding", "index": i, "embedding": bag_of_words(t)}
+                                              for i, t in enumerate(texts)],
+                                     "usage": {"prompt_tokens": 1, "total_tokens": 1}})
+                    return
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(404, {"error": {"message": "not found"}})
                     return

@@ -163,6 +163,21 @@ class LLMClient:
                 self.sleep(delay)
                 attempt += 1
 
+    def embed(self, texts: list[str], model: str) -> list[list[float]]:
+        """Embedding vectors of ``texts`` from the endpoint's ``/embeddings`` (OpenAI-compatible),
+        with the same retries as :meth:`complete`; not cached (callers keep what they reuse).
+
+        Raises:
+            LLMError: Any failure (after the retries for transient ones).
+        """
+        resp = self._call("embeddings", lambda: self._openai().embeddings.create(model=model, input=texts),
+                          self.config.max_retries)
+        data = sorted(resp.data, key=lambda d: d.index)
+        if len(data) != len(texts):
+            raise LLMError("bad_response", f"{len(data)} embeddings for {len(texts)} texts")
+        self._count("embeddings", requests=1)
+        return [list(map(float, d.embedding)) for d in data]
+
     def complete(self, role: str, messages: list[dict[str, str]], *, temperature: float | None = None,
                  max_tokens: int | None = None, use_cache: bool = True) -> Completion:
         """Asks the role's model.
