@@ -108,3 +108,22 @@ def test_sub_budget_is_a_share_of_the_run(backend, config, base, cases):
         sub.evaluate(comment_variant(base, 9), cases)
     big = SubBudget(parent, "scale_copy", 10)  # never more than the parent has left
     assert big.remaining("scale_copy") == 1
+
+
+def test_a_resumed_phase_stops_where_the_interrupted_one_stood(backend, config, base, cases):
+    # regression: a SubBudget counted its share from its creation, so a resumed run's replay
+    # (free answers from the records) let the phase evaluate as many new candidates again
+    from ascendopt.evaluate.budget import SubBudget
+
+    store = MemoryStore()
+    first = BudgetedEvaluator(CountingEvaluator(backend, config), store, budget=10, run_label="scale_copy")
+    phase = SubBudget(first, "scale_copy", 3)
+    phase.evaluate_many([comment_variant(base, 30 + i) for i in range(2)], cases)  # then "killed"
+    ev = CountingEvaluator(backend, config)
+    again = BudgetedEvaluator(ev, store, budget=10, run_id=first.run_id)
+    phase = SubBudget(again, "scale_copy", 3)
+    phase.evaluate_many([comment_variant(base, 30 + i) for i in range(2)], cases)  # the replay
+    assert ev.calls == 0 and phase.spent() == 2 and phase.remaining("scale_copy") == 1
+    with pytest.raises(BudgetExhausted):
+        phase.evaluate_many([comment_variant(base, 40 + i) for i in range(2)], cases)
+    assert ev.calls == 1 and again.report("scale_copy").charged == 3

@@ -93,11 +93,18 @@ class BudgetedEvaluator:
         self.executor = executor or InlineExecutor()
         self.equivalence = equivalence
         self._launch_keys: dict[tuple[str, str], str | None] = {}
+        # a resumed run replays its loop: the candidates it had charged come back from the
+        # records; the first answer to each counts as *replayed* (SubBudget charges its share
+        # for it, so a replayed phase stops where the interrupted one stood)
+        self._to_replay: set[tuple[str, str]] = set()
+        self.replayed: dict[str, int] = {}
         if run_id is not None:
             if store.get_run(run_id) is None:
                 raise StoreError(f"no run {run_id} to resume")
             store.set_run_status(run_id, "running")
             self.run_id = run_id
+            self._to_replay = {(r.evaluation.op_name, r.evaluation.digest)
+                               for r in store.list_evaluations(run_id) if r.charged}
         else:
             cfg = {"eval": evaluator.config.to_dict(), "budget": budget, "backend": evaluator.backend_name,
                    "soc": evaluator.soc_name, **(run_config or {})}
@@ -148,6 +155,9 @@ class BudgetedEvaluator:
             known = self.store.find_evaluation(op.digest, key)
             if known is not None:
                 results[i] = self._record_duplicate(op, known)
+                if (op.name, op.digest) in self._to_replay:
+                    self._to_replay.discard((op.name, op.digest))
+                    self.replayed[op.name] = self.replayed.get(op.name, 0) + 1
                 continue
             launch = self._launch_key(op, cases, key)
             if launch in first_in_batch:
@@ -231,7 +241,7 @@ class SubBudget:
         self.parent, self.op_name, self.limit = parent, op_name, max(0, int(limit))
         self.evaluator, self.store, self.equivalence = parent.evaluator, parent.store, parent.equivalence
         self.run_id = parent.run_id
-        self._start = parent.report(op_name).charged
+        self._start = parent.report(op_name).charged + parent.replayed.get(op_name, 0)
         self._dups_start = parent.report(op_name).duplicates
 
     @property
@@ -239,11 +249,13 @@ class SubBudget:
         return self.limit
 
     def spent(self) -> int:
-        return self.parent.report(self.op_name).charged - self._start
+        """Charged since this share began, counting the replay of a resumed run's charged
+        candidates as they were charged then."""
+        return self.parent.report(self.op_name).charged + self.parent.replayed.get(self.op_name, 0) - self._start
 
     def report(self, op_name: str) -> BudgetReport:
         rep = self.parent.report(op_name)
-        return BudgetReport(op_name, self.limit, rep.charged - self._start, rep.duplicates - self._dups_start)
+        return BudgetReport(op_name, self.limit, self.spent(), rep.duplicates - self._dups_start)
 
     def remaining(self, op_name: str) -> int:
         mine = max(0, self.limit - self.spent())
