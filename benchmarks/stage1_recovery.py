@@ -157,15 +157,20 @@ def main() -> None:
     if args.report:
         print(txt.read_text())
         return
+    if args.merge:
+        rows = merge([c for c in args.conditions.split(",") if c])
+        text = table(rows, args.budget)
+        txt.write_text(text + "\n")
+        (RESULTS / "stage1_recovery.json").write_text(json.dumps({"budget": args.budget, "rows": rows}, indent=1))
+        print(text)
+        return
     variants = json.loads(args.variants.read_text()) if args.variants else make_variants(args.max_variants)
     if args.save_variants:
         args.save_variants.write_text(json.dumps(variants))
         print(f"{len(variants)} variants saved to {args.save_variants}", file=sys.stderr)
         return
     conds = [c for c in args.conditions.split(",") if c]
-    if args.merge:
-        rows = merge(conds)
-    else:
+    if True:
         rows = []
         with tempfile.TemporaryDirectory(prefix="ao-stage1-") as tmp:
             for i, v in enumerate(variants):
