@@ -156,11 +156,16 @@ def optimize(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewr
     return res
 
 
+def stage_of(origin: str) -> str:
+    """The stage an evaluation's origin names (``stage2/evo`` -> ``stage2``; empty: original)."""
+    return (origin or "original").split("/")[0]
+
+
 def _charged_by_stage(beval: BudgetedEvaluator, op_name: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for r in beval.store.list_evaluations(beval.run_id, op_name):
         if r.charged:
-            stage = (r.evaluation.origin or "original").split("/")[0]
+            stage = stage_of(r.evaluation.origin)
             out[stage] = out.get(stage, 0) + 1
     return out
 

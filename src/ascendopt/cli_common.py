@@ -88,3 +88,13 @@ def load_targets(op_dirs: list[Path] | None, suite: Optional[str], src: Optional
             fail(f"suite {s.name}: {sop.dir}: no cases")
         out.append((op, cases, tuple(sop.benchmark)))
     return out
+
+
+def open_store(db: Path):
+    """The record store at ``db``; a file that cannot be used is a usage error (exit 2)."""
+    from ascendopt.evaluate.store import SQLiteStore, StoreError
+
+    try:
+        return SQLiteStore(db)
+    except (StoreError, OSError) as e:
+        fail(f"cannot open record store: {e}" if str(db) in str(e) else f"cannot open record store {db}: {e}")

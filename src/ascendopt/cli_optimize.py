@@ -11,7 +11,7 @@ import typer
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC
 from ascendopt.cli_common import backend as make_backend
-from ascendopt.cli_common import console, err_console, fail, load_targets
+from ascendopt.cli_common import console, err_console, fail, load_targets, open_store
 from ascendopt.cli_options import UNSAFE_NO_SANDBOX, positive
 
 DEFAULT_BANK_FILE = Path("ascendopt-bank.db")
@@ -48,7 +48,7 @@ def optimize_command(
     (kernel rewrites guided by the experience bank) and Stage II (tiling search)."""
     from ascendopt.agent import AgentConfig
     from ascendopt.bank.store import DEFAULT_BANK_JSON, BankError, ExperienceBank
-    from ascendopt.evaluate.store import SQLiteStore, StoreError
+    from ascendopt.evaluate.store import StoreError
 
     if budget < 1:
         fail("--budget must be at least 1")
@@ -60,10 +60,7 @@ def optimize_command(
     if out is not None and out.exists() and not out.is_dir():
         fail(f"--out {out}: exists and is not a directory")
     backend = make_backend(soc, unsafe_no_sandbox=unsafe_no_sandbox)
-    try:
-        store = SQLiteStore(db)
-    except (StoreError, OSError) as e:
-        fail(f"cannot open record store: {e}" if str(db) in str(e) else f"cannot open record store {db}: {e}")
+    store = open_store(db)
     try:
         fresh = not bank_file.exists()
         bank = ExperienceBank(bank_file)

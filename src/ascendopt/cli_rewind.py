@@ -12,7 +12,7 @@ from rich.table import Table
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC
 from ascendopt.cli_common import backend as make_backend
-from ascendopt.cli_common import console, err_console, fail, load_targets
+from ascendopt.cli_common import console, err_console, fail, load_targets, open_store
 from ascendopt.cli_options import UNSAFE_NO_SANDBOX, positive
 from ascendopt.rewind.engine import DEFAULT_BUDGET, DEFAULT_DEPTH
 
@@ -48,7 +48,7 @@ def rewind_command(
     from ascendopt.evaluate.budget import BudgetedEvaluator
     from ascendopt.evaluate.evaluator import EvalConfig, Evaluator, largest_per_dtype
     from ascendopt.evaluate.executors import InlineExecutor, LocalExecutor
-    from ascendopt.evaluate.store import SQLiteStore, StoreError
+    from ascendopt.evaluate.store import StoreError
     from ascendopt.rewind.engine import rewind
     from ascendopt.rewind.motifs import registry
 
@@ -65,10 +65,7 @@ def rewind_command(
     _llm_client(llm, None)  # a bad LLM configuration is one too (nothing is opened yet)
     backend = make_backend(soc, noise_pct, seed, unsafe_no_sandbox)
     reps = repeats or (5 if noise_pct > 0 else 1)
-    try:
-        store = SQLiteStore(db)
-    except (StoreError, OSError) as e:
-        fail(f"cannot open record store: {e}" if str(db) in str(e) else f"cannot open record store {db}: {e}")
+    store = open_store(db)
     client = _llm_client(llm, db)  # after the store: its response cache is a table of the record database
     try:
         bank = ExperienceBank(bank_file)

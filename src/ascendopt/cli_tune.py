@@ -56,11 +56,10 @@ def tune_command(
     unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
 ) -> None:
     """Stage II: search the host tiling program's knobs with profiling in the loop."""
-    from ascendopt.cli_common import backend as _backend, console, err_console, fail as _fail, load as _load
+    from ascendopt.cli_common import backend as _backend, console, err_console, fail as _fail, load as _load, open_store
     from ascendopt.evaluate.budget import BudgetedEvaluator
     from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
     from ascendopt.evaluate.executors import InlineExecutor, LocalExecutor
-    from ascendopt.evaluate.store import SQLiteStore, StoreError
     from ascendopt.tiling.search import tune, write_outputs
     from ascendopt.tiling.space import KnobSpace
     from ascendopt.tiling.strategies import STRATEGIES, make_strategy
@@ -89,10 +88,7 @@ def tune_command(
         _fail(f"--out {out}: cannot create the output directory: {e}")
     backend = _backend(soc, unsafe_no_sandbox=unsafe_no_sandbox)
     evaluator = Evaluator(backend, EvalConfig(seed=seed, benchmark_cases=tuple(bench_case), run_timeout_s=timeout))
-    try:
-        store = SQLiteStore(db)
-    except (StoreError, OSError) as e:
-        _fail(f"cannot open record store: {e}" if str(db) in str(e) else f"cannot open record store {db}: {e}")
+    store = open_store(db)
     executor = LocalExecutor(workers) if workers > 1 else InlineExecutor()
     beval = BudgetedEvaluator(evaluator, store, budget=budget, executor=executor, run_label=op.name,
                               run_config={"command": "tune", "strategy": strategy, "seed": seed,

@@ -13,15 +13,11 @@ import html
 import math
 from typing import Any
 
-from ascendopt.agent import OptimizeResult
+from ascendopt.agent import OptimizeResult, stage_of
 from ascendopt.evaluate.store import EvalRecord
 
 STAGE_COLORS = {"original": "#222222", "rewind": "#9467bd", "stage1": "#d62728", "stage2": "#1f77b4"}
 PIPES = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX")
-
-
-def stage_of(origin: str) -> str:
-    return (origin or "original").split("/")[0]
 
 
 def trajectory(records: list[EvalRecord]) -> list[dict[str, Any]]:

@@ -40,13 +40,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ascendopt.profile.diagnosis import MEMORY_PIPES, SMALL_TRANSFER_BYTES  # noqa: F401 - re-exported
 from ascendopt.tiling.knobs import words
 from ascendopt.tiling.priors import is_core_knob, is_reserve
 from ascendopt.tiling.space import Config, KnobSpace
 
 SATURATED = 0.95
-SMALL_TRANSFER_BYTES = 16 * 1024
-MEMORY_PIPES = ("MTE2", "MTE3")
 HEADROOM = 0.97
 FINDINGS = ("idle_cores", "uneven_split", "memory_stalls", "small_transfers", "headroom")
 
