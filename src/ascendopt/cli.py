@@ -338,10 +338,12 @@ from ascendopt.cli_bank import bank_app  # noqa: E402
 from ascendopt.cli_llm import llm_app  # noqa: E402
 from ascendopt.cli_optimize import optimize_command  # noqa: E402
 from ascendopt.cli_bench import bench_command  # noqa: E402
+from ascendopt.cli_compat import compat_command  # noqa: E402
 
 app.command("rewind")(rewind_command)
 app.command("optimize")(optimize_command)
 app.command("bench")(bench_command)
+app.command("compat")(compat_command)
 app.add_typer(bank_app, name="bank")
 app.add_typer(llm_app, name="llm")
 

@@ -39,6 +39,27 @@ def load_golden(spec: str) -> Callable[..., Any]:
     path_str, sep, func_name = spec.rpartition(":")
     if not sep or not path_str or not func_name:
         raise CaseError(f"golden spec must be 'file.py:function', got {spec!r}")
+    module, path = _import_golden_file(path_str)
+    func = getattr(module, func_name, None)
+    if not callable(func):
+        raise CaseError(f"golden file {path} has no function {func_name!r}")
+    return func
+
+
+def golden_functions(path: str | Path) -> dict[str, Callable[..., Any]]:
+    """The golden functions a file defines: its public functions (names not starting with
+    ``_``; imported ones excluded), by name.
+
+    Raises:
+        CaseError: As :func:`load_golden` when the file is missing or fails to import.
+    """
+    module, _ = _import_golden_file(str(path))
+    return {name: f for name, f in vars(module).items()
+            if inspect.isfunction(f) and not name.startswith("_") and f.__module__ == module.__name__}
+
+
+def _import_golden_file(path_str: str) -> tuple[Any, Path]:
+    """Imports a golden file under a fresh module name (see :func:`load_golden`)."""
     path = Path(path_str).resolve()
     if not path.is_file():
         raise CaseError(f"golden file not found: {path}")
@@ -62,10 +83,7 @@ def load_golden(spec: str) -> Callable[..., Any]:
             sys.path.remove(str(path.parent))
         except ValueError:
             pass
-    func = getattr(module, func_name, None)
-    if not callable(func):
-        raise CaseError(f"golden file {path} has no function {func_name!r}")
-    return func
+    return module, path
 
 
 def _tensor_dict(spec: TensorSpec, value: np.ndarray | None = None) -> dict[str, Any]:

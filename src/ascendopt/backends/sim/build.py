@@ -395,7 +395,10 @@ class SimBuilder:
     def _clean_error(err: str, src_dir: Path, op: Operator) -> str:
         err = err.replace(str(src_dir) + "/", str(op.root) + "/")
         keep = [ln for ln in err.splitlines() if "kernel_wrapper.cpp" not in ln or "error" in ln]
-        return annotate_compile_error("\n".join(keep)[-20000:])
+        text = "\n".join(keep)
+        if len(text) > 20000:  # the first errors say what is wrong; the last ones how it ended
+            text = f"{text[:16000]}\n[... {len(text) - 20000} characters cut ...]\n{text[-4000:]}"
+        return annotate_compile_error(text)
 
     def _store_error(self, exe_dir: Path, err: str) -> None:
         tmp = Path(tempfile.mkdtemp(prefix="err-", dir=self._mkdir(self.cache_dir / "tmp")))
