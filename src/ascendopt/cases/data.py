@@ -83,12 +83,12 @@ def _fixed_value(spec: TensorSpec) -> np.ndarray:
         try:
             arr = np.fromfile(spec.value, dtype=spec.np_dtype)
         except OSError as err:
-            raise CaseError(f"input {spec.name!r}: cannot read {spec.value}: {err}") from None
+            raise CaseError(f"input {spec.key!r}: cannot read {spec.value}: {err}") from None
     else:
         kind = np.complex128 if dtype_info(spec.dtype).is_complex else np.float64
         arr = np.asarray(spec.value, dtype=kind).astype(spec.np_dtype)
     if arr.size != spec.size:
-        raise CaseError(f"input {spec.name!r}: value has {arr.size} elements, shape "
+        raise CaseError(f"input {spec.key!r}: value has {arr.size} elements, shape "
                         f"{spec.shape} needs {spec.size}")
     return arr.reshape(spec.shape)
 
@@ -104,10 +104,11 @@ def make_inputs(case: Case, seed: int) -> dict[str, np.ndarray]:
         seed: Seed for this case's generator.
 
     Returns:
-        Input arrays by tensor name, with the spec's dtype and shape.
+        Input arrays by tensor key (:attr:`TensorSpec.key`: the name, ``name[i]`` for the
+        tensors of a list), with the spec's dtype and shape.
     """
     rng = np.random.Generator(np.random.PCG64(seed))
-    return {s.name: _fixed_value(s) if s.value is not None else _generate(s, rng)
+    return {s.key: _fixed_value(s) if s.value is not None else _generate(s, rng)
             for s in case.inputs}
 
 

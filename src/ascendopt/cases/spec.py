@@ -33,6 +33,8 @@ class TensorSpec:
         distribution: Input data distribution (``uniform``, ``normal``, ``random``...).
         value_range: Inclusive ``(low, high)`` range of generated values.
         value: Optional fixed data: a nested list, or the absolute path of a ``.bin`` file.
+        index: Position in its list for one tensor of a dynamic (list) parameter, whose
+            tensors share ``name``; ``None`` for a plain tensor.
     """
 
     name: str
@@ -42,6 +44,17 @@ class TensorSpec:
     distribution: str = "uniform"
     value_range: tuple[float, float] = DEFAULT_VALUE_RANGE
     value: Any = None
+    index: int | None = None
+
+    @property
+    def key(self) -> str:
+        """Unique key of the tensor in a case: ``name``, or ``name[index]`` in a list."""
+        return self.name if self.index is None else f"{self.name}[{self.index}]"
+
+    @property
+    def dynamic(self) -> bool:
+        """Whether the tensor is one of a dynamic (list) parameter's tensors."""
+        return self.index is not None
 
     @property
     def size(self) -> int:
@@ -61,8 +74,9 @@ class Case:
     Attributes:
         name: Unique case name (original ``case_name`` plus expansion suffix).
         op: Operator type, e.g. ``"Muls"``.
-        inputs: Input tensors in declaration order.
-        outputs: Output tensors in declaration order.
+        inputs: Input tensors in declaration order; a dynamic (list) input contributes its
+            tensors in list order, all with the list's name (see :func:`group_params`).
+        outputs: Output tensors in declaration order, lists as for ``inputs``.
         attrs: Attribute values by name, coerced to their declared types.
         attr_types: Normalised attribute types (``int``, ``float``, ``bool``, ``str``,
             ``list_int``, ``list_float``, ``list_bool``, ``list_str``, ``list_list_int``,
@@ -85,6 +99,20 @@ class Case:
     expect: str = "success"
     st_mode: str | None = None
     extra: dict[str, object] = field(default_factory=dict)
+
+
+def group_params(specs: Iterable[TensorSpec]) -> list[tuple[str, list[TensorSpec], bool]]:
+    """The parameters behind a case's tensors: ``(name, tensors, dynamic)`` in order, a
+    dynamic parameter's tensors (``index`` set) gathered into one entry."""
+    out: list[tuple[str, list[TensorSpec], bool]] = []
+    where: dict[str, int] = {}
+    for s in specs:
+        if s.dynamic and s.name in where:
+            out[where[s.name]][1].append(s)
+            continue
+        where[s.name] = len(out)
+        out.append((s.name, [s], s.dynamic))
+    return out
 
 
 # ----------------------------------------------------------------------------- parsing
@@ -134,12 +162,59 @@ def _parse_ranges(raw: Any, what: str) -> list[tuple[float, float]]:
     return out
 
 
-def _desc_fields(desc: Any, what: str, is_input: bool) -> dict[str, list]:
-    """Parse the expandable fields of one tensor description into lists of variants."""
+_LIST_KEY = {"input": "dynamic_input", "output": "dynamic_output"}
+
+
+def _list_form(desc: dict, kind: str, what: str) -> str:
+    """How a tensor description takes part in a dynamic (list) parameter: ``""`` not at all,
+    ``"entry"`` one tensor of the list named by its ``dynamic_input`` (``dynamic_output``)
+    key, the form of the single-operator description files, one entry per tensor; ``"list"``
+    the whole list in one entry (``"dynamic": true`` and ``shape`` a list of shapes)."""
+    key = _LIST_KEY[kind]
+    other_kind = "output" if kind == "input" else "input"
+    if _LIST_KEY[other_kind] in desc:
+        raise CaseError(f"{what}: '{_LIST_KEY[other_kind]}' belongs in {other_kind}_desc; "
+                        f"a tensor of an {kind} list names its list with '{key}'")
+    flag = desc.get("dynamic", False)
+    if not isinstance(flag, bool):
+        raise CaseError(f"{what}: 'dynamic' must be true or false, got {flag!r}")
+    if key not in desc:
+        return "list" if flag else ""
+    name = desc[key]
+    if not isinstance(name, str) or not name:
+        raise CaseError(f"{what}: '{key}' must name the list parameter (a non-empty string), got {name!r}")
+    if flag:
+        raise CaseError(f"{what}: give a list either as one entry with 'dynamic': true and a list of shapes, "
+                        f"or as one '{key}' entry per tensor, not both")
+    if desc.get("name", name) != name:
+        raise CaseError(f"{what}: 'name' {desc['name']!r} differs from '{key}' {name!r}")
+    return "entry"
+
+
+def _parse_shape_lists(raw: Any, what: str) -> list[tuple[tuple[int, ...], ...]]:
+    """A list parameter's shapes: one list of shapes (``[[16, 32], [7]]``), or a list of such
+    lists (one per variant)."""
+    bad = CaseError(f"{what}: a dynamic (list) tensor's shape must be a non-empty list of shapes, one per "
+                    f"tensor, e.g. [[16, 32], [7]] (or a list of such lists, one per variant), got {raw!r}")
+    if not isinstance(raw, list) or not raw or not all(isinstance(s, list) for s in raw):
+        raise bad
+    if all(s and all(isinstance(x, list) for x in s) for s in raw):
+        return [tuple(_to_shape(x, what) for x in s) for s in raw]
+    if any(isinstance(x, list) for s in raw for x in s):
+        raise bad
+    return [tuple(_to_shape(s, what) for s in raw)]
+
+
+def _desc_fields(desc: Any, what: str, is_input: bool, form: str = "") -> dict[str, list]:
+    """Parse the expandable fields of one tensor description into lists of variants (for the
+    ``"list"`` form each ``shape`` variant is a tuple of shapes, one per tensor)."""
     if not isinstance(desc, dict):
         raise CaseError(f"{what}: tensor description must be an object, got {desc!r}")
     if not isinstance(desc.get("name"), str) or not desc["name"]:
         raise CaseError(f"{what}: 'name' must be a non-empty string")
+    if form == "list" and desc.get("value") is not None:
+        raise CaseError(f"{what}: 'value' is not supported on a whole-list entry; give one "
+                        f"'{_LIST_KEY['input' if is_input else 'output']}' entry per tensor instead")
     if "shape" not in desc:
         raise CaseError(f"{what}: missing 'shape'")
     if "type" not in desc:
@@ -156,7 +231,7 @@ def _desc_fields(desc: Any, what: str, is_input: bool) -> dict[str, list]:
         "type": types,
         "format": [f.upper() if f.strip().lower() == ABSENT_TYPE else canonical_format(f)
                    for f in _as_str_list(desc.get("format"), f"{what} format", "ND")],
-        "shape": _parse_shapes(desc["shape"], what),
+        "shape": _parse_shape_lists(desc["shape"], what) if form == "list" else _parse_shapes(desc["shape"], what),
         "data_distribute": [d.lower() for d in dists] if is_input else ["uniform"],
         "value_range": _parse_ranges(desc.get("value_range"), what),
     } | _check_value(desc.get("value"), what)
@@ -187,13 +262,20 @@ def _variant_count(parsed: list[tuple[str, dict[str, list]]]) -> int:
     return multi.pop() if multi else 1
 
 
-def _tensor(desc: dict, f: dict[str, list], i: int, base: Path) -> TensorSpec | None:
-    """Concrete tensor *i* of a description; None for an optional input left out
-    (``"type": "UNDEFINED"``). A constant input given by a ``value`` list whose element count
-    disagrees with ``shape`` takes the value's own shape (the data is what is passed)."""
+_ENTRY = -1  # placeholder index of a "dynamic_input" entry until its list is numbered
+
+
+def _tensors(desc: dict, f: dict[str, list], i: int, base: Path, form: str = "") -> list[TensorSpec]:
+    """The concrete tensors of variant *i* of a description: one, a whole list's (``form``
+    ``"list"``), or none for an optional input left out (``"type": "UNDEFINED"``). A constant
+    input given by a ``value`` list whose element count disagrees with ``shape`` takes the
+    value's own shape (the data is what is passed)."""
     pick = {k: (v[0] if len(v) == 1 else v[i]) for k, v in f.items()}
     if pick["type"] == ABSENT_TYPE:
-        return None
+        return []
+    if form == "list":
+        return [TensorSpec(desc["name"], pick["type"], shape, pick["format"], pick["data_distribute"],
+                           pick["value_range"], None, index) for index, shape in enumerate(pick["shape"])]
     value = desc.get("value")
     shape = pick["shape"]
     if isinstance(value, str):
@@ -205,8 +287,21 @@ def _tensor(desc: dict, f: dict[str, list], i: int, base: Path) -> TensorSpec | 
             raise CaseError(f"{desc['name']}: value is not a rectangular nested list") from None
         if math.prod(vshape) != math.prod(shape):
             shape = tuple(int(d) for d in vshape)
-    return TensorSpec(desc["name"], pick["type"], shape, pick["format"],
-                      pick["data_distribute"], pick["value_range"], value)
+    return [TensorSpec(desc["name"], pick["type"], shape, pick["format"],
+                       pick["data_distribute"], pick["value_range"], value, _ENTRY if form == "entry" else None)]
+
+
+def _number_lists(specs: list[TensorSpec]) -> list[TensorSpec]:
+    """Numbers the tensors of each ``dynamic_input`` list in order and gathers every list's
+    tensors at the place of its first one."""
+    count: dict[str, int] = {}
+    numbered = []
+    for t in specs:
+        if t.index == _ENTRY:
+            t = replace(t, index=count.get(t.name, 0))
+            count[t.name] = t.index + 1
+        numbered.append(t)
+    return [t for _, ts, _ in group_params(numbered) for t in ts]
 
 
 _ATTR_TYPE_ALIASES = {
@@ -328,16 +423,22 @@ def _expand_case(raw: Any, index: int, path: Path) -> list[Case]:
             if not isinstance(descs, list):
                 raise CaseError(f"{key} must be a list")
             for j, desc in enumerate(descs):
+                form = ""
                 if isinstance(desc, dict):
+                    form = _list_form(desc, kind, f"{kind} #{j}")
+                    if form == "entry":
+                        desc.setdefault("name", desc[_LIST_KEY[kind]])
                     desc.setdefault("name", f"{kind}{j}")
                 what = f"{kind} {desc.get('name') if isinstance(desc, dict) else j!r}"
-                parsed.append((kind, desc, _desc_fields(desc, what, kind == "input")))
-        n = _variant_count([(f"{k} {d['name']}", f) for k, d, f in parsed])
+                what += f" (#{j})" if form == "entry" else ""
+                parsed.append((kind, desc, _desc_fields(desc, what, kind == "input", form), form, what))
+        n = _variant_count([(what, f) for _, _, f, _, what in parsed])
         attrs, attr_types = parse_attrs(raw.get("attr"))
         # An output may share its input's name (in-place / ref operators); names must be
-        # unique among the inputs, among the outputs and against the attributes.
-        ins = [d["name"] for k, d, _ in parsed if k == "input"]
-        outs = [d["name"] for k, d, _ in parsed if k == "output"]
+        # unique among the inputs, among the outputs and against the attributes (a list given
+        # entry by entry counts once).
+        ins = _param_names([(d, form) for k, d, _, form, _ in parsed if k == "input"])
+        outs = _param_names([(d, form) for k, d, _, form, _ in parsed if k == "output"])
         dup = {x for names in (ins + list(attrs), outs + list(attrs)) for x in names if names.count(x) > 1}
         if dup:
             raise CaseError(f"duplicate tensor/attr names {sorted(dup)}")
@@ -347,12 +448,25 @@ def _expand_case(raw: Any, index: int, path: Path) -> list[Case]:
     extra = {k: v for k, v in raw.items() if k not in _KNOWN_KEYS}
     cases = []
     for i in range(n):
-        tensors = [(k, t) for k, d, f in parsed if (t := _tensor(d, f, i, path.parent)) is not None]
+        tensors = [(k, t) for k, d, f, form, _ in parsed for t in _tensors(d, f, i, path.parent, form)]
         cases.append(Case(
-            base_name, raw["op"], [t for k, t in tensors if k == "input"],
-            [t for k, t in tensors if k == "output"], dict(attrs), dict(attr_types), golden,
+            base_name, raw["op"], _number_lists([t for k, t in tensors if k == "input"]),
+            _number_lists([t for k, t in tensors if k == "output"]), dict(attrs), dict(attr_types), golden,
             str(path), str(raw.get("expect", "success")), raw.get("st_mode"), dict(extra)))
     return _suffix_variants(cases)
+
+
+def _param_names(descs: list[tuple[dict, str]]) -> list[str]:
+    """Parameter names of descriptions in order, a list given entry by entry once."""
+    names: list[str] = []
+    lists: set[str] = set()
+    for d, form in descs:
+        if form == "entry":
+            if d["name"] in lists:
+                continue
+            lists.add(d["name"])
+        names.append(d["name"])
+    return names
 
 
 def _suffix_variants(cases: list[Case]) -> list[Case]:

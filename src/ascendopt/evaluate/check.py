@@ -96,13 +96,13 @@ def check_case(backend: Any, op: Operator, case: Case, build: BuildResult, seed:
         return res
     worst_abs = worst_rel = worst_ratio = 0.0
     failures = []
-    for spec, exp in zip(case.outputs, expected):
-        cmp = compare(rr.outputs[spec.name], exp, spec.dtype, rtol=rtol, atol=atol)
+    for spec, exp in zip(case.outputs, expected):  # a list output: each of its tensors
+        cmp = compare(rr.outputs[spec.key], exp, spec.dtype, rtol=rtol, atol=atol)
         worst_abs = max(worst_abs, cmp.max_abs_err)
         worst_rel = max(worst_rel, cmp.max_rel_err)
         worst_ratio = max(worst_ratio, cmp.mismatch_ratio)
         if not cmp.passed:
-            failures.append(f"{spec.name}: {cmp.message}")
+            failures.append(f"{spec.key}: {cmp.message}")
     res.max_abs_err, res.max_rel_err, res.mismatch_ratio = worst_abs, worst_rel, worst_ratio
     if failures:
         res.status, res.message = Status.WRONG_RESULT.value, "; ".join(failures)

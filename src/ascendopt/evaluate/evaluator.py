@@ -194,7 +194,7 @@ def _file_hash(path: str) -> str:
 
 def _inputs_fingerprint(case: Case) -> list[tuple]:
     """What about a case's inputs decides their generated values (with the seed)."""
-    return [(t.name, t.dtype, list(t.shape), t.format, t.distribution, list(t.value_range),
+    return [(t.key, t.dtype, list(t.shape), t.format, t.distribution, list(t.value_range),
              None if t.value is None else hashlib.sha256(repr(t.value).encode()).hexdigest()[:16])
             for t in case.inputs]
 
@@ -205,7 +205,7 @@ def case_fingerprint(case: Case) -> dict[str, Any]:
     return {
         "name": case.name,
         "inputs": _inputs_fingerprint(case),
-        "outputs": [(t.name, t.dtype, list(t.shape), t.format) for t in case.outputs],
+        "outputs": [(t.key, t.dtype, list(t.shape), t.format) for t in case.outputs],
         "attrs": json.loads(json.dumps(case.attrs, default=str)),
         "golden": None if golden is None else (golden[2], _file_hash(golden[0])),
     }
