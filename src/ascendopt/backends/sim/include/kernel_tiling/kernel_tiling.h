@@ -4,3 +4,4 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include "ascendopt_kernel/tcube_tiling.h"

@@ -1,7 +1,11 @@
-// AscendOptimizer simulator (host side): high-level API tiling entry header. The matmul /
-// softmax tiling helpers (TCubeTiling & co.) are not emulated; this pulls in what tiling
+// AscendOptimizer simulator (host side): high-level API tiling entry header. The matmul
+// tiling API comes from ascendopt_host/matmul_tiling.h (softmax & co. are not emulated); this pulls in what tiling
 // code usually expects from it.
 #pragma once
 #include "graph/types.h"
 #include "register/tilingdata_base.h"
 #include "tiling/platform/platform_ascendc.h"
+#include "kernel_tiling/kernel_tiling.h"
+#ifndef ASCENDOPT_KERNEL_SIDE
+#include "ascendopt_host/matmul_tiling.h"  // matmul_tiling::MatmulApiTiling & co., optiling::TCubeTiling
+#endif
