@@ -448,6 +448,7 @@ std::vector<Test> Tests()
         {"dynamic_inputs_and_tiling_parse",
          [] {
              std::vector<TensorArg> in = {T("xs", 0, {6, 10}), T("xs", 0, {6, 20}), T("xs", 0, {6, 30})};
+             for (TensorArg& a : in) a.dynamic = true;  // the tensors of the list xs
              std::vector<TensorArg> out = {T("y", 0, {})};
              AttrArg keep;
              keep.name = "keep";
@@ -472,6 +473,21 @@ std::vector<Test> Tests()
              CHECK_EQ(r.block_dim, 6u);
              CHECK_EQ(r.tiling_key, uint64_t(3));
              CHECK((r.inferred_output_shapes.at(0) == std::vector<int64_t>{6, 1}));
+             CHECK((r.input_params == std::vector<std::vector<size_t>>{{0, 1, 2}}));
+             CHECK((r.output_params == std::vector<std::vector<size_t>>{{0}}));
+         }},
+        {"dynamic_list_given_as_single_tensor",
+         [] {
+             std::vector<TensorArg> in = {T("xs", 0, {6, 10})};
+             TilingResult r = RunTiling(Soc910B(), in, {T("y", 0, {})}, {});
+             CHECK(!r.ok);
+             CHECK(r.error.find("dynamic (list) parameter") != std::string::npos);
+             in[0].dynamic = true;
+             std::vector<TensorArg> out = {T("y", 0, {})};
+             out[0].dynamic = true;
+             r = RunTiling(Soc910B(), in, out, {});
+             CHECK(!r.ok);
+             CHECK(r.error.find("output 'y' is a single tensor") != std::string::npos);
          }},
         {"dynamic_zero_instances",
          [] {

@@ -19,7 +19,7 @@ from ascendopt.backends.base import Backend, BuildResult, Launch, RunResult, Sta
 from ascendopt.backends.sim.build import SimBuilder
 from ascendopt.backends.sim.sandbox import exit_status, run_argv
 from ascendopt.backends.sim.soc import DEFAULT_SOC, Soc, load_soc
-from ascendopt.cases import Case
+from ascendopt.cases import Case, TensorSpec, group_params
 from ascendopt.dtypes import dtype_info, format_code
 from ascendopt.operator import Operator
 
@@ -95,7 +95,8 @@ class SimBackend(Backend):
 
     def run(self, build: BuildResult, op: Operator, case: Case, inputs: dict[str, np.ndarray],
             timeout_s: float = DEFAULT_TIMEOUT_S, trace_path: str | Path | None = None) -> RunResult:
-        """Runs one case; outputs come back by name. Never raises for a bad candidate.
+        """Runs one case; outputs come back by tensor key (the name; ``name[i]`` for the
+        tensors of a list). Never raises for a bad candidate.
 
         With ``trace_path`` the runner is asked (manifest line ``trace <path>``) for its
         instruction/synchronisation trace CSV, which is kept at ``trace_path`` and named in
@@ -166,27 +167,27 @@ class SimBackend(Backend):
                             dict(build.run_env))
 
     def _manifest(self, work: Path, sig: dict[str, Any], case: Case, inputs: dict[str, np.ndarray]) -> Path:
+        """The runner's manifest: inputs in the OpDef's order, the tensors of a list parameter
+        one ``dyn_input`` (``dyn_output``) line each, in list order; data files beside it."""
         lines = [f"soc {self.soc.name}"]
         lines += [f"param {k} {v!r}" for k, v in self.soc.params.items()]
-        by_name = {t.name: t for t in case.inputs}
+        by_name = {name: tensors for name, tensors, _ in group_params(case.inputs)}
         order = [p["name"] for p in sig.get("inputs", [])]
         if not order or not all(n in by_name for n in order if n):
-            order = [t.name for t in case.inputs]
-        for i, name in enumerate(order):
-            spec = by_name.get(name)
-            if spec is None:
+            order = list(by_name)
+        files = 0
+        for name in order:
+            if name not in by_name:
                 lines.append(f"input {name} 0 2 0 -")
                 continue
-            arr = np.ascontiguousarray(inputs[name], dtype=spec.np_dtype)
-            path = work / f"in{i}.bin"
-            path.write_bytes(arr.tobytes())
-            dims = " ".join(str(d) for d in spec.shape)
-            lines.append(f"input {name} {dtype_info(spec.dtype).ge_code} {format_code(spec.format)} "
-                         f"{len(spec.shape)} {dims} {path}".replace("  ", " "))
+            for spec in by_name[name]:
+                arr = np.ascontiguousarray(inputs[spec.key], dtype=spec.np_dtype)
+                path = work / f"in{files}.bin"
+                files += 1
+                path.write_bytes(arr.tobytes())
+                lines.append(_tensor_line("dyn_input" if spec.dynamic else "input", spec, path))
         for i, spec in enumerate(case.outputs):
-            dims = " ".join(str(d) for d in spec.shape)
-            lines.append(f"output {spec.name} {dtype_info(spec.dtype).ge_code} {format_code(spec.format)} "
-                         f"{len(spec.shape)} {dims} {work / f'out{i}.bin'}".replace("  ", " "))
+            lines.append(_tensor_line("dyn_output" if spec.dynamic else "output", spec, work / f"out{i}.bin"))
         for name, value in case.attrs.items():
             lines.append(_attr_line(name, case.attr_types.get(name, ""), value))
         lines.append(f"result {work / 'result.json'}")
@@ -225,7 +226,7 @@ class SimBackend(Backend):
         outputs = {}
         for i, spec in enumerate(case.outputs):
             data = np.fromfile(work / f"out{i}.bin", dtype=spec.np_dtype)
-            outputs[spec.name] = data.reshape(spec.shape)
+            outputs[spec.key] = data.reshape(spec.shape)
         profile = {k: res[k] for k in ("cores", "max_core_cycles", "clock_ghz", "workspace_bytes", "tiling_bytes",
                                        "inferred_output_shapes", "gm_bytes_total", "l2_hit_bytes", "vector_elems",
                                        "cube_fractals", "launch_overhead_us", "hbm_bytes_total", "task_cycles")
@@ -284,6 +285,12 @@ def _run_bounded(cmd: list[str], work: Path, timeout_s: float, memory_bytes: int
             raise subprocess.TimeoutExpired(cmd, timeout_s)
     return subprocess.CompletedProcess(cmd, exit_status(p.returncode), _tail(work / "stdout.txt"),
                                        _tail(work / "stderr.txt"))
+
+
+def _tensor_line(tag: str, spec: TensorSpec, path: Path) -> str:
+    dims = " ".join(str(d) for d in spec.shape)
+    return (f"{tag} {spec.name} {dtype_info(spec.dtype).ge_code} {format_code(spec.format)} "
+            f"{len(spec.shape)} {dims} {path}").replace("  ", " ")
 
 
 def _attr_line(name: str, kind: str, value: Any) -> str:

@@ -22,6 +22,7 @@ struct TensorArg {
     std::vector<int64_t> shape;
     const void* data = nullptr;  // host copy of the input bytes, for GetInputTensor
     bool present = true;         // false: an absent optional input
+    bool dynamic = false;        // one tensor of a list (an OpDef DYNAMIC parameter's instance)
 };
 
 struct AttrArg {
@@ -65,6 +66,9 @@ struct TilingResult {
     std::vector<int64_t> workspace_sizes;
     uint32_t schedule_mode = 0;
     std::vector<std::vector<int64_t>> inferred_output_shapes;  // empty inner vector = not inferred
+    // Per IR input (output) parameter, in OpDef order: the indices of its present tensors in
+    // the runner's inputs (outputs); a DYNAMIC parameter's list in list order.
+    std::vector<std::vector<size_t>> input_params, output_params;
 };
 
 // Exactly one op must be registered (OP_ADD); otherwise nullptr and *error says why.

@@ -200,10 +200,12 @@ gert::Shape ToShape(const std::vector<int64_t>& dims) {
     return s;
 }
 
-// Maps the runner's tensors to IR parameters; fills instance lists + IR instance info.
+// Maps the runner's tensors to IR parameters; fills instance lists + IR instance info and,
+// per IR parameter, the indices of its tensors in args. A list (DYNAMIC parameter) must be
+// given as a list and a single tensor as a single tensor: the kernel receives them differently.
 bool MapParams(const char* what, const std::vector<OpSignature::Param>& ir, const std::vector<TensorArg>& args,
                std::vector<const TensorArg*>* instances, std::vector<gert::AnchorInstanceInfo>* info,
-               std::string* err) {
+               std::vector<std::vector<size_t>>* groups, std::string* err) {
     bool named = false;
     for (const auto& a : args) {
         for (const auto& p : ir) {
@@ -214,16 +216,28 @@ bool MapParams(const char* what, const std::vector<OpSignature::Param>& ir, cons
     for (size_t k = 0; k < ir.size(); ++k) {
         const auto& p = ir[k];
         std::vector<const TensorArg*> mine;
+        std::vector<size_t> idx;
         if (named) {
             for (size_t j = 0; j < args.size(); ++j) {
                 if (args[j].name == p.name) {
                     used[j] = true;
-                    if (args[j].present) mine.push_back(&args[j]);
+                    if (args[j].present) mine.push_back(&args[j]), idx.push_back(j);
                 }
             }
         } else if (k < args.size()) {
             used[k] = true;
-            if (args[k].present) mine.push_back(&args[k]);
+            if (args[k].present) mine.push_back(&args[k]), idx.push_back(k);
+        }
+        for (const TensorArg* a : mine) {
+            if (a->dynamic != (p.param_type == 2)) {
+                *err = std::string(what) + " '" + p.name + "' is " +
+                       (p.param_type == 2 ? "a dynamic (list) parameter in the OpDef, but the case gives a single "
+                                            "tensor: give it as a list (\"dynamic\": true with one shape per tensor, "
+                                            "or one \"dynamic_" + std::string(what) + "\" entry per tensor)"
+                                          : "a single tensor in the OpDef (not ParamType(DYNAMIC)), but the case "
+                                            "gives it as a list");
+                return false;
+            }
         }
         if (p.param_type == 0 && mine.size() != 1) {
             *err = std::string("required ") + what + " '" + p.name + "' " +
@@ -237,6 +251,7 @@ bool MapParams(const char* what, const std::vector<OpSignature::Param>& ir, cons
         }
         info->emplace_back(uint32_t(instances->size()), uint32_t(mine.size()));
         instances->insert(instances->end(), mine.begin(), mine.end());
+        groups->push_back(idx);
     }
     for (size_t j = 0; j < args.size(); ++j) {
         if (!used[j]) {
@@ -356,8 +371,8 @@ TilingResult RunTiling(const PlatformConfig& pc, const std::vector<TensorArg>& i
     node.name = sig->op_type;
     node.type = sig->op_type;
     std::vector<const TensorArg*> in_inst, out_inst;
-    if (!MapParams("input", sig->inputs, inputs, &in_inst, &node.in_ir, &r.error)) return r;
-    if (!MapParams("output", sig->outputs, outputs, &out_inst, &node.out_ir, &r.error)) return r;
+    if (!MapParams("input", sig->inputs, inputs, &in_inst, &node.in_ir, &r.input_params, &r.error)) return r;
+    if (!MapParams("output", sig->outputs, outputs, &out_inst, &node.out_ir, &r.output_params, &r.error)) return r;
     for (const TensorArg* t : in_inst) {
         gert::StorageShape ss;
         ss.MutableOriginShape() = ToShape(t->shape);

@@ -8,6 +8,9 @@
 //   param <key> <number>                       SoC parameter (ub_bytes, aiv_cores, ...)
 //   input  <name> <dtype> <format> <ndim> <dims...> <path|->
 //   output <name> <dtype> <format> <ndim> <dims...> <path>
+//   dyn_input / dyn_output  (same fields)      one tensor of a list (OpDef DYNAMIC parameter); a
+//                                              list's lines are consecutive, in list order, and
+//                                              the kernel gets the list's descriptor (tensor_list.h)
 //   attr <name> int|float|bool <value>
 //   attr <name> str <hex-bytes>
 //   attr <name> list_int|list_float|list_bool <n> <values...>
@@ -27,6 +30,7 @@
 #include "host_api.h"
 #include "sandbox_rt.h"
 #include "sim_config.h"
+#include "tensor_list.h"
 
 extern "C" void ascendopt_kernel_launch(uint8_t** args);
 extern "C" int ascendopt_kernel_arity();
@@ -137,8 +141,10 @@ bool ParseManifest(const char* path, Manifest& m, std::string& err) {
             double v;
             in >> k >> v;
             m.soc.values[k] = v;
-        } else if (tag == "input" || tag == "output") {
+        } else if (tag == "input" || tag == "output" || tag == "dyn_input" || tag == "dyn_output") {
             ao::host::TensorArg t;
+            t.dynamic = tag[0] == 'd';
+            if (t.dynamic) tag = tag.substr(4);
             int nd = 0;
             in >> t.name >> t.dtype >> t.format >> nd;
             t.shape.resize(nd);
@@ -200,6 +206,14 @@ int DtypeSize(int dt) {
         case 33: return 4;
         default: return 0;
     }
+}
+
+// "x", or "x[2]" for the third tensor of the list x.
+std::string TensorLabel(const std::vector<ao::host::TensorArg>& ts, size_t i) {
+    if (!ts[i].dynamic) return ts[i].name;
+    size_t k = 0;
+    for (size_t j = 0; j < i; ++j) k += ts[j].dynamic && ts[j].name == ts[i].name;
+    return ts[i].name + "[" + std::to_string(k) + "]";
 }
 
 uint64_t NumElems(const std::vector<int64_t>& shape) {
@@ -351,24 +365,41 @@ int main(int argc, char** argv) {
         return 0;
     }
 
-    // GM: inputs, outputs (garbage-filled), workspace, tiling.
-    std::vector<uint8_t*> args;
+    // GM: inputs, outputs (garbage-filled), workspace, tiling; one kernel argument per OpDef
+    // parameter, a DYNAMIC one's tensors (each its own allocation) behind their list descriptor.
+    std::vector<uint8_t*> in_gm(m.inputs.size(), nullptr), outs(m.outputs.size(), nullptr);
     for (size_t i = 0; i < m.inputs.size(); ++i) {
-        if (!m.inputs[i].present) {
-            args.push_back(nullptr);
-            continue;
-        }
-        uint8_t* p = ao::rt::AllocGm(input_bytes[i].size(), "input " + m.inputs[i].name, 0x7f);
-        std::memcpy(p, input_bytes[i].data(), input_bytes[i].size());
-        args.push_back(p);
+        if (!m.inputs[i].present) continue;
+        in_gm[i] = ao::rt::AllocGm(input_bytes[i].size(), "input " + TensorLabel(m.inputs, i), 0x7f);
+        std::memcpy(in_gm[i], input_bytes[i].data(), input_bytes[i].size());
     }
-    std::vector<uint8_t*> outs;
     for (size_t i = 0; i < m.outputs.size(); ++i) {
         uint64_t bytes = NumElems(m.outputs[i].shape) * uint64_t(DtypeSize(m.outputs[i].dtype));
-        uint8_t* p = ao::rt::AllocGm(bytes, "output " + m.outputs[i].name, 0x7f);
-        outs.push_back(p);
-        args.push_back(p);
+        outs[i] = ao::rt::AllocGm(bytes, "output " + TensorLabel(m.outputs, i), 0x7f);
     }
+    const ao::host::OpSignature* sig = ao::host::GetRegisteredOp(&err);
+    std::vector<uint8_t*> args;
+    std::vector<std::pair<uint8_t*, std::vector<uint64_t>>> lists;  // input descriptors, to check after
+    auto add_params = [&](const std::vector<ao::host::OpSignature::Param>& ps,
+                          const std::vector<std::vector<size_t>>& groups, const std::vector<ao::host::TensorArg>& ts,
+                          const std::vector<uint8_t*>& gm, const char* what) {
+        for (size_t k = 0; k < groups.size(); ++k) {
+            if (k >= ps.size() || ps[k].param_type != 2) {
+                args.push_back(groups[k].empty() ? nullptr : gm[groups[k][0]]);
+                continue;
+            }
+            std::vector<ao::rt::ListEntry> entries;
+            for (size_t j : groups[k]) entries.push_back({gm[j], ts[j].shape});
+            std::vector<uint64_t> image = ao::rt::TensorListImage(entries);
+            uint8_t* p = ao::rt::AllocGm(image.size() * sizeof(uint64_t),
+                                         std::string(what) + " " + ps[k].name + " (tensor list)", 0);
+            std::memcpy(p, image.data(), image.size() * sizeof(uint64_t));
+            args.push_back(p);
+            if (what[0] == 'i') lists.emplace_back(p, std::move(image));
+        }
+    };
+    add_params(sig->inputs, tr.input_params, m.inputs, in_gm, "input");
+    add_params(sig->outputs, tr.output_params, m.outputs, outs, "output");
     uint8_t* ws = ws_total ? ao::rt::AllocGm(ws_total, "workspace", 0x7f) : nullptr;
     args.push_back(ws);
     uint8_t* tiling = ao::rt::AllocGm(tr.tiling_data.size(), "tiling", 0);
@@ -385,9 +416,17 @@ int main(int argc, char** argv) {
     ao::rt::SetTraceEnabled(!m.trace_path.empty());
     ao::rt::LaunchResult lr = ao::rt::LaunchKernel(tr.block_dim, tr.tiling_key, ascendopt_kernel_launch, args.data(), ws);
     for (size_t i = 0; i < m.inputs.size(); ++i) {  // inputs are read-only: a kernel writing one is caught
-        if (args[i] != nullptr && std::memcmp(args[i], input_bytes[i].data(), input_bytes[i].size()) != 0) {
+        if (in_gm[i] != nullptr && std::memcmp(in_gm[i], input_bytes[i].data(), input_bytes[i].size()) != 0) {
             WriteResult("{\"status\": \"runtime_error\", \"error_kind\": \"input_modified\", \"message\": "
-                        "\"the kernel wrote into input " + Escape(m.inputs[i].name) + " (inputs are read-only)\"" +
+                        "\"the kernel wrote into input " + Escape(TensorLabel(m.inputs, i)) +
+                        " (inputs are read-only)\"" + g_partial + "}\n");
+            return 0;
+        }
+    }
+    for (const auto& [p, image] : lists) {
+        if (std::memcmp(p, image.data(), image.size() * sizeof(uint64_t)) != 0) {
+            WriteResult("{\"status\": \"runtime_error\", \"error_kind\": \"input_modified\", \"message\": "
+                        "\"the kernel wrote into an input tensor list's descriptor (inputs are read-only)\"" +
                         g_partial + "}\n");
             return 0;
         }

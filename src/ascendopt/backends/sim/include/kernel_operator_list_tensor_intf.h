@@ -1,0 +1,3 @@
+// AscendOptimizer simulator: the header AscendC documents for ListTensorDesc / TensorDesc.
+#pragma once
+#include "kernel_operator.h"
