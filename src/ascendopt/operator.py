@@ -15,6 +15,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Mapping
 
+from ascendopt.oprepo import OpRepo, external_files, find_repo, fingerprint
+
 if TYPE_CHECKING:
     from ascendopt.slots import HostSlots
 
@@ -59,7 +61,7 @@ def graph_level_sources(files: Mapping[str, str]) -> set[str]:
 
 
 class OperatorError(ValueError):
-    """The directory is not a usable operator (missing files, no OP_ADD, no kernel entry)."""
+    """The directory is not a usable operator (missing files, no OpDef registration, no kernel entry)."""
 
 
 def snake_case(name: str) -> str:
@@ -88,6 +90,10 @@ class Operator:
             parameterized source plus slot values (:mod:`ascendopt.slots`); a backend may
             use it to reuse one host build across knob values, and must ignore it unless it
             renders to exactly these files.
+
+    An operator whose directory sits in a repository with shared code (:mod:`ascendopt.oprepo`)
+    is built with that repository's conventions (:attr:`repo`), and its digest covers the
+    external files it uses.
     """
 
     name: str
@@ -97,6 +103,7 @@ class Operator:
     origin: str = "original"
     _digest: str = field(default="", compare=False, repr=False)
     slots: "HostSlots | None" = field(default=None, compare=False, repr=False)
+    _memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     @staticmethod
     def load(path: str | Path) -> "Operator":
@@ -154,13 +161,39 @@ class Operator:
 
     @property
     def digest(self) -> str:
-        """sha256 over the sorted (path, text) pairs."""
+        """sha256 over the sorted (path, text) pairs, and over the external files the
+        operator uses (:attr:`external_fingerprint`) when it uses any."""
         if not self._digest:
             h = hashlib.sha256()
             for k in sorted(self.files):
                 h.update(k.encode() + b"\0" + self.files[k].encode() + b"\0")
+            if self.external_fingerprint:
+                h.update(b"external\0" + self.external_fingerprint.encode())
             object.__setattr__(self, "_digest", h.hexdigest())
         return self._digest
+
+    @property
+    def repo(self) -> OpRepo | None:
+        """Build conventions of the repository around :attr:`root` (None: a standalone operator)."""
+        if "repo" not in self._memo:
+            self._memo["repo"] = find_repo(self.root) if str(self.root) not in ("", ".") else None
+        return self._memo["repo"]
+
+    @property
+    def external_fingerprint(self) -> str:
+        """Hash of the repository files this operator's build reads ('' when none)."""
+        if "ext" not in self._memo:
+            self._memo["ext"] = fingerprint(self.repo, self.files, self.root) if self.repo else ""
+        return self._memo["ext"]
+
+    def external_files(self) -> list[Path]:
+        """Repository files outside the operator that its build reads (shared sources and
+        the headers they and the operator's sources include)."""
+        if self.repo is None:
+            return []
+        if "ext_files" not in self._memo:
+            self._memo["ext_files"] = external_files(self.repo, self.files, self.root)
+        return list(self._memo["ext_files"])
 
     def with_file(self, rel: str, text: str, origin: str | None = None) -> "Operator":
         """Returns a new Operator with one file replaced (or added)."""
@@ -176,11 +209,23 @@ class Operator:
 
     @property
     def op_type(self) -> str:
-        for k in self.host_files():
-            m = _OP_ADD.search(_strip_comments(self.files[k]))
-            if m:
-                return m.group(1)
-        raise OperatorError(f"{self.root}: no OP_ADD(<OpType>) registration found in op_host/")
+        """The op type the op_host sources register (``OP_ADD``), written literally or made
+        by a macro (then found in the preprocessed sources)."""
+        if "op_type" not in self._memo:
+            for k in self.host_files():
+                m = _OP_ADD.search(_strip_comments(self.files[k]))
+                if m:
+                    self._memo["op_type"] = m.group(1)
+                    break
+            else:
+                from ascendopt.backends.sim.opdef_scan import registered_op_types
+
+                names = registered_op_types(self)
+                if not names:
+                    raise OperatorError(f"{self.root}: no OpDef registration (OP_ADD) found in op_host/, "
+                                        "literally or after preprocessing")
+                self._memo["op_type"] = names[0]
+        return self._memo["op_type"]
 
     @property
     def kernel_file(self) -> str:
@@ -204,11 +249,20 @@ class Operator:
         """Host headers that define tiling data structs (needed by the kernel's GET_TILING_DATA)."""
         return [k for k in self.host_files() if k.endswith((".h", ".hpp")) and "BEGIN_TILING_DATA_DEF" in self.files[k]]
 
+    def external_tiling_headers(self) -> list[Path]:
+        """Repository headers the host build reads that define tiling data structs (the
+        real build generates the kernel's tiling struct from what the tiling library
+        registers, wherever it is defined)."""
+        return [p for p in self.external_files() if p.suffix in (".h", ".hpp")
+                and "BEGIN_TILING_DATA_DEF" in p.read_text(errors="replace")]
+
     @property
     def tiling_struct(self) -> str | None:
         regs: list[tuple[str, str]] = []
         for k in self.host_files():
             regs += _REGISTER_TILING.findall(_strip_comments(self.files[k]))
+        for p in self.external_tiling_headers():
+            regs += _REGISTER_TILING.findall(_strip_comments(p.read_text(errors="replace")))
         for op, cls in regs:
             if op == self.op_type:
                 return cls

@@ -6,6 +6,13 @@ object; the kernel is compiled through a generated wrapper that includes the til
 in kernel mode, renames the ``extern "C"`` entry, and adds a launcher. Every artifact is
 cached under a content hash that includes the compiler identity and flags; failed builds are
 cached too.
+
+An operator in a repository with shared code (``Operator.repo``, :mod:`ascendopt.oprepo`) is
+built the way that repository's build does it: its include directories go before the
+simulator's headers in host compiles (its own copies of shared headers win) and after the
+operator's directories in the kernel compile, its compile definitions are set, and the shared
+sources it links into the tiling library are compiled too (one cached object each, shared by
+every operator that uses them). Build keys cover the external files the operator uses.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from ascendopt.backends.base import BuildResult
 from ascendopt.backends.sim.sandbox import annotate_compile_error, compile_argv
 from ascendopt.dtypes import dtype_info
 from ascendopt.operator import Operator, graph_level_sources
+from ascendopt.oprepo import OpRepo, fingerprint
 from ascendopt.slots import ENV_VAR, SLOT_HEADER, HostSlots
 
 SIM_DIR = Path(__file__).resolve().parent
@@ -185,10 +193,11 @@ class SimBuilder:
         """One build; with `slots`, None when the parameterized host source fails to compile."""
         pch = self.host_prelude()
         host_files = dict(slots.files) if slots else {k: op.files[k] for k in op.host_files()}
-        host_key = _hash(self.toolchain_key, "host", f"pch={bool(pch)}", "slots" if slots else "",
+        ext = ("external=" + op.external_fingerprint,) if op.external_fingerprint else ()
+        host_key = _hash(self.toolchain_key, "host", f"pch={bool(pch)}", "slots" if slots else "", *ext,
                          *(k + "\0" + host_files[k] for k in sorted(host_files)))
         kernel_defines = self._kernel_defines(op, dtypes)
-        kernel_key = _hash(self.toolchain_key, "kernel", " ".join(kernel_defines),
+        kernel_key = _hash(self.toolchain_key, "kernel", " ".join(kernel_defines), *ext,
                            *(k + "\0" + op.files[k] for k in sorted(self._kernel_inputs(op))))
         exe_key = _hash(host_key, kernel_key)
         exe_dir = self.cache_dir / "bin" / exe_key
@@ -214,7 +223,9 @@ class SimBuilder:
                                     and k not in graph):
                 out = host_tmp / f"h{i}.o"
                 extra = ["-include", SLOT_HEADER] if slots else []
-                host_jobs.append(_Job(self.host_compile_cmd(host_src / rel, out, extra), out))
+                host_jobs.append(_Job(self.host_compile_cmd(host_src / rel, out, extra, op.repo), out))
+        shared, pending = self._shared_objects(op)
+        shared_jobs = [j for j, _ in pending]
         if not (kern_dir / "ok").exists():
             kern_tmp = Path(tempfile.mkdtemp(prefix="kern-", dir=self._mkdir(self.cache_dir / "tmp")))
             wrapper = kern_tmp / "kernel_wrapper.cpp"
@@ -222,10 +233,16 @@ class SimBuilder:
             out = kern_tmp / "kernel.o"
             kern_jobs.append(_Job([self.cxx, *BASE_FLAGS, *USER_FLAGS, "-I", str(INCLUDE_DIR),
                                    "-I", str(src_dir / "op_kernel"), "-I", str(src_dir / "op_host"),
-                                   *kernel_defines, "-c", str(wrapper), "-o", str(out)], out))
-        errs = self._run_each(host_jobs + kern_jobs)
-        host_err = "\n".join(e for e in errs[:len(host_jobs)] if e)
-        kern_err = "\n".join(e for e in errs[len(host_jobs):] if e)
+                                   *self._kernel_repo_flags(op), *kernel_defines, "-c", str(wrapper),
+                                   "-o", str(out)], out))
+        errs = self._run_each(host_jobs + shared_jobs + kern_jobs)
+        n_host = len(host_jobs) + len(shared_jobs)
+        for (job, dest), e in zip(pending, errs[len(host_jobs):n_host]):
+            if not e:  # a shared object is published as soon as it built (other operators use it)
+                (job.out.parent / "ok").write_text("")
+                self._publish(job.out.parent, dest)
+        host_err = "\n".join(e for e in errs[:n_host] if e)
+        kern_err = "\n".join(e for e in errs[n_host:] if e)
         if kern_tmp and not kern_err:
             (kern_tmp / "ok").write_text("")
             self._publish(kern_tmp, kern_dir)
@@ -243,7 +260,7 @@ class SimBuilder:
             err = self._clean_error(err, src_dir, op)
             if not timed_out:  # a timeout may be load-dependent: never cache it
                 self._store_error(exe_dir, err)
-            for d in (host_tmp, kern_tmp):
+            for d in (host_tmp, kern_tmp, *(j.out.parent for j in shared_jobs)):
                 if d:
                     shutil.rmtree(d, ignore_errors=True)
             return BuildResult(None, error=err, key=exe_key, seconds=time.perf_counter() - t0, timed_out=timed_out)
@@ -251,7 +268,8 @@ class SimBuilder:
             (host_tmp / "ok").write_text("")
             self._publish(host_tmp, host_dir)
         link_tmp = Path(tempfile.mkdtemp(prefix="link-", dir=self._mkdir(self.cache_dir / "tmp")))
-        objs = sorted(str(p) for p in host_dir.glob("h*.o")) + [str(kern_dir / "kernel.o")]
+        objs = (sorted(str(p) for p in host_dir.glob("h*.o")) + [str(d / "shared.o") for d in shared]
+                + [str(kern_dir / "kernel.o")])
         err = self._run_jobs([_Job([self.cxx, *BASE_FLAGS, *objs, str(self.runtime_lib()), "-o",
                                     str(link_tmp / "runner")], link_tmp / "runner")])
         if err:
@@ -286,11 +304,55 @@ class SimBuilder:
             self._pch = header if (out_dir / "ok").exists() else False
         return self._pch or None
 
-    def host_compile_cmd(self, src: Path, out: Path, extra: list[str] | tuple[str, ...] = ()) -> list[str]:
-        """The compiler command for one op_host source (identical flags to the PCH's)."""
+    def host_compile_cmd(self, src: Path, out: Path, extra: list[str] | tuple[str, ...] = (),
+                         repo: OpRepo | None = None) -> list[str]:
+        """The compiler command for one op_host source (identical flags to the PCH's). With
+        the operator's `repo`, its include directories come first (its own copies of shared
+        headers win over the simulator's, as they do over the toolkit's in the real build)
+        and its compile definitions are set."""
         pch = self.host_prelude()
-        return [self.cxx, *BASE_FLAGS, *HOST_FLAGS, "-I", str(INCLUDE_DIR), "-I", str(src.parent),
+        inc: list[str] = []
+        if repo is not None:
+            for d in repo.host_include_dirs:
+                inc += ["-I", str(d)]
+            inc += [f"-D{x}" for x in repo.host_defines]
+        return [self.cxx, *BASE_FLAGS, *HOST_FLAGS, *inc, "-I", str(INCLUDE_DIR), "-I", str(src.parent),
                 *(["-include", str(pch)] if pch else []), *extra, "-c", str(src), "-o", str(out)]
+
+    def _shared_objects(self, op: Operator) -> tuple[list[Path], list[tuple[_Job, Path]]]:
+        """The cache directories of the objects of `op`'s shared host sources (each holds
+        ``shared.o``), and the jobs that build the ones not cached yet (their output in a
+        temp dir, to be published to the matching directory)."""
+        repo = op.repo
+        if repo is None or not repo.host_sources:
+            return [], []
+        pch = self.host_prelude()
+        closure = fingerprint(repo, {}, op.root)  # the shared sources and what they include
+        dirs: list[Path] = []
+        jobs: list[tuple[_Job, Path]] = []
+        for src in repo.host_sources:
+            key = _hash(self.toolchain_key, "shared", f"pch={bool(pch)}", repo.describe(), closure, str(src),
+                        src.read_bytes())
+            d = self.cache_dir / "shared" / key
+            dirs.append(d)
+            if not (d / "ok").exists():
+                tmp = Path(tempfile.mkdtemp(prefix="shared-", dir=self._mkdir(self.cache_dir / "tmp")))
+                jobs.append((_Job(self.host_compile_cmd(src, tmp / "shared.o", (), repo), tmp / "shared.o"), d))
+        return dirs, jobs
+
+    @staticmethod
+    def _kernel_repo_flags(op: Operator) -> list[str]:
+        """Kernel include options of `op`'s repository, after the operator's own directories;
+        directories of external tiling headers last (``-idirafter``: the wrapper names them by
+        path, the flag only makes them visible to the sandboxed compiler)."""
+        if op.repo is None:
+            return []
+        flags: list[str] = []
+        for d in op.repo.kernel_include_dirs:
+            flags += ["-I", str(d)]
+        for d in dict.fromkeys(p.parent for p in op.external_tiling_headers()):
+            flags += ["-idirafter", str(d)]
+        return flags
 
     # ------------------------------------------------------------------------------ helpers
     @staticmethod
@@ -327,10 +389,12 @@ class SimBuilder:
             lines += [f"#ifndef {name}", f"#define {name} {code}", "#endif"]
         lines.append('#include "kernel_operator.h"')
         usings = []
-        for h in op.tiling_headers():
-            lines.append(f'#include "{src_dir / h}"')
-            if re.search(r"namespace\s+optiling", op.files[h]):
-                usings += [f"using optiling::{n};" for n in _TILING_DEF.findall(op.files[h])]
+        headers = [(str(src_dir / h), op.files[h]) for h in op.tiling_headers()]
+        headers += [(str(p), p.read_text(errors="replace")) for p in op.external_tiling_headers()]
+        for path, text in headers:
+            lines.append(f'#include "{path}"')
+            if re.search(r"namespace\s+optiling", text):
+                usings += [f"using optiling::{n};" for n in _TILING_DEF.findall(text)]
         # Kernels name tiling structs unqualified (CANN generates them at global scope); a
         # blanket `using namespace optiling` would make host constants clash with kernel ones.
         lines += ["namespace optiling {}", *dict.fromkeys(usings),

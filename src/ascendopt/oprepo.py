@@ -1,0 +1,199 @@
+"""The repository an operator directory sits in, and what its build adds to the operator.
+
+cann-ops keeps code shared by many operators outside their directories: headers under
+``src/common/inc`` (tiling base classes, logging and error macros, the foreach OpDef macros
+and kernel templates) and sources under ``src/common/src`` (the foreach tiling functions).
+Its CMake build puts ``common/inc`` on the include path of every tiling (host) compile, adds
+the include directories and sources an operator's ``CMakeLists.txt`` names for the tiling
+library (``target_include_directories(optiling ...)``, ``target_sources(optiling ...)``), the
+``-I`` options it gives the kernel compile (``add_ops_compile_options(... OPTIONS -I...)``),
+and the compile definitions of the shared header target (``ops_utils_tiling_headers``).
+
+:func:`find_repo` recognises such a tree by walking up from the operator directory to the
+directory that holds ``common/inc`` and reads those conventions into an :class:`OpRepo`; the
+simulator build applies them, and the operator's identity covers the external files it uses
+(:func:`external_files`, :func:`fingerprint`) so no cache outlives an edit to them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+SHARED_DIR = "common"  # <repo src>/common/inc, common/src
+_MAX_UP = 4  # operator dirs sit at <src>/<category>/<op>; allow a little more nesting
+_INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]', re.M)
+_CMAKE_CALL = re.compile(r"\b(target_sources|target_include_directories|add_ops_compile_options|"
+                         r"target_compile_definitions)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)", re.S)
+_GENEX_IF = re.compile(r"\$<IF:[^,]*,([^,>]*),[^>]*>")
+
+
+@dataclass(frozen=True)
+class OpRepo:
+    """Build conventions of the repository around one operator directory.
+
+    Attributes:
+        src: The repository directory holding ``common/inc`` (cann-ops: its ``src/``).
+        host_include_dirs: Include directories of the tiling (host) compile, in order,
+            searched before the simulator's own headers (the repository's copies win).
+        kernel_include_dirs: Extra include directories of the kernel compile.
+        host_sources: Shared sources outside the operator directory that the build links
+            into the operator's tiling library.
+        host_defines: Compile definitions of the host compile (``NAME=VALUE``).
+    """
+
+    src: Path
+    host_include_dirs: tuple[Path, ...] = ()
+    kernel_include_dirs: tuple[Path, ...] = ()
+    host_sources: tuple[Path, ...] = ()
+    host_defines: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """One canonical text of the conventions (part of build keys)."""
+        return "\n".join(["src=" + str(self.src), *("hi=" + str(d) for d in self.host_include_dirs),
+                          *("ki=" + str(d) for d in self.kernel_include_dirs),
+                          *("hs=" + str(s) for s in self.host_sources), *("hd=" + d for d in self.host_defines)])
+
+
+def find_repo(op_dir: str | Path) -> OpRepo | None:
+    """The repository conventions around `op_dir`, or None when it sits in no such tree
+    (or is not an operator directory: no ``op_host/`` nor ``op_kernel/``)."""
+    op_dir = Path(op_dir).resolve()
+    if not ((op_dir / "op_host").is_dir() or (op_dir / "op_kernel").is_dir()):
+        return None
+    src = None
+    for d in list(op_dir.parents)[:_MAX_UP]:
+        if (d / SHARED_DIR / "inc").is_dir():
+            src = d
+            break
+    if src is None:
+        return None
+    host_dirs = [src / SHARED_DIR / "inc"]
+    kernel_dirs: list[Path] = []
+    sources: list[Path] = []
+    cm = op_dir / "CMakeLists.txt"
+    if cm.is_file():
+        text = _cmake_text(cm)
+        for fn, body in _CMAKE_CALL.findall(text):
+            toks = body.split()
+            if not toks:
+                continue
+            if fn == "add_ops_compile_options":
+                for t in toks:
+                    if t.startswith("-I") and len(t) > 2:
+                        kernel_dirs.append(_resolve(t[2:], src, op_dir))
+            elif toks[0] == "optiling" and fn in ("target_sources", "target_include_directories"):
+                for t in toks[1:]:
+                    if t in ("PRIVATE", "PUBLIC", "INTERFACE") or "${ASCEND" in t:
+                        continue
+                    p = _resolve(t, src, op_dir)
+                    if _inside(p, op_dir) or not _inside(p, src.parent):
+                        continue  # the operator's own files are in the bundle already
+                    if fn == "target_sources" and p.is_file():
+                        sources.append(p)
+                    elif fn == "target_include_directories" and p.is_dir():
+                        host_dirs.append(p)
+    common_cm = src / SHARED_DIR / "CMakeLists.txt"
+    defines = _interface_defines(_cmake_text(common_cm)) if common_cm.is_file() else []
+    return OpRepo(src=src, host_include_dirs=tuple(dict.fromkeys(host_dirs)),
+                  kernel_include_dirs=tuple(dict.fromkeys(d for d in kernel_dirs if d.is_dir())),
+                  host_sources=tuple(dict.fromkeys(sources)), host_defines=tuple(defines))
+
+
+def _cmake_text(path: Path) -> str:
+    return re.sub(r"#[^\n]*", "", path.read_text(errors="replace"))
+
+
+def _resolve(token: str, src: Path, op_dir: Path) -> Path:
+    """A CMake path token with the variables the cann-ops build uses substituted."""
+    t = token.strip('"')
+    t = (t.replace("${OP_COMMON_DIR}", str(src / SHARED_DIR)).replace("${CMAKE_SOURCE_DIR}", str(src.parent))
+         .replace("${CMAKE_CURRENT_SOURCE_DIR}", str(op_dir)))
+    p = Path(t)
+    return (p if p.is_absolute() else op_dir / p).resolve()
+
+
+def _inside(p: Path, d: Path) -> bool:
+    try:
+        p.relative_to(d)
+        return True
+    except ValueError:
+        return False
+
+
+def _rel(p: Path, root: Path) -> str:
+    return p.relative_to(root).as_posix()
+
+
+def _interface_defines(text: str) -> list[str]:
+    """``NAME=VALUE`` definitions of the shared tiling-header target (the open-project
+    branch of ``$<IF:...>`` generator expressions)."""
+    out: list[str] = []
+    for fn, body in _CMAKE_CALL.findall(text):
+        toks = body.split(None, 2)
+        if fn != "target_compile_definitions" or len(toks) < 3 or "tiling" not in toks[0]:
+            continue
+        for tok in re.findall(r'[A-Za-z_]\w*=(?:\$<IF:[^\s]*>|"[^"]*"|\S+)', toks[2]):
+            name, value = tok.split("=", 1)
+            value = _GENEX_IF.sub(r"\1", value)
+            if "$<" not in value:
+                out.append(f"{name}={value}")
+    return out
+
+
+# ------------------------------------------------------------------------- used external files
+_INCLUDES_MEMO: dict[tuple[str, int, int], list[tuple[str, str]]] = {}
+
+
+def _includes_of(path: Path) -> list[tuple[str, str]]:
+    st = path.stat()
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    if key not in _INCLUDES_MEMO:
+        _INCLUDES_MEMO[key] = _INCLUDE.findall(path.read_text(errors="replace"))
+    return _INCLUDES_MEMO[key]
+
+
+def external_files(repo: OpRepo, files: Mapping[str, str], root: Path) -> list[Path]:
+    """The files outside the operator that its build reads: the shared host sources and
+    every repository file reachable (by ``#include``, conditionals ignored) from the
+    operator's sources (`files`, relative to `root`) or from those. Files of the operator's
+    own directory, and headers only the simulator provides, are not external."""
+    root = Path(root).resolve()
+    dirs = list(repo.host_include_dirs) + list(repo.kernel_include_dirs)
+    found: dict[Path, None] = {}
+    todo: list[tuple[Path, list[tuple[str, str]]]] = [(root / rel, _INCLUDE.findall(text))
+                                                      for rel, text in files.items()]
+    for s in repo.host_sources:
+        if s.is_file():
+            found[s] = None
+            todo.append((s, _includes_of(s)))
+    while todo:
+        path, incs = todo.pop()
+        for kind, name in incs:
+            local = Path(os.path.normpath(path.parent / name)) if kind == '"' else None
+            if local is not None and _inside(local, root) and (local.is_file() or _rel(local, root) in files):
+                continue  # the operator's own file (in the bundle, possibly edited)
+            hit = next((c for c in ([local] if local else []) + [d / name for d in dirs] if c.is_file()), None)
+            if hit is None:
+                continue
+            hit = hit.resolve()
+            if hit not in found and _inside(hit, repo.src.parent) and not _inside(hit, root):
+                found[hit] = None
+                todo.append((hit, _includes_of(hit)))
+    return sorted(found)
+
+
+def fingerprint(repo: OpRepo, files: Mapping[str, str], root: Path) -> str:
+    """Hash of the conventions and the contents of :func:`external_files` ('' when the
+    operator uses no external file: its identity is then its own sources alone)."""
+    ext = external_files(repo, files, root)
+    if not ext:
+        return ""
+    h = hashlib.sha256(repo.describe().encode() + b"\0")
+    for p in ext:
+        h.update(str(p.relative_to(repo.src.parent)).encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
