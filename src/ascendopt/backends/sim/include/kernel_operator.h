@@ -8,6 +8,7 @@
 #include "ascendopt_kernel/datacopy.h"
 #include "ascendopt_kernel/vector.h"
 #include "ascendopt_kernel/cube.h"
+#include "ascendopt_kernel/tcube_tiling.h"  // the device build sees kernel_tiling.h's structs everywhere
 #include "ascendopt_kernel/list_tensor.h"
 
 // Names the device toolchain declares at global scope (kernels call them unqualified without
