@@ -132,6 +132,14 @@ def _build_only(backend, op, row: Row) -> Row:
                 dtypes.setdefault(name, canonical_dtype(dt))
             except CaseError:
                 dtypes.setdefault(name, "float32")
+    if not dtypes:  # an OpDef made by a macro: its expansion gives the dtypes
+        from ascendopt.backends.sim.opdef_scan import opdef_dtypes
+
+        for name, dts in opdef_dtypes(op).items():
+            try:
+                dtypes[name] = canonical_dtype(dts[0])
+            except CaseError:
+                dtypes[name] = "float32"
     if not dtypes:
         return _set(row, "no_cases", "no cases (tests/st/*.json) and no OpDef dtypes to build with", CASES)
     b = backend.build(op, dtypes)

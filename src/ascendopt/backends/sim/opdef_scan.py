@@ -3,7 +3,9 @@ in them: the registration is made by a macro (cann-ops' ``FOREACH_OPDEF(...)``),
 sources are run through the C preprocessor with the simulator's host headers and the
 repository's include directories (the same search path as the host build), and the
 expanded ``OP_ADD`` — our :file:`register/op_def.h` turns it into an ``AoOpDefRegistrar``
-named after the op type — is read from the output.
+named after the op type — is read from the output. The expanded OpDef constructors also give
+the data types of each parameter (:func:`opdef_dtypes`) where they are written as a list, or
+as a variable initialised with one (what the cann-ops foreach macros expand to).
 
 Results are cached in memory and on disk under a hash of the host sources, the external
 files they use and the emulation headers.
@@ -22,12 +24,26 @@ from ascendopt.operator import Operator, graph_level_sources
 
 SCAN_TIMEOUT_S = 60.0
 _REGISTRAR = re.compile(r'\bAoOpDefRegistrar\s+\w+\s*(?:__attribute__\s*\(\([^)]*\)\)\s*)?\(\s*"(\w+)"')
-_memo: dict[str, list[str]] = {}
+_PARAM = re.compile(r'\bthis\s*->\s*(?:Input|Output)\s*\(\s*"(\w+)"\s*\)([^;]*);')
+_DATATYPE = re.compile(r"\.DataType\s*\(\s*(\{[^}]*\}|\w+)\s*\)")
+_LINE_MARK = re.compile(r'^# \d+ "([^"]*)"', re.M)
+_memo: dict[str, dict] = {}
 
 
 def registered_op_types(op: Operator, cxx: str = "g++") -> list[str]:
     """Op types registered by `op`'s op_host sources after preprocessing, in source order
     (empty when none, or when no source preprocesses)."""
+    return list(_scan_cached(op, cxx)["types"])
+
+
+def opdef_dtypes(op: Operator, cxx: str = "g++") -> dict[str, list[str]]:
+    """Parameter name -> ge data type names (``DT_FLOAT16``, ...) of the OpDefs in `op`'s
+    preprocessed op_host sources, for parameters whose ``DataType(...)`` is a literal list
+    or a variable initialised with one (others are left out)."""
+    return {k: list(v) for k, v in _scan_cached(op, cxx)["dtypes"].items()}
+
+
+def _scan_cached(op: Operator, cxx: str) -> dict:
     from ascendopt.backends.sim.build import INCLUDE_DIR, SimBuilder, _tree_hash, default_cache_dir
 
     host = {k: op.files[k] for k in op.host_files()}
@@ -36,27 +52,29 @@ def registered_op_types(op: Operator, cxx: str = "g++") -> list[str]:
     key = hashlib.sha256("\0".join([cxx, op.external_fingerprint, _tree_hash(INCLUDE_DIR),
                                     *(k + "\0" + host[k] for k in sorted(host))]).encode()).hexdigest()[:24]
     if key in _memo:
-        return list(_memo[key])
+        return _memo[key]
     cache = default_cache_dir() / "opdef_scan" / f"{key}.json"
     try:
-        names = json.loads(cache.read_text())
-    except (OSError, ValueError):
-        names = _scan(op, host, sources, SimBuilder(cxx=cxx, timeout_s=SCAN_TIMEOUT_S), INCLUDE_DIR)
+        found = json.loads(cache.read_text())
+        assert isinstance(found, dict) and {"types", "dtypes"} <= set(found)
+    except (OSError, ValueError, AssertionError):
+        found = _scan(op, host, sources, SimBuilder(cxx=cxx, timeout_s=SCAN_TIMEOUT_S), INCLUDE_DIR)
         cache.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_name(f".{key}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(names))
+        tmp.write_text(json.dumps(found))
         os.replace(tmp, cache)
-    _memo[key] = list(names)
-    return list(names)
+    _memo[key] = found
+    return found
 
 
-def _scan(op: Operator, host: dict[str, str], sources: list[str], builder, include_dir: Path) -> list[str]:
+def _scan(op: Operator, host: dict[str, str], sources: list[str], builder, include_dir: Path) -> dict:
     """Preprocesses each source (sandboxed and bounded like every compile) and collects the
     expanded registrations; a source that does not preprocess contributes what it printed."""
     from ascendopt.backends.sim.build import _Job
 
     repo = op.repo
     names: list[str] = []
+    dtypes: dict[str, list[str]] = {}
     with tempfile.TemporaryDirectory(prefix="aoscan-") as d:
         tmp = Path(d)
         for rel, text in host.items():
@@ -75,5 +93,39 @@ def _scan(op: Operator, host: dict[str, str], sources: list[str], builder, inclu
             cmd += ["-I", str(include_dir), str(src), "-o", str(out)]
             builder._run_jobs([_Job(cmd, out)])
             if out.exists():
-                names += [n for n in _REGISTRAR.findall(out.read_text(errors="replace")) if n not in names]
-    return names
+                text = out.read_text(errors="replace")
+                names += [n for n in _REGISTRAR.findall(text) if n not in names]
+                for k, v in _param_dtypes(_own_lines(text, src)).items():
+                    dtypes.setdefault(k, v)
+    return {"types": names, "dtypes": dtypes}
+
+
+def _own_lines(text: str, src: Path) -> str:
+    """The parts of preprocessor output that come from `src` itself (macro expansions land
+    there), by the output's line markers."""
+    parts, own, pos = [], True, 0
+    for m in _LINE_MARK.finditer(text):
+        if own:
+            parts.append(text[pos:m.start()])
+        own, pos = Path(m.group(1)) == src, m.end()
+    if own:
+        parts.append(text[pos:])
+    return "".join(parts)
+
+
+def _param_dtypes(text: str) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for name, chain in _PARAM.findall(text):
+        m = _DATATYPE.search(chain)
+        if m is None:
+            continue
+        arg = m.group(1)
+        if not arg.startswith("{"):
+            init = re.search(r"\b" + re.escape(arg) + r"\s*=?\s*(\{[^}]*\})", text)
+            if init is None:
+                continue
+            arg = init.group(1)
+        types = re.findall(r"\bDT_\w+", arg)
+        if types:
+            out.setdefault(name, types)
+    return out
