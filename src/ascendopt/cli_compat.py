@@ -69,7 +69,7 @@ def compat_command(
         print(json.dumps(document(run.rows, wall_s=run.wall_s, interrupted=run.interrupted, config=config), indent=1))
     else:
         run = _run_with_progress(targets, cfg, console, print_rows=True)
-        _print_totals(run, len(targets))
+        print_totals(run, len(targets))
     raise typer.Exit(130 if run.interrupted else 0)
 
 
@@ -93,14 +93,20 @@ def _run_with_progress(targets, cfg, out, print_rows: bool):
                 running.remove(row.op)
             progress.update(task, advance=1, description=", ".join(running[-3:]))
             if print_rows:
-                name, status, rest = row.line_parts()
-                progress.console.print(Text.assemble(name, (status, _STATUS_STYLE.get(row.shown_status, "red")), rest),
-                                       soft_wrap=True, highlight=False)
+                print_row(row, progress.console)
 
         return run_targets(targets, cfg, on_row=finished, on_start=started)
 
 
-def _print_totals(run, n_targets: int) -> None:
+def print_row(row, out=console) -> None:
+    """One operator's line, its status coloured."""
+    name, status, rest = row.line_parts()
+    out.print(Text.assemble(name, (status, _STATUS_STYLE.get(row.shown_status, "red")), rest),
+              soft_wrap=True, highlight=False)
+
+
+def print_totals(run, n_targets: int) -> None:
+    """Totals by category and by cause, the wall time; what finished when interrupted."""
     from ascendopt.compat import category_totals, cause_totals
 
     rows = run.rows

@@ -171,8 +171,8 @@ def _toolkit(scope: str) -> bool:
     return bool(scope) and scope.split("::")[0] in TOOLKIT_NAMESPACES
 
 
-def _not_emulated(api: str, where: str, detail: str, side: str = "") -> "Cause":
-    return Cause(f"AscendC API `{api}` is not emulated by the simulator{side}", SIMULATOR, where, detail)
+def _not_emulated(api: str, where: str, detail: str) -> "Cause":
+    return Cause(f"AscendC API `{api}` is not emulated by the simulator", SIMULATOR, where, detail)
 
 
 def _qualified_at(snippet: str, col: int, name: str) -> str:
@@ -227,7 +227,6 @@ def classify_compile_error(text: str, root: Path, files: Mapping[str, str], incl
     inc = str(include_dir).rstrip("/") + "/" if include_dir else None
     detail = (f"{src.where(err) or Path(err.file).name + ':' + str(err.line)}: {err.sev}: {err.msg}")[:240]
     where = src.where(err) or _context_where(src, ctx, diags, idx)
-    side = " (host side)" if where.startswith("op_host/") else ""
     block = diags[idx + 1:next((j for j, _ in errors[1:]), len(diags))]  # its notes
     in_ours = bool(inc) and (err.file.startswith(inc) or any(n.file.startswith(inc) for n in block))
 
@@ -238,7 +237,7 @@ def classify_compile_error(text: str, root: Path, files: Mapping[str, str], incl
     if m:
         scope, name = _strip_templates(m["scope"]), m["name"]
         if _toolkit(scope) and not src.declares(name):
-            return _not_emulated(_api(scope, name), where, detail, side)
+            return _not_emulated(_api(scope, name), where, detail)
         return Cause(f"operator code: `{name}` is not a member of `{scope}`", OPERATOR, where, detail)
     m = _MEMBER.match(err.msg)
     if m:
@@ -246,7 +245,7 @@ def classify_compile_error(text: str, root: Path, files: Mapping[str, str], incl
         cls = scope.rpartition("::")[2]
         if not src.declares(cls):  # a toolkit class (ours), or one from elsewhere (std::)
             if _toolkit(scope):
-                return _not_emulated(_api(scope, name), where, detail, side)
+                return _not_emulated(_api(scope, name), where, detail)
         elif src.tiling_data(cls) and not src.declares(name):
             return Cause(f"the simulator's tiling data macros do not generate `{name}`", SIMULATOR, where, detail)
         return Cause(f"operator code: `{scope}` has no member `{name}`", OPERATOR, where, detail)
@@ -264,7 +263,7 @@ def classify_compile_error(text: str, root: Path, files: Mapping[str, str], incl
                          OPERATOR, where, detail)
         if scope and not _toolkit(scope) and src.declares(scope.split("::")[0]):
             return Cause(f"operator code: `{scope}::{name}` is not declared", OPERATOR, where, detail)
-        return _not_emulated(_api(scope, name), where, detail, side)
+        return _not_emulated(_api(scope, name), where, detail)
     m = _AMBIGUOUS.match(err.msg)
     if m and in_ours:
         name = m["call"].split("<")[0]
@@ -280,7 +279,7 @@ def classify_compile_error(text: str, root: Path, files: Mapping[str, str], incl
         types = [_strip_templates(t) for t in (m["t1"], m["t2"]) if t]
         ours = [t for t in types if _toolkit(t.rpartition("::")[0])]
         if ours:
-            return _not_emulated(f"{_api(*ours[0].rpartition('::')[::2])} operator{m['op']}", where, detail, side)
+            return _not_emulated(f"{_api(*ours[0].rpartition('::')[::2])} operator{m['op']}", where, detail)
     if inc and err.file.startswith(inc):
         return Cause(f"error inside the simulator's headers: {_short(err.msg)}", SIMULATOR, where, detail)
     return Cause(f"operator code: {_short(err.msg)}", OPERATOR, where, detail)

@@ -62,8 +62,8 @@ class Row:
     def line_parts(self) -> tuple[str, str, str]:
         """The line's operator, status and rest (counts, seconds, cause), padded."""
         why = self.cause + (f" ({self.where})" if self.where else "")
-        if self.detail and (self.origin == "run" or not self.cause):
-            why += f": {self.detail}" if why else self.detail
+        if self.origin == "run" or not why:  # the status says what failed, the detail how
+            why = self.detail or why
         if self.status == "pass" and self.warned:
             why = f"{self.warned} case(s) with warnings"
         return (f"{self.category + '/' + self.op:<44} ", f"{self.shown_status:<18} ",
