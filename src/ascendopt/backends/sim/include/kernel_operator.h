@@ -10,6 +10,10 @@
 #include "ascendopt_kernel/cube.h"
 #include "ascendopt_kernel/tcube_tiling.h"  // the device build sees kernel_tiling.h's structs everywhere
 #include "ascendopt_kernel/list_tensor.h"
+#include "ascendopt_kernel/intrinsics.h"
+#include "ascendopt_kernel/init.h"
+#include "ascendopt_kernel/copy.h"
+#include "ascendopt_kernel/gather_mask.h"
 
 // Names the device toolchain declares at global scope (kernels call them unqualified without
 // `using namespace AscendC`).

@@ -121,8 +121,7 @@ __aicore__ inline bfloat16_t ToBfloat16(const float& v) { return bfloat16_t(v); 
 // Scalar helpers.
 template <typename T>
 __aicore__ inline T Ceil(T a, T b) { return (a + b - 1) / b; }
-template <typename T>
-__aicore__ inline T AlignUp(T a, T b) { return (a + b - 1) / b * b; }
+// AlignUp / DivCeil (mixed argument types): intrinsics.h.
 template <typename T>
 __aicore__ inline T CeilDiv(T a, T b) { return (a + b - 1) / b; }
 
@@ -159,10 +158,12 @@ struct AoNoTilingStruct { uint8_t unused; };
 // expands to nothing too. `assert` stays active, as it is on the device by default.
 #define ASSERT(...)
 #undef assert
-#define assert(x)                                                                                      \
+// The device assert also takes a printf-style message after the condition (ignored here).
+#define assert(x, ...)                                                                                 \
     ((x) ? (void)0                                                                                    \
          : ::ao::rt::Fail(::ao::rt::ErrorKind::AssertFailed, "assert(%s) failed at %s:%d", #x, __FILE__, \
                           __LINE__))
+#define ASSERT_MSG(...)
 // Core-type guards. The simulator runs cube and vector work of a block on one emulated core,
 // so both guards are true and mixed kernels execute both halves in program order.
 namespace AscendC {

@@ -33,6 +33,15 @@ inline void SetMaxMinRegister(T value, uint32_t index) {
     ao::rt::Cur().maxmin_index = index;
 }
 
+// Accumulator register (ACC_VAL) of the current core: the fp32 bits of the last ReduceSum result,
+// read back by GetAccVal.
+inline thread_local uint64_t g_acc_val = 0;
+inline void SetAccRegister(float sum) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, &sum, 4);
+    g_acc_val = bits;
+}
+
 enum class RedOp : uint8_t { Sum, Max, Min };
 
 // Reduces the active elements of repeat r. Returns the value (in float) and the in-repeat index.
@@ -118,7 +127,10 @@ inline void ReduceAll(const char* name, const LocalTensor<T>& dst, const LocalTe
                     for (uint32_t k = 0; k < m; ++k) stageVals[k] = ToF32(in[b + k]);
                     outv[g] = FromF32<T>(TreeSum(stageVals, m));
                 }
-                if (last) dst.Data()[0] = outv[0];
+                if (last) {
+                    dst.Data()[0] = outv[0];
+                    SetAccRegister(ToF32(outv[0]));
+                }
                 else for (uint64_t g = 0; g < chunk; ++g) W[done + g] = outv[g];
                 done += chunk;
             }
@@ -162,6 +174,7 @@ inline void ReduceMasked(const char* name, const Plan& p, const LocalTensor<T>& 
     if (m == 0) return;
     if constexpr (OP == RedOp::Sum) {
         dst.Data()[0] = FromF32<T>(TreeSum(vals, m));
+        SetAccRegister(TreeSum(vals, m));
     } else {
         float best = vals[0];
         uint64_t bi = gidx[0];

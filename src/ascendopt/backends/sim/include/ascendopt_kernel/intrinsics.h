@@ -1,0 +1,137 @@
+// AscendOptimizer simulator: the compiler intrinsics and internal utilities kernels call
+// directly (clean-room emulation):
+//   likely / unlikely, pipe_barrier / set_flag / wait_flag (the same ordering primitives as
+//   PipeBarrier<> and SetFlag/WaitFlag<HardEvent>), get_block_idx / get_block_num and the
+//   block_idx / block_num device variables, AscendCUtils (mask helpers, C0 sizes), GetAccVal,
+//   IsSameType, DivCeil / AlignUp over mixed integer types, GetDataBlockSizeInBytes, scalar
+//   min / max / sqrt, GetScalarBitcodeValue, DataCacheCleanAndInvalid, ONE_BLK_*_NUM.
+#pragma once
+#include "ascendopt_kernel/vector_core.h"
+#include "ascendopt_kernel/vector_reduce.h"
+
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#endif
+#ifndef unlikely
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+
+namespace ao::k {
+
+// The flag key of a (src pipe, dst pipe, event id) triple: the HardEvent flag between the two
+// pipes when one exists, so set_flag(PIPE_MTE2, PIPE_V, id) and SetFlag<HardEvent::MTE2_V>(id)
+// are the same flag (as on the device, where SetFlag is built on set_flag).
+constexpr uint64_t PipeFlagKey(pipe_t src, pipe_t dst, int id) {
+    for (int e = 0; e < int(AscendC::HardEvent::MAX); ++e)
+        if (AscendC::EventSrc(AscendC::HardEvent(e)) == ao::rt::FromPipeT(src) &&
+            AscendC::EventDst(AscendC::HardEvent(e)) == ao::rt::FromPipeT(dst))
+            return AscendC::EventKey(AscendC::HardEvent(e), id);
+    return (uint64_t(3) << 40) | (uint64_t(src) << 16) | (uint64_t(dst) << 8) | uint64_t(id & 0xff);
+}
+
+inline void CheckEventId(const char* what, int64_t id) {
+    if (id < 0 || id > 7)
+        ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "%s: event id %lld is outside [0, 7]", what, (long long)id);
+}
+
+// A device variable read as a value (block_idx, block_num).
+template <int64_t (*Get)()>
+struct DeviceVar {
+    constexpr DeviceVar() = default;
+    operator int64_t() const { return Get(); }
+};
+inline int64_t BlockIdxNow() { return ao::rt::Cur().block_idx; }
+inline int64_t BlockNumNow() { return ao::rt::Cur().block_num; }
+
+}  // namespace ao::k
+
+// ---- CCE intrinsics (global namespace, as the device compiler declares them) ----------------
+__aicore__ inline void pipe_barrier(pipe_t pipe) { ao::rt::Barrier(ao::rt::FromPipeT(pipe)); }
+__aicore__ inline void set_flag(pipe_t src, pipe_t dst, int64_t eventId) {
+    ao::k::CheckEventId("set_flag", eventId);
+    ao::rt::SyncSet(ao::rt::FromPipeT(src), ao::rt::FromPipeT(dst), ao::k::PipeFlagKey(src, dst, int(eventId)));
+}
+__aicore__ inline void wait_flag(pipe_t src, pipe_t dst, int64_t eventId) {
+    ao::k::CheckEventId("wait_flag", eventId);
+    ao::rt::SyncWait(ao::rt::FromPipeT(src), ao::rt::FromPipeT(dst), ao::k::PipeFlagKey(src, dst, int(eventId)));
+}
+__aicore__ inline int64_t get_block_idx() { return ao::rt::Cur().block_idx; }
+__aicore__ inline int64_t get_block_num() { return ao::rt::Cur().block_num; }
+inline constexpr ao::k::DeviceVar<&ao::k::BlockIdxNow> block_idx{};
+inline constexpr ao::k::DeviceVar<&ao::k::BlockNumNow> block_num{};
+
+// Scalar helpers the device compiler provides for arithmetic types. Templates, so that a
+// <cmath>/<math.h> the kernel includes itself keeps its own overloads (a non-template exact
+// match is preferred, and no declaration conflicts).
+template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
+__aicore__ inline T min(T a, T b) { return b < a ? b : a; }
+template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
+__aicore__ inline T max(T a, T b) { return a < b ? b : a; }
+template <typename T, typename = std::enable_if_t<std::is_floating_point_v<T>>>
+__aicore__ inline T sqrt(T x) {
+    if constexpr (std::is_same_v<T, float>) return __builtin_sqrtf(x);
+    else return T(__builtin_sqrt(double(x)));
+}
+
+namespace AscendC {
+
+// One data block (the unit of UB alignment and of DataCopy lengths), in bytes.
+__aicore__ inline constexpr uint32_t GetDataBlockSizeInBytes() { return ONE_BLK_SIZE; }
+constexpr uint32_t ONE_BLK_FLOAT_NUM = ONE_BLK_SIZE / sizeof(float);
+constexpr uint32_t ONE_BLK_HALF_NUM = ONE_BLK_SIZE / sizeof(half);
+constexpr uint32_t ONE_REPEAT_FLOAT_SIZE = ONE_REPEAT_BYTE_SIZE / sizeof(float);
+constexpr uint32_t ONE_REPEAT_HALF_SIZE = ONE_REPEAT_BYTE_SIZE / sizeof(half);
+constexpr uint32_t BRCB_BROADCAST_NUMBER = 8;  // elements one Brcb repeat broadcasts
+
+// Integer helpers over mixed argument types (the result has the first argument's type). A kernel
+// that defines its own single-type AlignUp/DivCeil template keeps it: that one is more specialized.
+template <typename T, typename U>
+__aicore__ inline constexpr T DivCeil(T a, U b) { return T((a + T(b) - 1) / T(b)); }
+template <typename T, typename U>
+__aicore__ inline constexpr T AlignUp(T a, U b) { return T((a + T(b) - 1) / T(b) * T(b)); }
+template <typename T, typename U>
+__aicore__ inline constexpr T AlignDown(T a, U b) { return T(a / T(b) * T(b)); }
+
+template <typename T, typename U>
+struct IsSameType { static constexpr bool value = false; };
+template <typename T>
+struct IsSameType<T, T> { static constexpr bool value = true; };
+
+// The bits of a scalar as an unsigned integer of the same size (padding values, duplicates).
+template <typename T>
+__aicore__ inline auto GetScalarBitcodeValue(T v) {
+    if constexpr (sizeof(T) == 1) return ao::k::FromBits<uint8_t>(ao::k::BitsOf(v));
+    else if constexpr (sizeof(T) == 2) return ao::k::FromBits<uint16_t>(ao::k::BitsOf(v));
+    else if constexpr (sizeof(T) == 4) return ao::k::FromBits<uint32_t>(ao::k::BitsOf(v));
+    else return ao::k::FromBits<uint64_t>(ao::k::BitsOf(v));
+}
+
+// Internal utility class of the toolkit: vector mask helpers and block geometry.
+struct AscendCUtils {
+    template <typename T>
+    __aicore__ static inline void SetMask(int32_t len) { SetVectorMask<T>(len); }
+    template <typename T>
+    __aicore__ static inline void SetMask(uint64_t maskHigh, uint64_t maskLow) { SetVectorMask<T>(maskHigh, maskLow); }
+    template <typename T>
+    __aicore__ static inline void SetMaskCount() { AscendC::SetMaskCount(); }
+    template <typename T>
+    __aicore__ static inline void SetMaskNorm() { AscendC::SetMaskNorm(); }
+    __aicore__ static inline void ResetMask() { AscendC::ResetMask(); }
+    __aicore__ static inline constexpr uint32_t GetC0Size() { return ONE_BLK_SIZE; }
+    __aicore__ static inline constexpr uint32_t GetC0Count(uint32_t typeSize) { return ONE_BLK_SIZE / typeSize; }
+    __aicore__ static inline constexpr uint32_t GetBitSize(uint32_t byteSize) { return byteSize * 8; }
+};
+
+// The accumulator register: fp32 bits of the last ReduceSum result (read after a V_S flag).
+__aicore__ inline uint64_t GetAccVal() { return ao::k::g_acc_val; }
+
+// Scalar data cache maintenance. The emulated GM has no scalar cache between the scalar unit and
+// the DMA engines, so these order nothing and cost nothing.
+enum class CacheLine : uint8_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
+enum class DcciDst : uint8_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
+template <typename T, CacheLine entire = CacheLine::SINGLE_CACHE_LINE, DcciDst dst = DcciDst::CACHELINE_OUT>
+__aicore__ inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
+template <typename T, CacheLine entire = CacheLine::SINGLE_CACHE_LINE, DcciDst dst = DcciDst::CACHELINE_OUT>
+__aicore__ inline void DataCacheCleanAndInvalid(const LocalTensor<T>&) {}
+
+}  // namespace AscendC
