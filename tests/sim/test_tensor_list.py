@@ -99,3 +99,29 @@ def test_a_list_given_as_one_tensor_is_refused(backend, base, tmp_path):
     res = run(backend, base, case)
     assert res.status == "tiling_error", res.message
     assert "input 'x' is a dynamic (list) parameter in the OpDef" in res.message
+
+
+def _in_place_case(tmp_path, declare: bool):
+    path = tmp_path / "inplace.json"
+    golden = tmp_path / "g_inplace.py"
+    golden.write_text("def g(x, scale, x_out):\n"
+                      "    return [[t['value'] * scale['value'][0] for t in x]]\n")
+    outs = [{"name": "x", "dynamic": True, "type": "float", "shape": [[40], [3, 5]]}] if declare else []
+    path.write_text(json.dumps([{"case_name": "inplace", "op": "ListScale",
+                                 "calc_expect_func_file": f"{golden}:g" if declare else None,
+                                 "input_desc": [{"name": "x", "dynamic": True, "type": "float", "shape": [[40], [3, 5]]},
+                                                {"name": "scale", "type": "float", "shape": [1], "value": [2.0]}],
+                                 "output_desc": outs}]))
+    [case] = load_case_file(path)
+    return case
+
+
+def test_an_input_updated_in_place_is_an_output_of_the_same_name(backend, base, tmp_path):
+    op = edit(base, "DataCopyPad(yGm[i * tileLength], yLocal, params);",
+              "DataCopyPad(xGm[i * tileLength], yLocal, params);")
+    res = run(backend, op, _in_place_case(tmp_path, declare=False))
+    assert (res.status, res.error_kind) == ("runtime_error", "input_modified"), res.message
+    assert "input x[0]" in res.message
+    res = run(backend, op, _in_place_case(tmp_path, declare=True))
+    assert res.status == "ok", f"{res.status} ({res.error_kind}): {res.message[:2000]}"
+    assert res.max_abs_err == 0

@@ -168,7 +168,9 @@ class SimBackend(Backend):
 
     def _manifest(self, work: Path, sig: dict[str, Any], case: Case, inputs: dict[str, np.ndarray]) -> Path:
         """The runner's manifest: inputs in the OpDef's order, the tensors of a list parameter
-        one ``dyn_input`` (``dyn_output``) line each, in list order; data files beside it."""
+        one ``dyn_input`` (``dyn_output``) line each, in list order; data files beside it. A case
+        output that the OpDef does not declare but has as an input (in-place operators) is a
+        ``ref_output``: the runner returns that input's final contents."""
         lines = [f"soc {self.soc.name}"]
         lines += [f"param {k} {v!r}" for k, v in self.soc.params.items()]
         by_name = {name: tensors for name, tensors, _ in group_params(case.inputs)}
@@ -186,8 +188,12 @@ class SimBackend(Backend):
                 files += 1
                 path.write_bytes(arr.tobytes())
                 lines.append(_tensor_line("dyn_input" if spec.dynamic else "input", spec, path))
+        # An output named like an input and unknown to the OpDef is that input, updated in place.
+        outs = {p["name"] for p in sig.get("outputs", [])}
+        ins = {p["name"] for p in sig.get("inputs", [])}
         for i, spec in enumerate(case.outputs):
-            lines.append(_tensor_line("dyn_output" if spec.dynamic else "output", spec, work / f"out{i}.bin"))
+            tag = "ref_output" if spec.name not in outs and spec.name in ins else "output"
+            lines.append(_tensor_line(("dyn_" if spec.dynamic else "") + tag, spec, work / f"out{i}.bin"))
         for name, value in case.attrs.items():
             lines.append(_attr_line(name, case.attr_types.get(name, ""), value))
         lines.append(f"result {work / 'result.json'}")

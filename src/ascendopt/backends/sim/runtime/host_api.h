@@ -23,6 +23,7 @@ struct TensorArg {
     const void* data = nullptr;  // host copy of the input bytes, for GetInputTensor
     bool present = true;         // false: an absent optional input
     bool dynamic = false;        // one tensor of a list (an OpDef DYNAMIC parameter's instance)
+    bool ref = false;            // runner only: an output that is an input updated in place
 };
 
 struct AttrArg {

@@ -11,6 +11,8 @@
 //   dyn_input / dyn_output  (same fields)      one tensor of a list (OpDef DYNAMIC parameter); a
 //                                              list's lines are consecutive, in list order, and
 //                                              the kernel gets the list's descriptor (tensor_list.h)
+//   ref_output / dyn_ref_output  (same fields) an input the kernel updates in place (same name, and
+//                                              list position): its final contents are this output
 //   attr <name> int|float|bool <value>
 //   attr <name> str <hex-bytes>
 //   attr <name> list_int|list_float|list_bool <n> <values...>
@@ -141,10 +143,13 @@ bool ParseManifest(const char* path, Manifest& m, std::string& err) {
             double v;
             in >> k >> v;
             m.soc.values[k] = v;
-        } else if (tag == "input" || tag == "output" || tag == "dyn_input" || tag == "dyn_output") {
+        } else if (tag == "input" || tag == "output" || tag == "dyn_input" || tag == "dyn_output" ||
+                   tag == "ref_output" || tag == "dyn_ref_output") {
             ao::host::TensorArg t;
             t.dynamic = tag[0] == 'd';
             if (t.dynamic) tag = tag.substr(4);
+            t.ref = tag == "ref_output";
+            if (t.ref) tag = "output";
             int nd = 0;
             in >> t.name >> t.dtype >> t.format >> nd;
             t.shape.resize(nd);
@@ -335,7 +340,12 @@ int main(int argc, char** argv) {
     pc.l2_bytes = uint64_t(m.soc.Get("l2_bytes", 201326592));
     pc.hbm_bytes = uint64_t(m.soc.Get("hbm_bytes", 68719476736.0));
     pc.lib_api_workspace_bytes = uint64_t(m.soc.Get("lib_api_workspace_bytes", 16777216));
-    ao::host::TilingResult tr = ao::host::RunTiling(pc, m.inputs, m.outputs, m.attrs);
+    std::vector<ao::host::TensorArg> op_outputs;  // the OpDef's outputs (not the inputs updated in place)
+    std::vector<size_t> op_output_idx;
+    for (size_t i = 0; i < m.outputs.size(); ++i) {
+        if (!m.outputs[i].ref) op_outputs.push_back(m.outputs[i]), op_output_idx.push_back(i);
+    }
+    ao::host::TilingResult tr = ao::host::RunTiling(pc, m.inputs, op_outputs, m.attrs);
     if (!tr.ok) {
         WriteResult("{\"status\": \"tiling_error\", \"message\": \"" + Escape(tr.error) + "\"}\n");
         return 0;
@@ -373,10 +383,29 @@ int main(int argc, char** argv) {
         in_gm[i] = ao::rt::AllocGm(input_bytes[i].size(), "input " + TensorLabel(m.inputs, i), 0x7f);
         std::memcpy(in_gm[i], input_bytes[i].data(), input_bytes[i].size());
     }
+    std::vector<bool> in_place(m.inputs.size(), false);  // inputs the kernel may write: ref outputs
     for (size_t i = 0; i < m.outputs.size(); ++i) {
         uint64_t bytes = NumElems(m.outputs[i].shape) * uint64_t(DtypeSize(m.outputs[i].dtype));
-        outs[i] = ao::rt::AllocGm(bytes, "output " + TensorLabel(m.outputs, i), 0x7f);
+        if (!m.outputs[i].ref) {
+            outs[i] = ao::rt::AllocGm(bytes, "output " + TensorLabel(m.outputs, i), 0x7f);
+            continue;
+        }
+        std::string label = TensorLabel(m.outputs, i);
+        for (size_t j = 0; j < m.inputs.size() && outs[i] == nullptr; ++j) {
+            if (in_gm[j] != nullptr && TensorLabel(m.inputs, j) == label && input_bytes[j].size() == bytes) {
+                outs[i] = in_gm[j];
+                in_place[j] = true;
+            }
+        }
+        if (outs[i] == nullptr) {
+            WriteResult("{\"status\": \"runtime_error\", \"error_kind\": \"invalid_argument\", \"message\": "
+                        "\"output " + Escape(label) + " names an input updated in place, but no input " +
+                        Escape(label) + " of its size is given\"" + g_partial + "}\n");
+            return 0;
+        }
     }
+    std::vector<uint8_t*> op_outs;
+    for (size_t i : op_output_idx) op_outs.push_back(outs[i]);
     const ao::host::OpSignature* sig = ao::host::GetRegisteredOp(&err);
     std::vector<uint8_t*> args;
     std::vector<std::pair<uint8_t*, std::vector<uint64_t>>> lists;  // input descriptors, to check after
@@ -399,7 +428,7 @@ int main(int argc, char** argv) {
         }
     };
     add_params(sig->inputs, tr.input_params, m.inputs, in_gm, "input");
-    add_params(sig->outputs, tr.output_params, m.outputs, outs, "output");
+    add_params(sig->outputs, tr.output_params, op_outputs, op_outs, "output");
     uint8_t* ws = ws_total ? ao::rt::AllocGm(ws_total, "workspace", 0x7f) : nullptr;
     args.push_back(ws);
     uint8_t* tiling = ao::rt::AllocGm(tr.tiling_data.size(), "tiling", 0);
@@ -416,10 +445,11 @@ int main(int argc, char** argv) {
     ao::rt::SetTraceEnabled(!m.trace_path.empty());
     ao::rt::LaunchResult lr = ao::rt::LaunchKernel(tr.block_dim, tr.tiling_key, ascendopt_kernel_launch, args.data(), ws);
     for (size_t i = 0; i < m.inputs.size(); ++i) {  // inputs are read-only: a kernel writing one is caught
-        if (in_gm[i] != nullptr && std::memcmp(in_gm[i], input_bytes[i].data(), input_bytes[i].size()) != 0) {
+        if (in_gm[i] != nullptr && !in_place[i] &&
+            std::memcmp(in_gm[i], input_bytes[i].data(), input_bytes[i].size()) != 0) {
             WriteResult("{\"status\": \"runtime_error\", \"error_kind\": \"input_modified\", \"message\": "
                         "\"the kernel wrote into input " + Escape(TensorLabel(m.inputs, i)) +
-                        " (inputs are read-only)\"" + g_partial + "}\n");
+                        " (inputs are read-only unless the case names it as an output too)\"" + g_partial + "}\n");
             return 0;
         }
     }
