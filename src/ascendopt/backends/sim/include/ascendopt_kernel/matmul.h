@@ -70,6 +70,9 @@ struct GetMmDstType { using Type = float; };
 template <>
 struct GetMmDstType<int8_t> { using Type = int32_t; };
 
+// Bytes of one C0 block (a basic-API constant kernels that use Matmul size their copies by).
+constexpr int32_t DEFAULT_C0_SIZE = 32;
+
 struct MatmulPolicyDefault {};
 template <class...>
 struct MatmulPolicy {};
