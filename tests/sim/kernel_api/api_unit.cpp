@@ -30,7 +30,7 @@ void Scalar(const char* name, double v) { std::printf("%s %.9g\n", name, v); }
 
 struct Ctx {
     TPipe pipe;
-    TBuf<TPosition::VECCALC> bufs[24];
+    TBuf<TPosition::VECCALC> bufs[48];
     int nb = 0;
     template <typename T>
     LocalTensor<T> Alloc(uint32_t n) {
@@ -155,6 +155,73 @@ void GatherMaskCases(Ctx& c) {
     Scalar("gm_user_counter_cnt", double(cnt));
 }
 
+// A kernel's own single-type CeilDiv wins over the toolkit's mixed-type one.
+template <typename T>
+__aicore__ inline T CeilDiv(T x, T y) { return (x + y - 1) / y + 500; }
+
+void MiscCases(Ctx& c) {
+    uint32_t rw = 70, rf = 8;
+    Scalar("own_ceildiv", CeilDiv(rw, rf));              // 9 + 500
+    Scalar("mixed_ceildiv", AscendC::CeilDiv(int64_t(70), 8U));  // 9
+    // RepeatReduceSum with the mask set outside (isSetMask = false), dstRepStride 1.
+    auto x = c.Alloc<float>(256), d = c.Alloc<float>(16);
+    for (int i = 0; i < 256; ++i) x.Data()[i] = float((i * 37) % 11) - 5.0f;
+    Fill(d, 16, -1.0f);
+    AscendCUtils::SetMask<float>(48);
+    RepeatReduceSum<float, false>(d, x, 4, MASK_PLACEHOLDER, 0, 1, 1, 8);
+    ResetMask();
+    Row("rrs_x", x, 256);
+    Row("rrs", d, 16);
+    auto xh = c.Alloc<half>(256), dh = c.Alloc<half>(16);
+    for (int i = 0; i < 256; ++i) xh.Data()[i] = half(float(i % 9) * 0.5f);
+    Fill(dh, 16, half(-1.0f));
+    RepeatReduceSum<half>(dh, xh, 2, 100, 0, 1, 2, 8);
+    Row("rrs_xh", xh, 256);
+    Row("rrs_h", dh, 16);
+    // CreateVecIndex.
+    auto vi = c.Alloc<int32_t>(64);
+    auto vf = c.Alloc<float>(64);
+    Fill(vi, 64, -1);
+    Fill(vf, 64, -1.0f);
+    CreateVecIndex(vi, int32_t(5), 50);
+    CreateVecIndex(vf, 0.5f, 40);
+    Row("vec_index_i32", vi, 64);
+    Row("vec_index_f32", vf, 64);
+    // BroadCast: {3,1} -> {3,16} (axis 1), {1,16} -> {4,16} in place (axis 0), {1} -> {24}.
+    auto bs = c.Alloc<float>(16), bd = c.Alloc<float>(64);
+    for (int i = 0; i < 16; ++i) bs.Data()[i] = float(i) + 0.25f;
+    uint32_t dst2[2] = {3, 16}, src2[2] = {3, 1};
+    BroadCast<float, 2, 1>(bd, bs, dst2, src2);
+    Row("bc_axis1", bd, 48);
+    auto bi = c.Alloc<half>(64);
+    for (int i = 0; i < 64; ++i) bi.Data()[i] = half(i < 16 ? float(i) : -1.0f);
+    uint32_t dst0[2] = {4, 16}, src0[2] = {1, 16};
+    BroadCast<half, 2, 0>(bi, bi, dst0, src0);
+    Row("bc_axis0_inplace", bi, 64);
+    uint32_t dst1[1] = {24}, src1[1] = {1};
+    BroadCast<float, 1, 0>(bd, bs[8], dst1, src1);
+    Row("bc_dim1", bd, 24);
+    // SetDeqScale scales int32 -> half casts.
+    auto ci = c.Alloc<int32_t>(16);
+    auto ch = c.Alloc<half>(16);
+    for (int i = 0; i < 16; ++i) ci.Data()[i] = i * 300 - 2000;
+    SetDeqScale(half(0.5f));
+    Cast(ch, ci, RoundMode::CAST_NONE, 16);
+    SetDeqScale(half(1.0f));
+    Row("deq_in", ci, 16);
+    Row("deq_half", ch, 16);
+    // get_max_min_cnt after ReduceMax: value bits low, index high.
+    auto mx = c.Alloc<float>(64), mw = c.Alloc<float>(64), md = c.Alloc<float>(8);
+    for (int i = 0; i < 64; ++i) mx.Data()[i] = float((i * 13) % 64);
+    ReduceMax(md, mx, mw, 64, true);
+    uint64_t reg = get_max_min_cnt();
+    float mv;
+    uint32_t lo = uint32_t(reg);
+    std::memcpy(&mv, &lo, 4);
+    Scalar("maxmin_value", mv);
+    Scalar("maxmin_index", double(reg >> 32));
+}
+
 void RunAll(void*) {
     Ctx c;
     Scalars();
@@ -162,6 +229,7 @@ void RunAll(void*) {
     Init();
     CopyCases(c);
     GatherMaskCases(c);
+    MiscCases(c);
 }
 
 void RunFail(void* arg) {
@@ -179,6 +247,12 @@ void RunFail(void* arg) {
         GatherMask(b, a, uint8_t(9), false, 0, {1, 1, 8, 0}, cnt);
     } else if (name == "gather_mask_out_of_bounds") {
         GatherMask(b, a, uint8_t(7), false, 0, {1, 5, 8, 0}, cnt);
+    } else if (name == "broadcast_bad_shape") {
+        uint32_t dst2[2] = {4, 16}, src2[2] = {2, 16};
+        BroadCast<float, 2, 0>(b, a, dst2, src2);
+    } else if (name == "broadcast_out_of_bounds") {
+        uint32_t dst2[2] = {32, 16}, src2[2] = {32, 1};
+        BroadCast<float, 2, 1>(b, a, dst2, src2);
     } else if (name == "init_gm_out_of_bounds") {
         static std::vector<float> gm(16);
         ao::rt::RegisterGm(gm.data(), gm.size() * 4, "small");

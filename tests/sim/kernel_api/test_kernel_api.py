@@ -132,6 +132,46 @@ def test_gather_mask_user_pattern(rows):
     check_gather(rows, "gm_user_counter", src, 2, 50, 2, 1, 4, lambda r, k: bits[k])
 
 
+# ------------------------------------------------------------------------------ misc vector APIs
+def test_own_ceildiv_wins_and_mixed_types(rows):
+    assert scalar(rows, "own_ceildiv") == 509
+    assert scalar(rows, "mixed_ceildiv") == 9
+
+
+def test_repeat_reduce_sum(rows):
+    x = rows["rrs_x"].astype(np.float32)
+    exp = np.full(16, -1.0)
+    exp[:4] = [x[r * 64: r * 64 + 48].sum(dtype=np.float64) for r in range(4)]  # mask 48 from SetMask
+    np.testing.assert_allclose(rows["rrs"], exp, rtol=1e-6)
+    xh = rows["rrs_xh"].astype(np.float16)
+    exph = np.full(16, -1.0)
+    exph[0], exph[2] = xh[:100].astype(np.float64).sum(), xh[128:228].astype(np.float64).sum()  # dstRepStride 2
+    np.testing.assert_allclose(rows["rrs_h"], exph, rtol=2e-3)
+
+
+def test_create_vec_index(rows):
+    np.testing.assert_array_equal(rows["vec_index_i32"], np.r_[np.arange(5, 55), np.full(14, -1)])
+    np.testing.assert_array_equal(rows["vec_index_f32"], np.r_[np.arange(40) + 0.5, np.full(24, -1)])
+
+
+def test_broadcast(rows):
+    src = np.arange(16) + 0.25
+    np.testing.assert_array_equal(rows["bc_axis1"], np.repeat(src[:3], 16))
+    np.testing.assert_array_equal(rows["bc_axis0_inplace"], np.tile(np.arange(16.0), 4))
+    np.testing.assert_array_equal(rows["bc_dim1"], np.full(24, src[8]))
+
+
+def test_set_deq_scale_scales_int32_to_half_casts(rows):
+    exp = (rows["deq_in"] * 0.5).astype(np.float16).astype(np.float64)
+    np.testing.assert_array_equal(rows["deq_half"], exp)
+
+
+def test_get_max_min_cnt(rows):
+    x = (np.arange(64) * 13) % 64
+    assert scalar(rows, "maxmin_value") == x.max()
+    assert scalar(rows, "maxmin_index") == int(np.argmax(x))
+
+
 # ------------------------------------------------------------------------------ failures
 @pytest.mark.parametrize("case, kind", [
     ("set_flag_bad_event", "invalid_argument"),
@@ -140,6 +180,8 @@ def test_gather_mask_user_pattern(rows):
     ("gather_mask_bad_pattern", "invalid_argument"),
     ("gather_mask_out_of_bounds", "local_out_of_bounds"),
     ("init_gm_out_of_bounds", "gm_out_of_bounds"),
+    ("broadcast_bad_shape", "invalid_argument"),
+    ("broadcast_out_of_bounds", "local_out_of_bounds"),
 ])
 def test_failures_are_typed(exe, case, kind):
     res = subprocess.run([str(exe), "fail", case], capture_output=True, text=True, timeout=60)

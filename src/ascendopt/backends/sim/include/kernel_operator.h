@@ -14,6 +14,8 @@
 #include "ascendopt_kernel/init.h"
 #include "ascendopt_kernel/copy.h"
 #include "ascendopt_kernel/gather_mask.h"
+#include "ascendopt_kernel/vector_misc.h"
+#include "ascendopt_kernel/broadcast.h"
 
 // Names the device toolchain declares at global scope (kernels call them unqualified without
 // `using namespace AscendC`).

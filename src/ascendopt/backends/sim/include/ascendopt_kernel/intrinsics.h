@@ -1,13 +1,14 @@
 // AscendOptimizer simulator: the compiler intrinsics and internal utilities kernels call
 // directly (clean-room emulation):
-//   likely / unlikely, pipe_barrier / set_flag / wait_flag (the same ordering primitives as
+//   likely / unlikely, get_max_min_cnt, pipe_barrier / set_flag / wait_flag (the same ordering primitives as
 //   PipeBarrier<> and SetFlag/WaitFlag<HardEvent>), get_block_idx / get_block_num and the
 //   block_idx / block_num device variables, AscendCUtils (mask helpers, C0 sizes), GetAccVal,
 //   IsSameType, DivCeil / AlignUp over mixed integer types, GetDataBlockSizeInBytes, scalar
-//   min / max / sqrt, GetScalarBitcodeValue, DataCacheCleanAndInvalid, ONE_BLK_*_NUM.
+//   min / max / sqrt, GetScalarBitcodeValue, DataCacheCleanAndInvalid, SetDeqScale, ONE_BLK_*_NUM.
 #pragma once
 #include "ascendopt_kernel/vector_core.h"
 #include "ascendopt_kernel/vector_reduce.h"
+#include "ascendopt_kernel/vector_cast.h"
 
 #ifndef likely
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -54,6 +55,11 @@ __aicore__ inline void set_flag(pipe_t src, pipe_t dst, int64_t eventId) {
 __aicore__ inline void wait_flag(pipe_t src, pipe_t dst, int64_t eventId) {
     ao::k::CheckEventId("wait_flag", eventId);
     ao::rt::SyncWait(ao::rt::FromPipeT(src), ao::rt::FromPipeT(dst), ao::k::PipeFlagKey(src, dst, int(eventId)));
+}
+// MAX_MIN_CNT register: value bits of the last ReduceMax/ReduceMin (low 32 bits) and its index
+// (high 32 bits).
+__aicore__ inline uint64_t get_max_min_cnt() {
+    return (uint64_t(ao::rt::Cur().maxmin_index) << 32) | uint64_t(ao::rt::Cur().maxmin_value_bits);
 }
 __aicore__ inline int64_t get_block_idx() { return ao::rt::Cur().block_idx; }
 __aicore__ inline int64_t get_block_num() { return ao::rt::Cur().block_num; }
@@ -124,6 +130,16 @@ struct AscendCUtils {
 
 // The accumulator register: fp32 bits of the last ReduceSum result (read after a V_S flag).
 __aicore__ inline uint64_t GetAccVal() { return ao::k::g_acc_val; }
+
+// DEQSCALE register: the scale of int32 -> half Casts (the dequantization path).
+__aicore__ inline void SetDeqScale(half scale) { ao::k::g_deq_scale = float(scale); }
+// Scale/offset/sign form (int16 -> int8 requantization): recorded as the scale; the
+// requantizing Cast forms are not emulated, so the offset and sign mode are not used.
+__aicore__ inline void SetDeqScale(float scale, int16_t offset, bool signMode) {
+    (void)offset;
+    (void)signMode;
+    ao::k::g_deq_scale = scale;
+}
 
 // Scalar data cache maintenance. The emulated GM has no scalar cache between the scalar unit and
 // the DMA engines, so these order nothing and cost nothing.

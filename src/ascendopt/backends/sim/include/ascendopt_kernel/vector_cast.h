@@ -6,6 +6,11 @@
 #include "ascendopt_kernel/vector_core.h"
 
 namespace ao::k {
+// DEQSCALE register of the current core (SetDeqScale): the factor of int32 -> half casts.
+inline thread_local float g_deq_scale = 1.0f;
+}  // namespace ao::k
+
+namespace ao::k {
 
 using LD = long double;
 
@@ -116,6 +121,9 @@ inline void CastRun(const Plan& p, const LocalTensor<D>& dst, const LocalTensor<
            } else if constexpr (std::is_same_v<D, bfloat16_t> && std::is_same_v<S, float>) {
                if (nearest && A[i] == A[i]) return bfloat16_t(A[i]);
                return CastOne<D>(WidenLD(A[i]), m);
+           } else if constexpr (std::is_same_v<D, half> && std::is_same_v<S, int32_t>) {
+               // int32 -> half goes through the dequantization path: scaled by DEQSCALE.
+               return CastOne<D>(WidenLD(A[i]) * LD(ao::k::g_deq_scale), m);
            } else if constexpr (std::is_same_v<D, S> && kIsFloatLike<D>) {
                // Same floating type: round to an integral value (CAST_NONE copies).
                if (m == RoundMode::CAST_NONE) return A[i];
