@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -478,9 +479,43 @@ private:
     std::vector<Shape>* out_;
 };
 
+// A [min, max] pair (shape ranges of InferShapeRange).
+template <typename T>
+class Range {
+public:
+    Range() = default;
+    Range(T* min, T* max) : min_(min), max_(max) {}
+    explicit Range(T* same) : min_(same), max_(same) {}
+    T* GetMin() { return min_; }
+    const T* GetMin() const { return min_; }
+    T* GetMax() { return max_; }
+    const T* GetMax() const { return max_; }
+    void SetMin(T* min) { min_ = min; }
+    void SetMax(T* max) { max_ = max; }
+
+private:
+    T* min_ = nullptr;
+    T* max_ = nullptr;
+};
+
+// Shape ranges per input and output instance; arrays owned by whoever runs the function.
 class InferShapeRangeContext : public ExtendedKernelContext {
 public:
-    using ExtendedKernelContext::ExtendedKernelContext;
+    explicit InferShapeRangeContext(AoNodeData* node, const Range<Shape>* inputs = nullptr, size_t num_inputs = 0,
+                                    Range<Shape>* outputs = nullptr, size_t num_outputs = 0)
+        : ExtendedKernelContext(node), in_(inputs), n_in_(num_inputs), out_(outputs), n_out_(num_outputs) {}
+    const Range<Shape>* GetInputShapeRange(size_t i) const { return i < n_in_ ? &in_[i] : nullptr; }
+    const Range<Shape>* GetOptionalInputShapeRange(size_t ir) const { return GetInputShapeRange(InIdx(ir, 0)); }
+    const Range<Shape>* GetDynamicInputShapeRange(size_t ir, size_t rel) const {
+        return GetInputShapeRange(InIdx(ir, rel));
+    }
+    Range<Shape>* GetOutputShapeRange(size_t i) { return i < n_out_ ? &out_[i] : nullptr; }
+
+private:
+    const Range<Shape>* in_;
+    size_t n_in_;
+    Range<Shape>* out_;
+    size_t n_out_;
 };
 
 class InferDataTypeContext : public ExtendedKernelContext {

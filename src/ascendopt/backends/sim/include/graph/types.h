@@ -151,6 +151,9 @@ enum DeviceType { NPU = 0, CPU = 1 };
 
 // Sub-byte types report kDataTypeSizeBitOffset + bits (CANN convention).
 constexpr int kDataTypeSizeBitOffset = 1000;
+// Dimension values of shapes not known before run time.
+constexpr int64_t UNKNOWN_DIM = -1;
+constexpr int64_t UNKNOWN_DIM_NUM = -2;
 
 inline int GetSizeByDataType(DataType dt) {
     switch (dt) {

@@ -1,0 +1,3 @@
+// AscendOptimizer simulator (host side).
+#pragma once
+#include "ascendopt_host/gert.h"
