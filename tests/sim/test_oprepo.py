@@ -161,6 +161,9 @@ def test_macro_registration_tiling_struct_and_external_files(repo_op):
     assert op.op_type == "ScaleCopy"
     assert op.kernel_file == "op_kernel/scale_copy.cpp"
     assert op.tiling_struct == "SharedScaleTilingData"
+    from ascendopt.backends.sim.opdef_scan import opdef_dtypes
+
+    assert opdef_dtypes(op) == {"x": ["DT_FLOAT"], "y": ["DT_FLOAT"]}  # through the `dts` variable
     names = sorted(p.name for p in op.external_files())
     assert names == ["ops_log.h", "proto.h", "scale_body.h", "tiling_def.h", "tiling_func.cpp"]
 
