@@ -89,3 +89,15 @@ def test_clashes_link_errors_and_operator_syntax():
     assert c.label == "AscendC API `Fancy` is declared but not implemented by the simulator"
     c = classify(f"{ROOT}/op_kernel/demo.cpp:9:3: error: expected ‘;’ before ‘}}’ token\n")
     assert c.origin == "operator" and c.label.startswith("operator code: expected")
+
+
+def test_standard_library_names_the_toolkit_makes_visible():
+    c = classify(f"{ROOT}/op_host/demo.cpp:1:14: error: ‘map’ does not name a type\n"
+                 "    1 | static const map<ge::DataType, int32_t> M = {\n")
+    assert c.origin == "simulator" and c.label.startswith("`map` is used without `std::`")
+    c = classify(f"{ROOT}/op_host/demo.cpp:2:6: error: ‘set’ in namespace ‘std’ does not name a template type\n"
+                 f"{ROOT}/op_host/demo.cpp:1:1: note: ‘std::set’ is defined in header ‘<set>’; did you forget to "
+                 "‘#include <set>’?\n")
+    assert c.origin == "simulator" and c.label.startswith("`std::set` needs `<set>`")
+    c = classify(f"{ROOT}/op_kernel/demo.cpp:9:5: error: ‘DTYPE_Y_REF’ was not declared in this scope\n")
+    assert c.origin == "simulator" and c.label.startswith("build macro `DTYPE_Y_REF`")

@@ -32,6 +32,13 @@ TOOLKIT_NAMESPACES = ("AscendC", "gert", "optiling", "ge", "platform_ascendc", "
 
 SIMULATOR, OPERATOR, RUN, CASES = "simulator", "operator", "run", "cases"
 
+#: C++ standard library names operators use without ``std::`` (the toolkit's headers make
+#: them visible): an undeclared one is a visibility gap of our headers, not a missing API.
+STD_NAMES = frozenset("""map set vector string unordered_map unordered_set pair make_pair tuple make_tuple array
+    min max swap move forward function shared_ptr unique_ptr make_shared make_unique to_string numeric_limits
+    ostringstream stringstream cout cerr endl sort find accumulate abs ceil floor sqrt memcpy memset
+    is_same is_same_v enable_if conditional initializer_list optional variant""".split())
+
 
 @dataclass(frozen=True)
 class Cause:
@@ -189,6 +196,7 @@ _MEMBER = re.compile(rf"^(?:{_Q}(?P<type>[^’'`]+){_E}(?: {{aka {_Q}[^’'`]+{_
 _UNDECLARED = re.compile(rf"^(?:{_Q}(?P<a>[^’'`]+){_E} (?:was not declared in this scope|does not name a "
                          rf"(?:template )?type|has not been declared|is not a template)"
                          rf"|there are no arguments to {_Q}(?P<b>[^’'`]+){_E} that depend on a template parameter)")
+_STD_HEADER = re.compile(rf"{_Q}(?P<name>std::\w+){_E} is defined in header {_Q}(?P<h><[\w./]+>){_E}")
 _NO_MATCH_CALL = re.compile(rf"^no matching (?:member )?function for call to {_Q}(?P<call>[^’'`(]+)")
 _AMBIGUOUS = re.compile(rf"^call of overloaded {_Q}(?P<call>[\w:]+)")
 _NO_OPERATOR = re.compile(rf"^no match for {_Q}operator(?P<op>[^’'`]+){_E} \(operand types are "
@@ -233,6 +241,10 @@ def classify_compile_error(text: str, root: Path, files: Mapping[str, str], incl
     m = _MISSING_HEADER.match(err.msg) if err.sev == "fatal error" else None
     if m:
         return _missing_header(m["h"].strip(), err, src, where, detail)
+    std = _STD_HEADER.search("\n".join(n.msg for n in block))
+    if std and re.search(r"(?:not a member of|in namespace) [‘']std[’']", err.msg):
+        return Cause(f"`{std['name']}` needs `{std['h']}`: the simulator's headers do not include it (the toolkit's "
+                     "do)", SIMULATOR, where, detail)
     m = _QUALIFIED.match(err.msg)
     if m:
         scope, name = _strip_templates(m["scope"]), m["name"]
@@ -261,6 +273,12 @@ def classify_compile_error(text: str, root: Path, files: Mapping[str, str], incl
         if src.declares(name):
             return Cause(f"operator code: `{name}` is declared by the operator but not visible here",
                          OPERATOR, where, detail)
+        if not scope and re.fullmatch(r"(?:ORIG_)?DTYPE_\w+", name):
+            return Cause(f"build macro `{name}` (a tensor's dtype) is not defined by the simulator's build",
+                         SIMULATOR, where, detail)
+        if not scope and name in STD_NAMES:
+            return Cause(f"`{name}` is used without `std::`: the simulator's headers do not make `std::{name}` "
+                         "visible (the toolkit's do)", SIMULATOR, where, detail)
         if scope and not _toolkit(scope) and src.declares(scope.split("::")[0]):
             return Cause(f"operator code: `{scope}::{name}` is not declared", OPERATOR, where, detail)
         return _not_emulated(_api(scope, name), where, detail)
