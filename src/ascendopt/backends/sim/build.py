@@ -198,6 +198,7 @@ class SimBuilder:
                          *(k + "\0" + host_files[k] for k in sorted(host_files)))
         kernel_defines = self._kernel_defines(op, dtypes)
         kernel_key = _hash(self.toolchain_key, "kernel", " ".join(kernel_defines), *ext,
+                           " ".join(self._kernel_repo_flags(op)),
                            *(k + "\0" + op.files[k] for k in sorted(self._kernel_inputs(op))))
         exe_key = _hash(host_key, kernel_key)
         exe_dir = self.cache_dir / "bin" / exe_key
@@ -343,14 +344,16 @@ class SimBuilder:
     @staticmethod
     def _kernel_repo_flags(op: Operator) -> list[str]:
         """Kernel include options of `op`'s repository, after the operator's own directories;
-        directories of external tiling headers last (``-idirafter``: the wrapper names them by
-        path, the flag only makes them visible to the sandboxed compiler)."""
+        last (``-idirafter``, never shadowing a kernel header) the host include directories,
+        for the op_host tiling headers the wrapper includes in kernel mode (they may include
+        shared host headers), and the directories of external tiling headers (the wrapper names
+        them by path; the flag makes them visible to the sandboxed compiler)."""
         if op.repo is None:
             return []
         flags: list[str] = []
         for d in op.repo.kernel_include_dirs:
             flags += ["-I", str(d)]
-        for d in dict.fromkeys(p.parent for p in op.external_tiling_headers()):
+        for d in dict.fromkeys([*op.repo.host_include_dirs, *(p.parent for p in op.external_tiling_headers())]):
             flags += ["-idirafter", str(d)]
         return flags
 
