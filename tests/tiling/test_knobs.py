@@ -57,11 +57,14 @@ static ge::graphStatus AddTilingFunc(gert::TilingContext* context)
     uint32_t useCores = totalLength < 40 ? totalLength : 40;
     uint32_t floorCores = useCores > 0 ? useCores : 1;
     uint32_t alignNum = BLOCK_SIZE / typeLength;
+    uint32_t alignedLength = (totalLength + alignNum - 1) / alignNum * alignNum;
     uint32_t loops = 1;
     for (uint32_t i = 0; i < 4; ++i) {
         loops *= 2;
     }
-    tiling.set_totalLength(totalLength);
+    tiling.set_totalLength(alignedLength);
+    tiling.set_ubDataNumber(ubDataNumber);
+    tiling.set_usedCores(maxCores < floorCores ? maxCores : floorCores);
     tiling.set_tileNum(TILE_NUM);
     tiling.set_tileLength(tileLength);
     context->SetBlockDim(BLOCK_DIM);
@@ -166,6 +169,114 @@ def test_matmul_knobs():
         assert fixed not in m
 
 
+FACTS_HOST = """\
+#include "register/op_def_registry.h"
+#include "tiling/platform/platform_ascendc.h"
+namespace optiling {
+constexpr uint32_t KEY_HALF = 1;
+constexpr uint32_t KEY_FLOAT = 2;
+constexpr uint32_t SHAPE_IDX = 0;
+constexpr uint32_t BYTES_A = 2;
+constexpr uint32_t GRANULE = 32;
+constexpr uint32_t SPLIT = 3;
+static ge::graphStatus Tiling(gert::TilingContext* context)
+{
+    TD tiling;
+    uint64_t ubSize;
+    auto plat = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
+    plat.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
+    uint32_t total = context->GetInputShape(SHAPE_IDX)->GetStorageShape().GetShapeSize();
+    auto dt = context->GetInputDesc(0)->GetDataType();
+    uint32_t width = 4;
+    uint32_t key = KEY_FLOAT;
+    uint32_t parts = 3;
+    if (dt == ge::DT_FLOAT16 || dt == ge::DT_BF16) {
+        width = BYTES_A;
+        key = KEY_HALF;
+        parts = 2;
+    } else if (dt == ge::DT_INT64) {
+        width = 8;
+        parts = 5;
+    }
+    uint32_t mode = 0;
+    if (total > 100) { mode = 1; } else if (total > 50) { mode = 2; }
+    uint32_t unused = 77;
+    uint32_t tail = 0;
+    tail = total % 7;
+    uint32_t big = 0;
+    if (total > 9) { big = total / 9; }
+    uint32_t threshold = 1000;
+    uint32_t cores = 8;
+    if (total > threshold) { cores = 16; }
+    uint32_t perBlock = GRANULE / width;
+    uint32_t aligned = (total + perBlock - 1) / perBlock * perBlock;
+    uint32_t tile = ubSize / parts / SPLIT / width;
+    uint32_t used = cores > 1 ? cores : 1;
+    uint32_t depth = 2;
+    tiling.set_aligned(aligned);
+    tiling.set_tile(tile);
+    tiling.set_tail(tail);
+    tiling.set_big(big);
+    tiling.set_mode(mode);
+    tiling.set_depth(depth);
+    context->SetTilingKey(key);
+    context->SetBlockDim(used);
+    return ge::GRAPH_SUCCESS;
+}
+}  // namespace optiling
+namespace ops {
+class Facts : public OpDef {
+public:
+    explicit Facts(const char* name) : OpDef(name)
+    {
+        this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
+        this->Output("z").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
+        this->AICore().SetTiling(optiling::Tiling);
+    }
+};
+OP_ADD(Facts);
+}  // namespace ops
+"""
+
+FACTS_KERNEL = """\
+#include "kernel_operator.h"
+constexpr int32_t MASK = 64;
+constexpr int32_t LANES = 8;
+extern "C" __global__ __aicore__ void facts(GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
+{
+    GET_TILING_DATA(t, tiling);
+    AscendC::TPipe pipe;
+    AscendC::TQue<AscendC::QuePosition::VECIN, 2> q;
+    pipe.InitBuffer(q, t.depth, t.tile * LANES);
+    AscendC::LocalTensor<float> a = q.AllocTensor<float>();
+    AscendC::Adds(a, a, 1.0f, MASK, 1, {1, 1, 8, 8});
+}
+"""
+
+
+def test_knobs_are_decisions_not_facts(tmp_path):
+    """Which literals are knobs is read off where their values go, not off their names."""
+    d = tmp_path / "facts"
+    (d / "op_host").mkdir(parents=True)
+    (d / "op_kernel").mkdir()
+    (d / "op_host" / "facts.cpp").write_text(FACTS_HOST)
+    (d / "op_kernel" / "facts.cpp").write_text(FACTS_KERNEL)
+    m = knob_map(KnobSpace.from_operator(Operator.load(d)))
+    # type sizes (set to the tested dtype's byte size, or a constant that is), tiling-key
+    # values, a query index, an enumeration, a value nobody reads, an initialiser overwritten
+    # before use, a zero later replaced, a floor guard, a granule and what it is scaled from,
+    # an instruction operand of the kernel: none is a knob
+    for fact in ("width", "width.2", "width.3", "BYTES_A", "KEY_HALF", "KEY_FLOAT", "SHAPE_IDX", "mode",
+                 "mode.2", "mode.3", "unused", "tail", "big", "used.cap", "perBlock", "GRANULE", "MASK"):
+        assert fact not in m, fact
+    # decisions, with roles from their uses: split of the UB, a threshold that picks a branch
+    # of the core count, the core count itself, a kernel queue depth, a kernel size factor
+    assert m["parts"][1] == "ub_parts" and m["parts.2"][1] == "ub_parts" and m["SPLIT"][1] == "ub_parts"
+    assert "threshold" in m and m["cores"][1] == "tile" and m["cores.2"][0] == 16
+    assert m["depth"][1] == "buffer_num"
+    assert m["LANES"][1] == "tile"
+
+
 # -- template synthesis path ----------------------------------------------------------------
 def test_synthesized_template_and_knobs(synth_op):
     space = KnobSpace.from_operator(synth_op)
@@ -181,7 +292,7 @@ def test_synthesized_template_and_knobs(synth_op):
     assert space["TILE_NUM"].rebuild == "kernel" and len(space["TILE_NUM"].extra) == 1
     assert space["BUFFER_NUM"].rebuild == "kernel"
     not_knobs = {"decoyTile", "UNUSED_NUM", "BLOCK_SIZE", "totalLength", "typeLength", "ubSize", "inputBytes",
-                 "ubDataNumber", "alignNum", "loops", "i", "floorCores", "floorCores.else", "TOTAL_LENGTH",
+                 "ubDataNumber", "alignNum", "alignedLength", "loops", "i", "floorCores", "floorCores.else", "TOTAL_LENGTH",
                  "SCALAR_IDX", "kernel/TILE_NUM", "kernel/BUFFER_NUM"}
     assert not (not_knobs & set(m)), not_knobs & set(m)
     assert not any("65536" in k.text for k in space)  # guard clause literal stays fixed

@@ -16,11 +16,22 @@ What becomes a knob:
     op_kernel, ``rebuild="kernel"``); a host and a kernel constant with the same name and value
     become one knob whose value is written to both places.
 
-What stays fixed: anything inside a condition (guard clauses), shape-derived values (they are
-never literal-only), type sizes, alignment / hardware facts recognised by name (``BLOCK_BYTES``,
-``REPEAT``, ``ALIGN``, ``MAX_DMA_BURSTS`` ...), out-parameters (``uint32_t n = 0; Get(.., n);``),
-accumulators (``rows = 1; rows *= ..``) and loop counters. Anything the parser cannot map is
-skipped, never raised.
+What stays fixed is read off where a value goes (:mod:`ascendopt.tiling.flow`), not off
+identifier names: anything inside a condition (guard clauses); shape-derived values (never
+literal-only); a value that reaches nothing the kernel sees (block dim, tiling-data fields,
+workspace sizes), directly or by choosing a branch; a value that only selects the tiling key
+(dtype codes, enum values); a dtype's byte size (set branch by branch to the size of the dtype
+the branch tests); an enumeration (three or more consecutive codes); an index passed to a
+context query; an initialiser overwritten before use, or a zero that later code replaces; a
+floor guard of 0 or 1; an alignment granule (``x % N``, ``x / N * N``, ``(x + N - 1) / N``,
+``x / N`` later multiplied back by ``N``) and the constants it is scaled from; ISA limits (255
+repeats, 4095 bursts, 16-bit strides); kernel constants passed straight to an instruction (a
+mask, a repeat count, a round mode); out-parameters (``uint32_t n = 0; Get(.., n);``),
+accumulators (``rows = 1; rows *= ..``) and loop counters. Roles come from uses too: straight
+into ``SetBlockDim`` (block_dim), combined with a core-count query (core_cap), the tiling field
+the kernel uses as a queue depth or a kernel ``TQue`` depth (buffer_num), a tiling field
+(tile), a divisor of the UB capacity (ub_parts). Anything the parser cannot map is skipped,
+never raised.
 """
 
 from __future__ import annotations
@@ -41,19 +52,13 @@ from ascendopt.tiling.cparse import (
     walk,
 )
 from ascendopt.tiling.domain import Domain
+from ascendopt.tiling.flow import TilingFlow, call_args, callee_name, queue_depth_names
 from ascendopt.tiling.template import TilingTemplate
 
 ROLES = ("tile", "buffer_num", "core_cap", "block_dim", "ub_parts", "other")
 _MINMAX = {"min", "max", "std::min", "std::max", "Min", "Max", "MIN", "MAX"}
 _CORE_QUERY = re.compile(r"GetCoreNum(Aiv|Aic|Vector|Cube)?\b|GetBlockNum\b|GetAicNum|GetAivNum")
-_FIXED_WORDS = {"align", "aligned", "alignment", "repeat", "repeats", "fractal", "cube", "mask", "key",
-                "round", "total", "shape", "dim", "dims", "eps", "epsilon", "dtype", "input", "output",
-                "inputs", "outputs", "stride", "burst", "bursts", "limit", "magic", "idx", "index", "offset"}
-_TYPE_WORDS = {"half", "float", "fp16", "fp32", "bf16", "int8", "int16", "int32", "int64", "double", "b8", "b16",
-               "b32", "type", "elem"}
 _COMPOUND = {"+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "|=", "&=", "^="}
-
-
 def words(name: str) -> list[str]:
     """Splits an identifier into lower-case words (``minBytesPerCore`` -> min bytes per core)."""
     parts = re.split(r"_+", name)
@@ -61,41 +66,6 @@ def words(name: str) -> list[str]:
     for p in parts:
         out += re.findall(r"[A-Z]+[0-9]*(?![a-z])|[A-Z]?[a-z]+[0-9]*|[0-9]+", p)
     return [w.lower() for w in out if w]
-
-
-def is_fixed_name(name: str, value: int | None = None) -> bool:
-    """True for identifiers that name hardware / alignment / type-size facts, not tuning choices."""
-    w = set(words(name))
-    if "block" in w and "dim" in w or "blockdim" in w:
-        return False
-    if w & _FIXED_WORDS:
-        return True
-    if "per" in w and "block" in w:
-        return True
-    if value == 32 and w & {"block", "ub", "bytes"} and not w & {"tile", "buffer", "buf", "reserve", "reserved"}:
-        return True
-    if value in (1, 2, 4, 8) and w & _TYPE_WORDS and w & {"bytes", "size", "len", "length", "bits"}:
-        return True
-    return False
-
-
-def guess_role(name: str) -> str:
-    w = words(name)
-    ws = set(w)
-    if "blockdim" in ws or ("block" in ws and "dim" in ws):
-        return "block_dim"
-    if ws & {"buffer", "buf", "buffers", "bufs", "db"}:
-        return "buffer_num"
-    if "per" in ws and ws & {"core", "cores"}:
-        return "tile"
-    if ws & {"core", "cores", "aiv", "aic"}:
-        return "core_cap"
-    if ws & {"part", "parts", "partition", "partitions"}:
-        return "ub_parts"
-    if ws & {"tile", "tiles", "base", "step", "chunk", "length", "len", "rows", "cols", "group", "batch",
-             "block", "blocks", "size", "elems", "elements", "data", "loop", "m", "n", "k"}:
-        return "tile"
-    return "other"
 
 
 @dataclass(frozen=True)
@@ -193,11 +163,20 @@ def _norm(s: str) -> str:
 
 
 class _FunctionFacts:
-    """Per-function facts: core-count variables, out-parameters, accumulators."""
+    """Per-function facts: core-count variables, out-parameters, accumulators, the def-use
+    flow (where values go) and the variables holding a dtype's byte size."""
 
-    def __init__(self, p: Parsed, body: Node):
+    def __init__(self, p: Parsed, body: Node, consts: dict[str, int] | None = None,
+                 depth_fields: set[str] = frozenset()):
         self.core_vars: dict[str, str] = {}
         self.unstable: set[str] = set()
+        self.flow: TilingFlow | None = TilingFlow.of(p, body, consts)
+        self.type_sizes: set[str] = self.flow.type_size_vars()
+        self.enums: set[str] = self.flow.enumerations()
+        fields = self.flow.setter_args()
+        self.direct_fields: set[str] = set().union(*fields.values()) if fields else set()
+        self.depth_vars: set[str] = set().union(*(v for f, v in fields.items() if f in depth_fields)) \
+            if fields else set()
         for n in walk(body):
             if n.type == "init_declarator":
                 name = declarator_name(p, n.child_by_field_name("declarator"))
@@ -238,10 +217,11 @@ class _FunctionFacts:
 
 
 class _Collector:
-    def __init__(self, p: Parsed, scope: str, rebuild: str = "host"):
-        self.p, self.scope, self.rebuild = p, scope, rebuild
+    def __init__(self, p: Parsed, scope: str, rebuild: str = "host", facts: _FunctionFacts | None = None):
+        self.p, self.scope, self.rebuild, self.facts = p, scope, rebuild, facts
         self.knobs: list[Knob] = []
         self.used_ids: dict[str, int] = {}
+        self.pinned: set[str] = set()   # ids whose role the site itself fixes (SetBlockDim literal)
 
     def new_id(self, base: str) -> str:
         k = self.used_ids.get(base, 0) + 1
@@ -257,20 +237,25 @@ class _Collector:
         self.knobs.append(Knob(
             id=self.new_id(base_id), name=name, file=p.file, start=node.start_byte, end=node.end_byte,
             line=p.line(node.start_byte), text=text, default=value if default is None else default,
-            role=role or guess_role(name), scope=self.scope, rebuild=self.rebuild, render=render,
+            role=role or use_role(self.facts, name), scope=self.scope, rebuild=self.rebuild, render=render,
             suffix=lit[1] if lit else "", extra=extra, flag=flag, cores=cores))
 
 
-def _value_knobs(c: _Collector, facts: _FunctionFacts, name: str, base_id: str, value: Node) -> None:
-    """Knobs in the value of ``name = value`` / ``T name = value``."""
+def _value_knobs(c: _Collector, facts: _FunctionFacts, name: str, base_id: str, value: Node,
+                 decl: Node | None = None) -> None:
+    """Knobs in the value of ``name = value`` / ``T name = value`` (``decl``: the
+    init_declarator of a declaration)."""
     p = c.p
     v = _strip_parens(value)
-    if name in facts.unstable:
+    if name in facts.unstable or name in facts.type_sizes:
         return
     cv = const_int_value(p, v)
     if cv is not None:
-        if not is_fixed_name(name, cv):
-            c.add(base_id, name, v, cv)
+        flow = facts.flow
+        if decl is not None and flow is not None and (
+                flow.killed_before_read(decl, name) or (cv == 0 and flow.reassigned(name))):
+            return  # overwritten before use, or a zero that later code replaces: not a choice
+        c.add(base_id, name, v, cv)
         return
     if v.type == "identifier" and p.text(v) in facts.core_vars:
         c.add(base_id, name, v, 0, "core_cap", render="cap", cores=facts.core_vars[p.text(v)], default=-1)
@@ -288,15 +273,17 @@ def _value_knobs(c: _Collector, facts: _FunctionFacts, name: str, base_id: str, 
             b = _strip_parens(b)
             other = branches[1 - i][1]
             if not both and _norm(p.text(other)) in _norm(p.text(cond)):
-                # clamp (n < 40 ? n : 40) or floor guard (n > 0 ? n : 1)
+                # clamp (n < 40 ? n : 40) or floor guard (n > 0 ? n : 1); a floor of 0 or 1
+                # keeps a count or divisor valid: safety, not a choice
+                if vals[i] in (0, 1) and _is_lower_bound(p, cond, other):
+                    continue
                 twins = [n for n in walk(cond) if n.type == "number_literal" and const_int_value(p, n) == vals[i]]
-                if twins and not is_fixed_name(name, vals[i]):
+                if twins:
                     c.add(f"{base_id}.cap", name, b, vals[i],
                           extra=tuple(Span(p.file, t.start_byte, t.end_byte) for t in twins))
                 continue
-            if not is_fixed_name(name, vals[i]):
-                flag = both and set(vals) <= {0, 1}
-                c.add(f"{base_id}.{tag}", name, b, vals[i], "other" if flag else None, flag=flag)
+            flag = both and set(vals) <= {0, 1}
+            c.add(f"{base_id}.{tag}", name, b, vals[i], "other" if flag else None, flag=flag)
         return
     if v.type == "call_expression":
         fn = v.child_by_field_name("function")
@@ -305,14 +292,53 @@ def _value_knobs(c: _Collector, facts: _FunctionFacts, name: str, base_id: str, 
             for a in args.named_children:
                 a = _strip_parens(a)
                 av = const_int_value(p, a)
-                if av is not None and not is_fixed_name(name, av):
+                if av is not None:
                     c.add(f"{base_id}.{p.text(fn).split('::')[-1].split('<')[0].lower()}", name, a, av)
 
 
-def region_knobs(p: Parsed, tpl: TilingTemplate, fn_body: Node) -> list[Knob]:
-    """Knobs inside the template's region plus a literal SetBlockDim argument of the function."""
-    facts = _FunctionFacts(p, fn_body)
-    c = _Collector(p, "region")
+def use_role(facts: _FunctionFacts | None, name: str) -> str:
+    """A knob's role from where its value goes in the tiling function: straight into
+    ``SetBlockDim`` (block_dim), computed together with a core-count query (core_cap), dividing
+    the UB capacity (ub_parts), into a tiling-data field (tile); otherwise other."""
+    flow = facts.flow if facts is not None else None
+    if flow is None:
+        return "other"
+    if name in flow.call_arg_vars(["SetBlockDim"]):
+        return "block_dim"
+    if flow.closure([name]) & set(facts.core_vars):
+        return "core_cap"
+    if name in facts.depth_vars:
+        return "buffer_num"   # the tiling field the kernel uses as a queue depth
+    if name in facts.direct_fields:
+        return "tile"
+    if name in flow.ub_divisors():
+        return "ub_parts"
+    if name in flow.subtracted_from_ub():
+        return "other"  # UB held back from the tiles
+    if name in flow.tiling_data_sources() or name in flow.block_dim_sources():
+        return "tile"
+    return "other"
+
+
+def _is_lower_bound(p: Parsed, cond: Node, var: Node) -> bool:
+    """``var >= c`` / ``var > c`` / ``c < var`` / ``c <= var``: the ternary keeps var from
+    going below the literal."""
+    c = _strip_parens(cond)
+    if c.type != "binary_expression":
+        return False
+    op = p.text(c.child_by_field_name("operator"))
+    left, right = (_norm(p.text(c.child_by_field_name(k))) for k in ("left", "right"))
+    v = _norm(p.text(var))
+    return (op in (">", ">=") and left == v) or (op in ("<", "<=") and right == v)
+
+
+def region_knobs(p: Parsed, tpl: TilingTemplate, fn_body: Node, consts: dict[str, int] | None = None,
+                 depth_fields: set[str] = frozenset()) -> list[Knob]:
+    """Knobs inside the template's region plus a literal SetBlockDim argument of the function
+    (``consts``: namespace constants the function may read, for the value analysis;
+    ``depth_fields``: tiling fields the kernel uses as queue depths)."""
+    facts = _FunctionFacts(p, fn_body, consts, depth_fields)
+    c = _Collector(p, "region", facts=facts)
     for n in walk(fn_body):
         inside = tpl.region_start <= n.start_byte and n.end_byte <= tpl.region_end
         try:
@@ -324,6 +350,7 @@ def region_knobs(p: Parsed, tpl: TilingTemplate, fn_body: Node) -> list[Knob]:
                     if len(a) == 1 and const_int_value(p, _strip_parens(a[0])) is not None:
                         lit = _strip_parens(a[0])
                         c.add("blockDim", "blockDim", lit, const_int_value(p, lit), "block_dim")
+                        c.pinned.add(c.knobs[-1].id)
                 continue
             if not inside or _in_condition(n, fn_body):
                 continue
@@ -336,7 +363,7 @@ def region_knobs(p: Parsed, tpl: TilingTemplate, fn_body: Node) -> list[Knob]:
                     name = declarator_name(p, d.child_by_field_name("declarator"))
                     val = d.child_by_field_name("value")
                     if name and val is not None:
-                        _value_knobs(c, facts, name, name, val)
+                        _value_knobs(c, facts, name, name, val, d)
             elif n.type == "assignment_expression":
                 left, op, val = (n.child_by_field_name(k) for k in ("left", "operator", "right"))
                 if left is not None and left.type == "identifier" and op is not None and p.text(op) == "=" \
@@ -344,7 +371,18 @@ def region_knobs(p: Parsed, tpl: TilingTemplate, fn_body: Node) -> list[Knob]:
                     _value_knobs(c, facts, p.text(left), p.text(left), val)
         except Exception:  # a construct we cannot map is skipped, never fatal
             continue
-    return c.knobs
+    return _reaching_outputs(c.knobs, facts, c.pinned)
+
+
+def _reaching_outputs(knobs: list[Knob], facts: _FunctionFacts, pinned: set[str] = frozenset()) -> list[Knob]:
+    """The knobs whose value reaches something the kernel sees (block dim, a tiling-data field,
+    a workspace size). A value that reaches only the tiling key selects a code path (a dtype
+    code, an enum value) and one that reaches nothing is dead text: neither is a choice."""
+    flow = facts.flow
+    if flow is None:
+        return knobs
+    out = flow.output_sources() - flow.query_operands() - facts.enums
+    return [k for k in knobs if k.id in pinned or k.name in out]
 
 
 def file_constants(p: Parsed, scope: str, rebuild: str) -> list[Knob]:
@@ -373,10 +411,137 @@ def file_constants(p: Parsed, scope: str, rebuild: str) -> list[Knob]:
                 continue
             v = _strip_parens(val)
             cv = const_int_value(p, v)
-            if cv is None or is_fixed_name(name, cv):
+            if cv is None:
                 continue
             c.add(name, name, v, cv)
     return c.knobs
+
+
+def alignment_constants(p: Parsed, root: Node) -> set[str]:
+    """Identifiers used as an alignment granule: ``x % N``, ``x / N * N``, ``(x + N - 1) / N``.
+    Rounding to a granule is a hardware or layout fact, not a tuning choice."""
+    out: set[str] = set()
+
+    def op(n: Node) -> str:
+        o = n.child_by_field_name("operator")
+        return p.text(o) if o is not None else ""
+
+    def ident(n: Node | None) -> str | None:
+        n = _strip_parens(n) if n is not None else None
+        return p.text(n) if n is not None and n.type in ("identifier", "qualified_identifier") else None
+
+    # x / C ... * C across statements: a value counted in units of C is converted back
+    divided_by: dict[str, set[str]] = {}
+    for n in walk(root):
+        if n.type in ("init_declarator", "assignment_expression"):
+            tgt = (declarator_name(p, n.child_by_field_name("declarator")) if n.type == "init_declarator"
+                   else p.text(n.child_by_field_name("left")) if n.child_by_field_name("left") is not None else None)
+            v = n.child_by_field_name("value" if n.type == "init_declarator" else "right")
+            if tgt and v is not None:
+                for b in walk(v):
+                    if b.type == "binary_expression" and op(b) == "/" and ident(b.child_by_field_name("right")):
+                        divided_by.setdefault(tgt, set()).add(ident(b.child_by_field_name("right")))
+    flow = TilingFlow.of(p, root) if divided_by else None
+    for n in walk(root):
+        if n.type != "binary_expression":
+            continue
+        right = ident(n.child_by_field_name("right"))
+        left = n.child_by_field_name("left")
+        if right is None or left is None:
+            continue
+        left = _strip_parens(left)
+        if op(n) == "*" and flow is not None and any(
+                right in divided_by.get(v, ()) for v in flow.closure({p.text(i) for i in walk(left)
+                                                                      if i.type == "identifier"})):
+            out.add(right)
+        if op(n) == "%":
+            out.add(right)
+        elif op(n) == "*" and left.type == "binary_expression" and op(left) == "/" \
+                and ident(left.child_by_field_name("right")) == right:
+            out.add(right)
+        elif op(n) == "/" and left.type == "binary_expression" and op(left) == "-" \
+                and const_int_value(p, _strip_parens(left.child_by_field_name("right"))) == 1 \
+                and right in {p.text(i) for i in walk(left) if i.type == "identifier"}:
+            out.add(right)
+    return out
+
+
+def granule_sources(p: Parsed, granules: set[str]) -> set[str]:
+    """``granules`` plus what they are scaled from: ``g = C`` or ``g = C / typeBytes`` makes
+    ``C`` a granule too (bytes per block divided by a type size is elements per block)."""
+    out = set(granules)
+    todo = list(granules)
+    while todo:
+        g = todo.pop()
+        for n in walk(p.tree.root_node):
+            if n.type == "init_declarator":
+                if declarator_name(p, n.child_by_field_name("declarator")) != g:
+                    continue
+                v = n.child_by_field_name("value")
+            elif n.type == "assignment_expression":
+                left = n.child_by_field_name("left")
+                if left is None or p.text(left) != g:
+                    continue
+                v = n.child_by_field_name("right")
+            else:
+                continue
+            v = _strip_parens(v) if v is not None else None
+            while v is not None and v.type == "binary_expression" and p.text(v.child_by_field_name("operator")) == "/":
+                v = _strip_parens(v.child_by_field_name("left"))
+            if v is not None and v.type == "identifier" and p.text(v) not in out:
+                out.add(p.text(v))
+                todo.append(p.text(v))
+    return out
+
+
+#: ISA limits (Ascend C docs: a vector instruction repeats at most 255 times; a DataCopy moves
+#: at most 4095 bursts; block strides are 16-bit): a constant holding one is a fact.
+ISA_LIMITS = frozenset({255, 4095, 65535})
+
+
+def kernel_role(p: Parsed, name: str) -> str | None:
+    """A kernel constant's role from its uses in the kernel file: a queue depth (``TQue<pos,
+    N>``, ``InitBuffer(q, N, len)``) is buffer_num; a value in size arithmetic or an
+    ``InitBuffer`` length is tile; an instruction operand (a mask, a repeat count, a stride
+    passed straight to an API call), a flag or an index is no knob."""
+    role = None
+    if instruction_operand(p, name):
+        return None
+    for r in _references(p, p.tree.root_node, name):
+        if any(x.type == "subscript_expression" for x in _ancestors(r)):
+            continue  # an address offset: layout, not size
+        a = r.parent
+        while a is not None and a.type in ("parenthesized_expression",):
+            a = a.parent
+        if a is not None and a.type == "template_argument_list" and a.parent is not None \
+                and p.text(a.parent).startswith(("TQue", "AscendC::TQue")):
+            return "buffer_num"
+        call = next((x for x in _ancestors(r) if x.type == "call_expression"), None)
+        if call is not None and callee_name(p, call) == "InitBuffer":
+            args = call_args(call)
+            if len(args) == 3 and args[1].start_byte <= r.start_byte and r.end_byte <= args[1].end_byte:
+                return "buffer_num"
+            role = "tile"
+        elif a is not None and a.type == "binary_expression" and p.text(a.child_by_field_name("operator")) in "*/":
+            role = "tile"
+    return role
+
+
+def instruction_operand(p: Parsed, name: str) -> bool:
+    """Whether the kernel passes ``name`` straight to an API call other than ``InitBuffer``
+    (a mask, a repeat count, a stride, a round mode)."""
+    for r in _references(p, p.tree.root_node, name):
+        call = r.parent.parent if r.parent is not None and r.parent.type == "argument_list" else None
+        if call is not None and call.type == "call_expression" and callee_name(p, call) != "InitBuffer":
+            return True
+    return False
+
+
+def _ancestors(node: Node):
+    n = node.parent
+    while n is not None:
+        yield n
+        n = n.parent
 
 
 def _references(p: Parsed, node: Node, name: str) -> list[Node]:
@@ -400,34 +565,67 @@ def extract_knobs(op: Operator, tpl: TilingTemplate, parsed: dict[str, Parsed] |
     fn = next((n for n in walk(p.tree.root_node)
                if n.type == "function_definition" and n.start_byte == tpl.func_start), None)
     body = fn.child_by_field_name("body") if fn is not None else None
-    knobs: list[Knob] = region_knobs(p, tpl, body) if body is not None else []
 
-    # namespace constants the tiling function (or the region) reads, outside conditions only
-    scopes = [body] if body is not None else []
+    consts: list[Knob] = []
     for rel in op.host_files():
         try:
-            consts = file_constants(get(rel), "namespace", "host")
+            consts += file_constants(get(rel), "namespace", "host")
         except Exception:
             continue
+    values = {k.name: k.default for k in consts}
+    depth_fields: set[str] = set()
+    for rel in op.kernel_files():
+        try:
+            depth_fields |= queue_depth_names(get(rel))
+        except Exception:
+            continue
+    knobs: list[Knob] = region_knobs(p, tpl, body, values, depth_fields) if body is not None else []
+
+    # namespace constants the tiling function reads outside conditions, and whose value reaches
+    # what the kernel sees (not a type size, not an alignment granule)
+    # alignment granules anywhere in the operator, and the constants they are computed from
+    # (``elemsPerBlock = BLOCK_BYTES / typeBytes`` makes BLOCK_BYTES a granule too)
+    granules: set[str] = set()
+    for rel in (*op.host_files(), *op.kernel_files()):
+        try:
+            fp = get(rel)
+            granules |= granule_sources(fp, alignment_constants(fp, fp.tree.root_node))
+        except Exception:
+            continue
+    # kernel constants that are instruction operands, flags or indices there are facts on the
+    # host side too (the host mirrors the kernel's value)
+    kernel_facts: set[str] = set()
+    kernel_consts: list[tuple[Parsed, Knob]] = []
+    for rel in op.kernel_files():
+        try:
+            kp = get(rel)
+            kernel_consts += [(kp, k) for k in file_constants(kp, "kernel", "kernel")]
+        except Exception:
+            continue
+    for kp, k in kernel_consts:
+        if k.name in granules or k.default in ISA_LIMITS or instruction_operand(kp, k.name):
+            kernel_facts.add(k.name)
+    if body is not None:
+        facts = _FunctionFacts(p, body, values, depth_fields)
         for k in consts:
-            refs = [r for s in scopes for r in _references(p, s, k.name)]
-            if any(not _in_condition(r, body) for r in refs):
-                knobs.append(k)
-    if include_kernel:
-        for rel in op.kernel_files():
-            try:
-                consts = file_constants(get(rel), "kernel", "kernel")
-            except Exception:
+            if k.name in facts.type_sizes or k.name in granules or k.name in kernel_facts \
+                    or k.default in ISA_LIMITS:
                 continue
-            for k in consts:
-                if k.role not in ("buffer_num", "tile", "ub_parts", "core_cap"):
-                    continue
-                twin = next((i for i, h in enumerate(knobs) if h.scope == "namespace" and h.name == k.name), None)
-                if twin is not None and knobs[twin].default == k.default:
-                    h = knobs[twin]
-                    knobs[twin] = replace(h, rebuild="kernel", extra=h.extra + (Span(k.file, k.start, k.end),))
-                    continue
-                knobs.append(k)
+            refs = _references(p, body, k.name)
+            if any(not _in_condition(r, body) for r in refs):
+                knobs += _reaching_outputs([replace(k, role=use_role(facts, k.name))], facts)
+    if include_kernel:
+        for kp, k in kernel_consts:
+            if k.name in kernel_facts:
+                continue
+            role = kernel_role(kp, k.name)
+            twin = next((i for i, h in enumerate(knobs) if h.scope == "namespace" and h.name == k.name), None)
+            if twin is not None and knobs[twin].default == k.default:
+                h = knobs[twin]   # one value written to both places
+                knobs[twin] = replace(h, rebuild="kernel", role=role if role == "buffer_num" else h.role,
+                                      extra=h.extra + (Span(k.file, k.start, k.end),))
+            elif role is not None:
+                knobs.append(replace(k, role=role))
     # unique ids across files
     seen: dict[str, int] = {}
     out = []

@@ -23,7 +23,7 @@ read by mechanism in the tiling function's def-use graph (:mod:`._knobflow`):
 from __future__ import annotations
 
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs._knobflow import TilingFlow, knob_edits, knob_site
+from ascendopt.rewind.motifs._knobflow import knob_edits, knob_site, tiling_flow
 from ascendopt.rewind.motifs.base import Edit, Motif, Site, register
 from ascendopt.tiling.priors import UB_ALIGN_BYTES, SocLimits, is_core_knob, is_reserve
 from ascendopt.tiling.space import KnobSpace
@@ -53,7 +53,7 @@ class ShrinkTile(Motif):
         space = KnobSpace.from_operator(op, self.soc)
         if not len(space):
             return []
-        flow = TilingFlow.of(op, space)
+        flow = tiling_flow(op, space)
         to_cores = flow.block_dim_sources() if flow else set()
         to_tiling = flow.tiling_data_sources() if flow else set()
         reserved = flow.subtracted_from_ub() if flow else set()
