@@ -343,17 +343,21 @@ class SimBuilder:
 
     @staticmethod
     def _kernel_repo_flags(op: Operator) -> list[str]:
-        """Kernel include options of `op`'s repository, after the operator's own directories;
-        last (``-idirafter``, never shadowing a kernel header) the host include directories,
-        for the op_host tiling headers the wrapper includes in kernel mode (they may include
-        shared host headers), and the directories of external tiling headers (the wrapper names
-        them by path; the flag makes them visible to the sandboxed compiler)."""
+        """Kernel include options of `op`'s repository, after the operator's own directories:
+        its host include directories for quoted includes only (``-iquote``: the op_host tiling
+        headers the wrapper includes in kernel mode may include shared host headers, and the
+        repository's copies win there as in host compiles, while ``<...>`` kernel headers stay
+        ours), and last the directories of external tiling headers (``-idirafter``: the wrapper
+        names them by path; the flag makes them visible to the sandboxed compiler)."""
         if op.repo is None:
             return []
         flags: list[str] = []
         for d in op.repo.kernel_include_dirs:
             flags += ["-I", str(d)]
-        for d in dict.fromkeys([*op.repo.host_include_dirs, *(p.parent for p in op.external_tiling_headers())]):
+        for d in op.repo.host_include_dirs:
+            flags += ["-iquote", str(d)]
+        flags += [f"-D{x}" for x in op.repo.host_defines]  # what those shared host headers expect
+        for d in dict.fromkeys(p.parent for p in op.external_tiling_headers()):
             flags += ["-idirafter", str(d)]
         return flags
 
