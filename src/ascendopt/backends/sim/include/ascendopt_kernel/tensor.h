@@ -171,12 +171,59 @@ private:
 // Queues and buffers.
 class TPipe;
 
-// Buffer pool of one queue: `num` buffers of `len` bytes in the memory space of its position.
+// The raw buffer handle some queue calls return (TBufHandle is uint8_t* on the device).
+using TBufHandle = uint8_t*;
+
+// TQueConfig: the const-pointer form of the queue's `mask` template parameter (TQue<pos, depth,
+// &conf>). nd2nz/nz2nd are format conversions of A1/B1 and CO2 queues on other SoCs; bufferLen and
+// bufferNumber only let the compiler place the buffers early (InitBuffer still allocates them);
+// the rest is reserved.
+struct TQueConfig {
+    bool nd2nz = false;
+    bool nz2nd = false;
+    bool scmBlockGroup = false;
+    uint32_t bufferLen = 0;
+    uint32_t bufferNumber = 0;
+    uint32_t consumerSize = 0;
+    TPosition consumer[8] = {};
+    bool enableStaticEvtId = false;
+    bool enableLoopQueue = false;
+};
+
+// Where a queue's buffers live and which pipes its EnQue/DeQue pair, from its two positions.
+// The toolkit's TQueBind table gives each bound path the TQue it equals: a path from or to GM is
+// TQue<on-chip end> (GM->VECIN is TQue<VECIN>, VECOUT->GM is TQue<VECOUT>, GM->A1 is TQue<A1>),
+// A1->A2 / B1->B2 / C1->C2 are TQue<A2/B2/C2>, CO1->CO2 is TQue<CO1>. Other on-chip pairs
+// (VECIN->VECOUT: one UB buffer reused from copy-in to copy-out) keep their buffers at the
+// source; the source position's writer produces and the destination position's reader consumes.
+constexpr TPosition QueEquivalent(TPosition src, TPosition dst) {
+    if (src == TPosition::GM) return dst;
+    if (dst == TPosition::GM) return src;
+    if ((src == TPosition::A1 && dst == TPosition::A2) || (src == TPosition::B1 && dst == TPosition::B2) ||
+        (src == TPosition::C1 && dst == TPosition::C2))
+        return dst;
+    if (src == TPosition::CO1 && dst == TPosition::CO2) return src;
+    return TPosition::MAX;  // no single-position equivalent
+}
+constexpr TPosition QueBufferPos(TPosition src, TPosition dst) {
+    return QueEquivalent(src, dst) != TPosition::MAX ? QueEquivalent(src, dst) : src;
+}
+constexpr ao::rt::Pipe QueProducer(TPosition src, TPosition dst) {
+    return ao::rt::ProducerOf(QueEquivalent(src, dst) != TPosition::MAX ? QueEquivalent(src, dst) : src);
+}
+constexpr ao::rt::Pipe QueConsumer(TPosition src, TPosition dst) {
+    return ao::rt::ConsumerOf(QueEquivalent(src, dst) != TPosition::MAX ? QueEquivalent(src, dst) : dst);
+}
+
+// Buffer pool of one queue: `num` buffers of `len` bytes in the memory space of buf_pos_.
 class TQueBase {
 public:
     static constexpr int kMaxBuf = 16;
-    TPosition src_pos_ = TPosition::VECIN;   // where the buffers live / who produces
-    TPosition dst_pos_ = TPosition::VECIN;   // who consumes
+    TPosition src_pos_ = TPosition::VECIN;   // the queue's source position (template)
+    TPosition dst_pos_ = TPosition::VECIN;   // its destination position
+    TPosition buf_pos_ = TPosition::VECIN;   // where the buffers live (QueBufferPos)
+    ao::rt::Pipe prod_ = ao::rt::Pipe::MTE2; // writes a buffer before EnQue (QueProducer)
+    ao::rt::Pipe cons_ = ao::rt::Pipe::V;    // reads it after DeQue (QueConsumer)
     int depth_ = 1;
     int num_ = 0;
     uint32_t len_ = 0;
@@ -184,26 +231,44 @@ public:
     uint8_t state_[kMaxBuf] = {};  // 0 free, 1 allocated, 2 enqueued, 3 dequeued
     bool freed_once_[kMaxBuf] = {};
     int fifo_[kMaxBuf] = {};
+    // The pipes of each buffer's pending EnQue (the positional EnQue<src, dst> names its own).
+    ao::rt::Pipe enq_prod_[kMaxBuf] = {};
+    ao::rt::Pipe enq_cons_[kMaxBuf] = {};
     int head_ = 0, count_ = 0;
     int next_ = 0;
     uint32_t uid_ = 0;             // unique id for sync keys
     bool inited_ = false;
 
     uint64_t Key(int slot) const { return (uint64_t(1) << 40) | (uint64_t(uid_) << 8) | uint64_t(slot); }
+    void Bind(TPosition src, TPosition dst, int depth) {
+        src_pos_ = src;
+        dst_pos_ = dst;
+        buf_pos_ = QueBufferPos(src, dst);
+        prod_ = QueProducer(src, dst);
+        cons_ = QueConsumer(src, dst);
+        depth_ = depth;
+    }
 
     template <typename T>
     LocalTensor<T> Make(int slot) {
         LocalTensor<T> t;
-        ao::rt::Space sp = ao::rt::SpaceOf(src_pos_);
+        ao::rt::Space sp = ao::rt::SpaceOf(buf_pos_);
         t.base_ = ao::rt::Cur().mem[int(sp)];
         t.off_ = offs_[slot];
         t.size_ = len_ / uint32_t(sizeof(T));
         t.buf_begin_ = offs_[slot];
         t.buf_end_ = offs_[slot] + len_;
-        t.pos_ = src_pos_;
+        t.pos_ = buf_pos_;
         t.que_ = this;
         t.slot_ = int16_t(slot);
         return t;
+    }
+    // The buffer a tensor is a view of: the one it was allocated from (views keep it), else the
+    // one its address falls in (a zero-length buffer has no address of its own).
+    template <typename T>
+    int SlotOf(const LocalTensor<T>& t, const char* what) const {
+        if (t.que_ == this && t.slot_ >= 0 && t.slot_ < num_) return t.slot_;
+        return SlotOf(t.off_, what);
     }
     int SlotOf(uint64_t off, const char* what) const {
         for (int i = 0; i < num_; ++i)
@@ -224,7 +289,7 @@ public:
                 next_ = (s + 1) % num_;
                 state_[s] = 1;
                 // The producer may overwrite the buffer only after its last consumer released it.
-                if (freed_once_[s]) ao::rt::SyncWait(ao::rt::ConsumerOf(dst_pos_), ao::rt::ProducerOf(src_pos_), Key(s));
+                if (freed_once_[s]) ao::rt::SyncWait(cons_, prod_, Key(s));
                 return Make<T>(s);
             }
         }
@@ -232,10 +297,26 @@ public:
                      "AllocTensor: all %d buffers of the queue are in use (missing FreeTensor?); "
                      "the hardware would block forever", num_);
     }
+    // EnQue/DeQue with the pipes of the queue's own positions, or of the positions a positional
+    // EnQue<srcUserPos, dstUserPos>/DeQue<...> names (GM <-> VECIN/VECOUT only, UB buffers).
+    template <TPosition srcUser, TPosition dstUser>
+    void CheckUserPositions(const char* what) const {
+        constexpr bool ends_ok = (srcUser == TPosition::GM || srcUser == TPosition::VECIN ||
+                                  srcUser == TPosition::VECOUT) &&
+                                 (dstUser == TPosition::GM || dstUser == TPosition::VECIN ||
+                                  dstUser == TPosition::VECOUT) &&
+                                 srcUser != dstUser;
+        if (!ends_ok || ao::rt::SpaceOf(buf_pos_) != ao::rt::Space::UB)
+            ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument,
+                         "%s<srcUserPos, dstUserPos>: only the paths GM -> VECIN/VECOUT -> GM of a queue whose "
+                         "buffers are in UB can be named (positions %d -> %d)", what, int(srcUser), int(dstUser));
+    }
     template <typename T>
-    bool EnQueImpl(const LocalTensor<T>& t) {
+    bool EnQueImpl(const LocalTensor<T>& t) { return EnQueImpl(t, prod_, cons_); }
+    template <typename T>
+    bool EnQueImpl(const LocalTensor<T>& t, ao::rt::Pipe prod, ao::rt::Pipe cons) {
         CheckInit("EnQue");
-        int s = SlotOf(t.off_, "EnQue");
+        int s = SlotOf(t, "EnQue");
         if (state_[s] != 1 && state_[s] != 3)
             ao::rt::Fail(ao::rt::ErrorKind::QueueMisuse, "EnQue: buffer %d was not allocated from this queue", s);
         if (count_ >= depth_ && depth_ > 0)
@@ -244,50 +325,72 @@ public:
         state_[s] = 2;
         fifo_[(head_ + count_) % kMaxBuf] = s;
         ++count_;
-        ao::rt::SyncSet(ao::rt::ProducerOf(src_pos_), ao::rt::ConsumerOf(dst_pos_), Key(s));
+        enq_prod_[s] = prod;
+        enq_cons_[s] = cons;
+        ao::rt::SyncSet(prod, cons, Key(s));
         return true;
     }
     template <typename T>
-    LocalTensor<T> DeQueImpl() {
+    LocalTensor<T> DeQueImpl() { return Make<T>(DeQueSlot(prod_, cons_)); }
+    int DeQueSlot(ao::rt::Pipe prod, ao::rt::Pipe cons) {
         CheckInit("DeQue");
         if (count_ == 0)
             ao::rt::Fail(ao::rt::ErrorKind::QueueMisuse,
                          "DeQue on an empty queue (no matching EnQue); the hardware would block forever");
         int s = fifo_[head_];
+        // The consumer waits on the event of the pipe pair it names: an EnQue that set another
+        // pair's event leaves that wait unanswered on the device.
+        if (enq_prod_[s] != prod || enq_cons_[s] != cons)
+            ao::rt::Fail(ao::rt::ErrorKind::QueueMisuse,
+                         "DeQue waits for the %s -> %s event but the buffer was enqueued with the %s -> %s event "
+                         "(EnQue and DeQue name different positions); the hardware would block forever",
+                         ao::rt::PipeName(prod), ao::rt::PipeName(cons), ao::rt::PipeName(enq_prod_[s]),
+                         ao::rt::PipeName(enq_cons_[s]));
         head_ = (head_ + 1) % kMaxBuf;
         --count_;
         state_[s] = 3;
-        ao::rt::SyncWait(ao::rt::ProducerOf(src_pos_), ao::rt::ConsumerOf(dst_pos_), Key(s));
-        return Make<T>(s);
+        ao::rt::SyncWait(prod, cons, Key(s));
+        return s;
     }
     template <typename T>
     void FreeImpl(const LocalTensor<T>& t) {
         CheckInit("FreeTensor");
-        int s = SlotOf(t.off_, "FreeTensor");
+        int s = SlotOf(t, "FreeTensor");
         if (state_[s] == 0)
             ao::rt::Fail(ao::rt::ErrorKind::QueueMisuse, "FreeTensor: buffer %d is already free", s);
         if (state_[s] == 2)
             ao::rt::Fail(ao::rt::ErrorKind::QueueMisuse, "FreeTensor: buffer %d is still enqueued", s);
         state_[s] = 0;
         freed_once_[s] = true;
-        ao::rt::SyncSet(ao::rt::ConsumerOf(dst_pos_), ao::rt::ProducerOf(src_pos_), Key(s));
+        ao::rt::SyncSet(cons_, prod_, Key(s));
     }
 };
 
 uint32_t NextQueueUid();
 
-template <TPosition pos, int32_t depth = 1, auto mask = 0>
-class TQue : public TQueBase {
+// The calls TQue and TQueBind share (TQue<pos> is TQueBind<pos, pos> on the device).
+class TQueCalls : public TQueBase {
 public:
-    __aicore__ inline TQue() {
-        src_pos_ = pos;
-        dst_pos_ = pos;
-        depth_ = depth;
-        uid_ = NextQueueUid();
-    }
     template <typename T> __aicore__ inline LocalTensor<T> AllocTensor() { return AllocImpl<T>(); }
+    template <typename T> __aicore__ inline void AllocTensor(LocalTensor<T>& t) { t = AllocImpl<T>(); }
     template <typename T> __aicore__ inline bool EnQue(const LocalTensor<T>& t) { return EnQueImpl(t); }
+    template <TPosition srcUserPos, TPosition dstUserPos, typename T>
+    __aicore__ inline bool EnQue(const LocalTensor<T>& t) {
+        CheckUserPositions<srcUserPos, dstUserPos>("EnQue");
+        return EnQueImpl(t, QueProducer(srcUserPos, dstUserPos), QueConsumer(srcUserPos, dstUserPos));
+    }
     template <typename T> __aicore__ inline LocalTensor<T> DeQue() { return DeQueImpl<T>(); }
+    template <typename T> __aicore__ inline void DeQue(LocalTensor<T>& t) { t = DeQueImpl<T>(); }
+    template <TPosition srcUserPos, TPosition dstUserPos, typename T>
+    __aicore__ inline LocalTensor<T> DeQue() {
+        CheckUserPositions<srcUserPos, dstUserPos>("DeQue");
+        return Make<T>(DeQueSlot(QueProducer(srcUserPos, dstUserPos), QueConsumer(srcUserPos, dstUserPos)));
+    }
+    // The untyped form returns the buffer's handle (kernels call it for the wait alone).
+    __aicore__ inline TBufHandle DeQue() {
+        int s = DeQueSlot(prod_, cons_);
+        return ao::rt::Cur().mem[int(ao::rt::SpaceOf(buf_pos_))] + offs_[s];
+    }
     template <typename T> __aicore__ inline void FreeTensor(LocalTensor<T>& t) { FreeImpl(t); }
     __aicore__ inline bool VacantInQue() const { return count_ < depth_; }
     __aicore__ inline bool HasTensorInQue() const { return count_ > 0; }
@@ -300,22 +403,21 @@ public:
 };
 
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
-class TQueBind : public TQueBase {
+class TQueBind : public TQueCalls {
 public:
     __aicore__ inline TQueBind() {
-        src_pos_ = src;
-        dst_pos_ = dst;
-        depth_ = depth;
-        uid_ = NextQueueUid();
+        this->Bind(src, dst, depth);
+        this->uid_ = NextQueueUid();
     }
-    template <typename T> __aicore__ inline LocalTensor<T> AllocTensor() { return AllocImpl<T>(); }
-    template <typename T> __aicore__ inline bool EnQue(const LocalTensor<T>& t) { return EnQueImpl(t); }
-    template <typename T> __aicore__ inline LocalTensor<T> DeQue() { return DeQueImpl<T>(); }
-    template <typename T> __aicore__ inline void FreeTensor(LocalTensor<T>& t) { FreeImpl(t); }
-    __aicore__ inline bool VacantInQue() const { return count_ < depth_; }
-    __aicore__ inline bool HasTensorInQue() const { return count_ > 0; }
-    __aicore__ inline int32_t GetTensorCountInQue() const { return count_; }
-    __aicore__ inline void FreeAllEvent() {}
+};
+
+template <TPosition pos, int32_t depth = 1, auto mask = 0>
+class TQue : public TQueCalls {
+public:
+    __aicore__ inline TQue() {
+        this->Bind(pos, pos, depth);
+        this->uid_ = NextQueueUid();
+    }
 };
 
 // TBuf: one plain buffer for temporaries; no queue semantics.
@@ -374,7 +476,7 @@ public:
             ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "InitBuffer: buffer number %u not in [1, %d]",
                          unsigned(num), TQueBase::kMaxBuf);
         uint32_t alen = (len + 31u) / 32u * 32u;
-        ao::rt::Space sp = ao::rt::SpaceOf(que.src_pos_);
+        ao::rt::Space sp = ao::rt::SpaceOf(que.buf_pos_);
         que.num_ = num;
         que.len_ = alen;
         for (int i = 0; i < num; ++i) que.offs_[i] = Take(sp, alen, "InitBuffer(TQue)");
