@@ -179,6 +179,8 @@ constexpr uint32_t SHAPE_IDX = 0;
 constexpr uint32_t BYTES_A = 2;
 constexpr uint32_t GRANULE = 32;
 constexpr uint32_t SPLIT = 3;
+constexpr uint32_t UNIT = 16;
+static uint32_t RoundUp(uint32_t a, uint32_t b) { return (a + b - 1) / b * b; }
 static ge::graphStatus Tiling(gert::TilingContext* context)
 {
     TD tiling;
@@ -214,6 +216,7 @@ static ge::graphStatus Tiling(gert::TilingContext* context)
     uint32_t used = cores > 1 ? cores : 1;
     uint32_t depth = 2;
     tiling.set_aligned(aligned);
+    tiling.set_padded(RoundUp(total, UNIT));
     tiling.set_tile(tile);
     tiling.set_tail(tail);
     tiling.set_big(big);
@@ -265,9 +268,10 @@ def test_knobs_are_decisions_not_facts(tmp_path):
     # type sizes (set to the tested dtype's byte size, or a constant that is), tiling-key
     # values, a query index, an enumeration, a value nobody reads, an initialiser overwritten
     # before use, a zero later replaced, a floor guard, a granule and what it is scaled from,
-    # an instruction operand of the kernel: none is a knob
+    # a granule passed to the operator's own rounding helper, an instruction operand of the
+    # kernel: none is a knob
     for fact in ("width", "width.2", "width.3", "BYTES_A", "KEY_HALF", "KEY_FLOAT", "SHAPE_IDX", "mode",
-                 "mode.2", "mode.3", "unused", "tail", "big", "used.cap", "perBlock", "GRANULE", "MASK"):
+                 "mode.2", "mode.3", "unused", "tail", "big", "used.cap", "perBlock", "GRANULE", "MASK", "UNIT"):
         assert fact not in m, fact
     # decisions, with roles from their uses: split of the UB, a threshold that picks a branch
     # of the core count, the core count itself, a kernel queue depth, a kernel size factor

@@ -417,6 +417,11 @@ def file_constants(p: Parsed, scope: str, rebuild: str) -> list[Knob]:
     return c.knobs
 
 
+def _local_granules(p: Parsed, body: Node) -> set[str]:
+    """Granule idioms inside one function body (no helper calls followed)."""
+    return alignment_constants(p, body)
+
+
 def alignment_constants(p: Parsed, root: Node) -> set[str]:
     """Identifiers used as an alignment granule: ``x % N``, ``x / N * N``, ``(x + N - 1) / N``.
     Rounding to a granule is a hardware or layout fact, not a tuning choice."""
@@ -442,6 +447,30 @@ def alignment_constants(p: Parsed, root: Node) -> set[str]:
                     if b.type == "binary_expression" and op(b) == "/" and ident(b.child_by_field_name("right")):
                         divided_by.setdefault(tgt, set()).add(ident(b.child_by_field_name("right")))
     flow = TilingFlow.of(p, root) if divided_by else None
+    # helpers of the operator's own that round to a granule (``RoundUp(x, g)`` whose body is
+    # ``(x + g - 1) / g * g``): the argument in the granule's position is a granule
+    rounding: dict[str, list[int]] = {}
+    if root == p.tree.root_node:
+        for fn in walk(root):
+            if fn.type != "function_definition" or fn.child_by_field_name("body") is None:
+                continue
+            decl = fn.child_by_field_name("declarator")
+            fdecl = next((d for d in walk(decl) if d.type == "function_declarator"), None) if decl else None
+            params = fdecl.child_by_field_name("parameters") if fdecl is not None else None
+            name = fdecl.child_by_field_name("declarator") if fdecl is not None else None
+            if params is None or name is None:
+                continue
+            names = [declarator_name(p, q.child_by_field_name("declarator")) for q in params.named_children]
+            inner = _local_granules(p, fn.child_by_field_name("body"))
+            idx = [i for i, nm in enumerate(names) if nm and nm in inner]
+            if idx:
+                rounding[p.text(name).split("::")[-1]] = idx
+    for c in walk(root):
+        if c.type == "call_expression" and callee_name(p, c) in rounding:
+            args = call_args(c)
+            for i in rounding[callee_name(p, c)]:
+                if i < len(args) and ident(args[i]):
+                    out.add(ident(args[i]))
     for n in walk(root):
         if n.type != "binary_expression":
             continue
