@@ -160,6 +160,16 @@ inline void InitPlan(Plan& p, uint32_t es) {
     p.blkElems = p.perRep / DEFAULT_BLK_NUM;
 }
 
+// Mask forms take the repeat count as the documented `const uint8_t repeatTime` and the bit mask
+// as `uint64_t mask[]`. Both are deduced template parameters here: taking the address of an API
+// for a function-pointer type of the documented signature deduces exactly that signature, while a
+// call with a wider count (an int, a uint32_t) keeps its value, so a count above 255 is still
+// reported by CheckRepeat instead of wrapping. The bit mask may be const or not.
+#define AO_REPEAT_TPARAMS typename AoRep, std::enable_if_t<std::is_integral_v<AoRep>, int> = 0
+#define AO_MASK_TPARAMS                                                                                           \
+    typename AoMask, typename AoRep,                                                                              \
+        std::enable_if_t<std::is_integral_v<AoRep> && std::is_same_v<std::remove_cv_t<AoMask>, uint64_t>, int> = 0
+
 inline void CheckRepeat(const char* name, uint32_t repeatTimes) {
     if (repeatTimes > MAX_REPEAT_TIMES)
         ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "%s: repeatTimes %u exceeds the maximum of %u", name,

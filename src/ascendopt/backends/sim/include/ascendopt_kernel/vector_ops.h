@@ -243,25 +243,25 @@ namespace AscendC {
 
 // ---------------------------------------------------------------------------------------------
 // Binary APIs: Add, Sub, Mul, Div, Max, Min, And, Or.
-#define AO_BINARY_API(Name, OP)                                                                                    \
-    template <typename T>                                                                                          \
-    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, \
-                                const int32_t& count) {                                                            \
-        ao::k::Plan p = ao::k::PlanCount(#Name, sizeof(T), count);                                                 \
-        ao::k::BinRun<OP, T>(#Name, p, dst, src0, src1, ao::k::Strd{}, ao::k::Strd{}, ao::k::Strd{});              \
-        ao::k::AfterCountForm();                                                                                   \
-    }                                                                                                              \
-    template <typename T, bool isSetMask = true>                                                                   \
-    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, \
-                                uint64_t mask, const uint32_t repeatTimes, const BinaryRepeatParams& rp) {         \
-        ao::k::Plan p = ao::k::PlanCont(#Name, sizeof(T), mask, repeatTimes, isSetMask);                           \
-        ao::k::BinRun<OP, T>(#Name, p, dst, src0, src1, ao::k::DS(rp), ao::k::S0(rp), ao::k::S1(rp));              \
-    }                                                                                                              \
-    template <typename T, bool isSetMask = true>                                                                   \
-    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, \
-                                const uint64_t mask[], const uint32_t repeatTimes, const BinaryRepeatParams& rp) { \
-        ao::k::Plan p = ao::k::PlanBits(#Name, sizeof(T), mask, repeatTimes, isSetMask);                           \
-        ao::k::BinRun<OP, T>(#Name, p, dst, src0, src1, ao::k::DS(rp), ao::k::S0(rp), ao::k::S1(rp));              \
+#define AO_BINARY_API(Name, OP)                                                                                       \
+    template <typename T>                                                                                             \
+    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,    \
+                                const int32_t& count) {                                                               \
+        ao::k::Plan p = ao::k::PlanCount(#Name, sizeof(T), count);                                                    \
+        ao::k::BinRun<OP, T>(#Name, p, dst, src0, src1, ao::k::Strd{}, ao::k::Strd{}, ao::k::Strd{});                 \
+        ao::k::AfterCountForm();                                                                                      \
+    }                                                                                                                 \
+    template <typename T, bool isSetMask = true, AO_REPEAT_TPARAMS>                                                   \
+    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,    \
+                                uint64_t mask, AoRep repeatTimes, const BinaryRepeatParams& rp) {                     \
+        ao::k::Plan p = ao::k::PlanCont(#Name, sizeof(T), mask, repeatTimes, isSetMask);                              \
+        ao::k::BinRun<OP, T>(#Name, p, dst, src0, src1, ao::k::DS(rp), ao::k::S0(rp), ao::k::S1(rp));                 \
+    }                                                                                                                 \
+    template <typename T, bool isSetMask = true, AO_MASK_TPARAMS>                                                     \
+    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,    \
+                                AoMask mask[], AoRep repeatTimes, const BinaryRepeatParams& rp) {                     \
+        ao::k::Plan p = ao::k::PlanBits(#Name, sizeof(T), mask, repeatTimes, isSetMask);                              \
+        ao::k::BinRun<OP, T>(#Name, p, dst, src0, src1, ao::k::DS(rp), ao::k::S0(rp), ao::k::S1(rp));                 \
     }
 
 AO_BINARY_API(Add, ao::k::BinOp::Add)
@@ -276,24 +276,24 @@ AO_BINARY_API(Or, ao::k::BinOp::Or)
 
 // ---------------------------------------------------------------------------------------------
 // Unary APIs: Abs, Exp, Ln, Sqrt, Rsqrt, Reciprocal, Relu, Not.
-#define AO_UNARY_API(Name, OP)                                                                                     \
-    template <typename T>                                                                                          \
-    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {      \
-        ao::k::Plan p = ao::k::PlanCount(#Name, sizeof(T), count);                                                 \
-        ao::k::UnRun<OP, T>(#Name, p, dst, src, ao::k::Strd{}, ao::k::Strd{});                                     \
-        ao::k::AfterCountForm();                                                                                   \
-    }                                                                                                              \
-    template <typename T, bool isSetMask = true>                                                                   \
-    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask,               \
-                                const uint32_t repeatTimes, const UnaryRepeatParams& rp) {                         \
-        ao::k::Plan p = ao::k::PlanCont(#Name, sizeof(T), mask, repeatTimes, isSetMask);                           \
-        ao::k::UnRun<OP, T>(#Name, p, dst, src, ao::k::DS(rp), ao::k::SS(rp));                                     \
-    }                                                                                                              \
-    template <typename T, bool isSetMask = true>                                                                   \
-    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],       \
-                                const uint32_t repeatTimes, const UnaryRepeatParams& rp) {                         \
-        ao::k::Plan p = ao::k::PlanBits(#Name, sizeof(T), mask, repeatTimes, isSetMask);                           \
-        ao::k::UnRun<OP, T>(#Name, p, dst, src, ao::k::DS(rp), ao::k::SS(rp));                                     \
+#define AO_UNARY_API(Name, OP)                                                                                        \
+    template <typename T>                                                                                             \
+    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {         \
+        ao::k::Plan p = ao::k::PlanCount(#Name, sizeof(T), count);                                                    \
+        ao::k::UnRun<OP, T>(#Name, p, dst, src, ao::k::Strd{}, ao::k::Strd{});                                        \
+        ao::k::AfterCountForm();                                                                                      \
+    }                                                                                                                 \
+    template <typename T, bool isSetMask = true, AO_REPEAT_TPARAMS>                                                   \
+    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask,                  \
+                                AoRep repeatTimes, const UnaryRepeatParams& rp) {                                     \
+        ao::k::Plan p = ao::k::PlanCont(#Name, sizeof(T), mask, repeatTimes, isSetMask);                              \
+        ao::k::UnRun<OP, T>(#Name, p, dst, src, ao::k::DS(rp), ao::k::SS(rp));                                        \
+    }                                                                                                                 \
+    template <typename T, bool isSetMask = true, AO_MASK_TPARAMS>                                                     \
+    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, AoMask mask[],                  \
+                                AoRep repeatTimes, const UnaryRepeatParams& rp) {                                     \
+        ao::k::Plan p = ao::k::PlanBits(#Name, sizeof(T), mask, repeatTimes, isSetMask);                              \
+        ao::k::UnRun<OP, T>(#Name, p, dst, src, ao::k::DS(rp), ao::k::SS(rp));                                        \
     }
 
 AO_UNARY_API(Abs, ao::k::UnOp::Abs)
@@ -320,26 +320,26 @@ __aicore__ inline void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src,
 
 // ---------------------------------------------------------------------------------------------
 // High-level unary math APIs (sharedTmpBuffer accepted and ignored).
-#define AO_ADV_UNARY_API(Name, OP, N)                                                                              \
-    template <typename T, bool isReuseSource = false>                                                              \
-    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                              \
-                                const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t count) {               \
-        (void)sharedTmpBuffer;                                                                                     \
-        ao::k::AdvUnary<OP, T>(#Name, N, dst, src, count);                                                         \
-    }                                                                                                              \
-    template <typename T, bool isReuseSource = false>                                                              \
-    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count) {      \
-        ao::k::AdvUnary<OP, T>(#Name, N, dst, src, count);                                                         \
-    }                                                                                                              \
-    template <typename T, bool isReuseSource = false>                                                              \
-    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                              \
-                                const LocalTensor<uint8_t>& sharedTmpBuffer) {                                     \
-        (void)sharedTmpBuffer;                                                                                     \
-        ao::k::AdvUnary<OP, T>(#Name, N, dst, src, src.GetSize());                                                 \
-    }                                                                                                              \
-    template <typename T, bool isReuseSource = false>                                                              \
-    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src) {                            \
-        ao::k::AdvUnary<OP, T>(#Name, N, dst, src, src.GetSize());                                                 \
+#define AO_ADV_UNARY_API(Name, OP, N)                                                                                 \
+    template <typename T, bool isReuseSource = false>                                                                 \
+    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                 \
+                                const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t count) {                  \
+        (void)sharedTmpBuffer;                                                                                        \
+        ao::k::AdvUnary<OP, T>(#Name, N, dst, src, count);                                                            \
+    }                                                                                                                 \
+    template <typename T, bool isReuseSource = false>                                                                 \
+    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count) {         \
+        ao::k::AdvUnary<OP, T>(#Name, N, dst, src, count);                                                            \
+    }                                                                                                                 \
+    template <typename T, bool isReuseSource = false>                                                                 \
+    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                 \
+                                const LocalTensor<uint8_t>& sharedTmpBuffer) {                                        \
+        (void)sharedTmpBuffer;                                                                                        \
+        ao::k::AdvUnary<OP, T>(#Name, N, dst, src, src.GetSize());                                                    \
+    }                                                                                                                 \
+    template <typename T, bool isReuseSource = false>                                                                 \
+    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src) {                               \
+        ao::k::AdvUnary<OP, T>(#Name, N, dst, src, src.GetSize());                                                    \
     }
 
 AO_ADV_UNARY_API(Tanh, ao::k::UnOp::Tanh, 4)
@@ -361,42 +361,42 @@ AO_ADV_UNARY_API(Frac, ao::k::UnOp::Frac, 2)
 // ---------------------------------------------------------------------------------------------
 // Tensor-scalar APIs: Adds, Muls, Maxs, Mins, LeakyRelu, ShiftLeft, ShiftRight. The scalar may be
 // of any type convertible to T (`Adds<T, isSetMask>(...)`, or `Adds<T, U, isSetMask>(...)`).
-#define AO_SCALAR_API(Name, OP)                                                                                    \
-    template <typename T, bool isSetMask = true, typename U>                                                       \
-    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalarValue,        \
-                                const int32_t& count) {                                                            \
-        ao::k::Plan p = ao::k::PlanCount(#Name, sizeof(T), count);                                                 \
-        ao::k::ScRun<OP, T>(#Name, p, dst, src, ao::k::ScalarAs<T>(scalarValue), ao::k::Strd{}, ao::k::Strd{});    \
-        ao::k::AfterCountForm();                                                                                   \
-    }                                                                                                              \
-    template <typename T, bool isSetMask = true, typename U>                                                       \
-    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalarValue,        \
-                                uint64_t mask, const uint32_t repeatTimes, const UnaryRepeatParams& rp) {          \
-        ao::k::Plan p = ao::k::PlanCont(#Name, sizeof(T), mask, repeatTimes, isSetMask);                           \
-        ao::k::ScRun<OP, T>(#Name, p, dst, src, ao::k::ScalarAs<T>(scalarValue), ao::k::DS(rp), ao::k::SS(rp));    \
-    }                                                                                                              \
-    template <typename T, bool isSetMask = true, typename U>                                                       \
-    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalarValue,        \
-                                const uint64_t mask[], const uint32_t repeatTimes, const UnaryRepeatParams& rp) {  \
-        ao::k::Plan p = ao::k::PlanBits(#Name, sizeof(T), mask, repeatTimes, isSetMask);                           \
-        ao::k::ScRun<OP, T>(#Name, p, dst, src, ao::k::ScalarAs<T>(scalarValue), ao::k::DS(rp), ao::k::SS(rp));    \
-    }                                                                                                              \
-    template <typename T, typename U, bool isSetMask = true>                                                       \
-    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                              \
-                                const ao::k::AoId<U>& scalarValue, const int32_t& count) {                         \
-        Name<T, isSetMask, U>(dst, src, scalarValue, count);                                                       \
-    }                                                                                                              \
-    template <typename T, typename U, bool isSetMask = true>                                                       \
-    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                              \
-                                const ao::k::AoId<U>& scalarValue, uint64_t mask, const uint32_t repeatTimes,      \
-                                const UnaryRepeatParams& rp) {                                                     \
-        Name<T, isSetMask, U>(dst, src, scalarValue, mask, repeatTimes, rp);                                       \
-    }                                                                                                              \
-    template <typename T, typename U, bool isSetMask = true>                                                       \
-    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                              \
-                                const ao::k::AoId<U>& scalarValue, const uint64_t mask[],                          \
-                                const uint32_t repeatTimes, const UnaryRepeatParams& rp) {                         \
-        Name<T, isSetMask, U>(dst, src, scalarValue, mask, repeatTimes, rp);                                       \
+#define AO_SCALAR_API(Name, OP)                                                                                       \
+    template <typename T, bool isSetMask = true, typename U                 >                                         \
+    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalarValue,           \
+                                const int32_t& count) {                                                               \
+        ao::k::Plan p = ao::k::PlanCount(#Name, sizeof(T), count);                                                    \
+        ao::k::ScRun<OP, T>(#Name, p, dst, src, ao::k::ScalarAs<T>(scalarValue), ao::k::Strd{}, ao::k::Strd{});       \
+        ao::k::AfterCountForm();                                                                                      \
+    }                                                                                                                 \
+    template <typename T, bool isSetMask = true, typename U, AO_REPEAT_TPARAMS>                                       \
+    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalarValue,           \
+                                uint64_t mask, AoRep repeatTimes, const UnaryRepeatParams& rp) {                      \
+        ao::k::Plan p = ao::k::PlanCont(#Name, sizeof(T), mask, repeatTimes, isSetMask);                              \
+        ao::k::ScRun<OP, T>(#Name, p, dst, src, ao::k::ScalarAs<T>(scalarValue), ao::k::DS(rp), ao::k::SS(rp));       \
+    }                                                                                                                 \
+    template <typename T, bool isSetMask = true, typename U, AO_MASK_TPARAMS>                                         \
+    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalarValue,           \
+                                AoMask mask[], AoRep repeatTimes, const UnaryRepeatParams& rp) {                      \
+        ao::k::Plan p = ao::k::PlanBits(#Name, sizeof(T), mask, repeatTimes, isSetMask);                              \
+        ao::k::ScRun<OP, T>(#Name, p, dst, src, ao::k::ScalarAs<T>(scalarValue), ao::k::DS(rp), ao::k::SS(rp));       \
+    }                                                                                                                 \
+    template <typename T, typename U, bool isSetMask = true                 >                                         \
+    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                 \
+                                const ao::k::AoId<U>& scalarValue, const int32_t& count) {                            \
+        Name<T, isSetMask, U>(dst, src, scalarValue, count);                                                          \
+    }                                                                                                                 \
+    template <typename T, typename U, bool isSetMask = true, AO_REPEAT_TPARAMS>                                       \
+    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                 \
+                                const ao::k::AoId<U>& scalarValue, uint64_t mask, AoRep repeatTimes,                  \
+                                const UnaryRepeatParams& rp) {                                                        \
+        Name<T, isSetMask, U>(dst, src, scalarValue, mask, repeatTimes, rp);                                          \
+    }                                                                                                                 \
+    template <typename T, typename U, bool isSetMask = true, AO_MASK_TPARAMS>                                         \
+    __aicore__ inline void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                 \
+                                const ao::k::AoId<U>& scalarValue, AoMask mask[],                                     \
+                                AoRep repeatTimes, const UnaryRepeatParams& rp) {                                     \
+        Name<T, isSetMask, U>(dst, src, scalarValue, mask, repeatTimes, rp);                                          \
     }
 
 AO_SCALAR_API(Adds, ao::k::ScOp::Adds)
