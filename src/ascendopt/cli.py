@@ -171,6 +171,7 @@ def profile_cmd(
     timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed for the run."),
     top: int = typer.Option(8, "--top", min=1, help="Instructions to list by cycles."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
+    unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
 ) -> None:
     """Profile one case on the simulator: msprof-format files plus a bottleneck summary."""
     import tempfile
@@ -181,7 +182,7 @@ def profile_cmd(
 
     op, selected = _load(op_dir, cases, golden, [case] if case else [])
     chosen = max(selected, key=_case_elements) if not case else selected[0]
-    backend = _backend(soc)
+    backend = _backend(soc, unsafe_no_sandbox=unsafe_no_sandbox)
     try:
         op_type = op.op_type
         kernel = op.kernel_entry

@@ -47,17 +47,19 @@ def load(op_dir: Path, cases_files: list[Path], golden: Optional[str], names: li
 
 def backend(soc: str, noise_pct: float = 0.0, noise_seed: int = 0, unsafe_no_sandbox: bool = False):
     """The simulator backend, under the sandbox policy (exits when there is no sandbox and
-    ``--unsafe-no-sandbox`` was not given)."""
+    ``--unsafe-no-sandbox`` was not given). The backend holds the policy: worker processes
+    (``--workers``) it is shipped to apply the same one."""
     from ascendopt.backends.sim import sandbox
     from ascendopt.backends.sim.backend import SimBackend
 
-    sandbox.configure(sandbox.Sandbox(allow_unsafe=unsafe_no_sandbox))
+    policy = sandbox.Sandbox(allow_unsafe=unsafe_no_sandbox)
+    sandbox.configure(policy)
     try:
-        sandbox.current().require()
+        policy.require()
     except sandbox.SandboxUnavailable as e:
         fail(str(e))
     try:
-        return SimBackend(soc, noise_pct=noise_pct, noise_seed=noise_seed)
+        return SimBackend(soc, noise_pct=noise_pct, noise_seed=noise_seed, sandbox=policy)
     except (SocError, ValueError) as e:
         fail(str(e))
 

@@ -12,9 +12,10 @@ def positive(value: float) -> float:
     return value
 
 
-#: ``--unsafe-no-sandbox`` (run, tune, rewind, optimize): candidates are compiled and run
-#: in the sandbox (:mod:`ascendopt.backends.sim.sandbox`); without one they are refused unless
-#: this is given.
+#: ``--unsafe-no-sandbox`` (every command that compiles or runs operator code: run, profile,
+#: tune, rewind, optimize, bench, compat): candidates are compiled and run in the sandbox
+#: (:mod:`ascendopt.backends.sim.sandbox`); without one they are refused unless this is given.
+#: The policy travels with the backend to worker processes.
 UNSAFE_NO_SANDBOX = typer.Option(
     False, "--unsafe-no-sandbox",
     help="Compile and run candidate code without the sandbox when this machine has none (bubblewrap).")

@@ -20,7 +20,8 @@ from ..conftest import FIXTURE_OPS
 KERNEL = "op_kernel/scale_copy.cpp"
 HOST = "op_host/scale_copy.cpp"
 ENTRY = "GET_TILING_DATA(tilingData, tiling);"
-HEADERS = "#include <fcntl.h>\n#include <unistd.h>\n#include <sys/socket.h>\n#include <cstdio>\n#include <cstdlib>\n"
+HEADERS = ("#include <fcntl.h>\n#include <unistd.h>\n#include <sys/socket.h>\n#include <sys/syscall.h>\n"
+           "#include <cstdio>\n#include <cstdlib>\n")
 
 
 @pytest.fixture(scope="module")
@@ -83,6 +84,8 @@ def test_sandbox_violation_is_the_evaluations_error_kind(backend, base, cases):
     ("fork();", "clone"),
     ('execl("/bin/sh", "sh", "-c", "true", (char*)0);', '"/bin/sh"'),
     ("socket(AF_INET, SOCK_STREAM, 0);", "AF_INET"),
+    ("connect(-1, nullptr, 0);", "connect"),  # the runner shares the network namespace: no socket call works
+    ("syscall(SYS_io_uring_setup, 1, nullptr);", "io_uring_setup"),
     ('fopen("/etc/hostname", "w");', '"/etc/hostname"'),
 ])
 def test_runner_violations_are_named(backend, base, cases, code, named):
@@ -136,8 +139,8 @@ def test_unavailable_sandbox_refuses_unless_unsafe(tmp_path):
     missing = sandbox.Support(None, None, "no bwrap (test)")
     with pytest.raises(sandbox.SandboxUnavailable, match="--unsafe-no-sandbox"):
         sandbox.Sandbox(_support=missing).require()
-    argv, _ = sandbox.Sandbox(allow_unsafe=True, _support=missing).run_argv(["/bin/true"], 1 << 30, tmp_path)
-    assert "bwrap" not in " ".join(argv) and argv[-1] == "/bin/true"
+    with sandbox.Sandbox(allow_unsafe=True, _support=missing).run_command(["/bin/true"], 1 << 30, tmp_path) as cmd:
+        assert "bwrap" not in " ".join(cmd.argv) and cmd.argv[-1] == "/bin/true" and not cmd.pass_fds
 
 
 def test_cli_refuses_without_sandbox(monkeypatch):

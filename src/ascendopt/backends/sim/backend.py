@@ -17,7 +17,7 @@ import numpy as np
 
 from ascendopt.backends.base import Backend, BuildResult, Launch, RunResult, Status
 from ascendopt.backends.sim.build import SimBuilder
-from ascendopt.backends.sim.sandbox import exit_status, run_argv
+from ascendopt.backends.sim.sandbox import VIOLATION, VIOLATION_STDERR, Sandbox, current
 from ascendopt.backends.sim.soc import DEFAULT_SOC, Soc, load_soc
 from ascendopt.cases import Case, TensorSpec, group_params
 from ascendopt.dtypes import dtype_info, format_code
@@ -41,19 +41,24 @@ class SimBackend(Backend):
         noise_pct: Standard deviation (percent) of seeded multiplicative noise added to the
             modeled task duration, to exercise noise handling; 0 keeps the model exact.
         noise_seed: Seed of the noise generator (each backend owns its generator).
+        sandbox: The policy its compiles and runs go through (default: the one in force when
+            the backend is made, :func:`~ascendopt.backends.sim.sandbox.configure`). It is part
+            of the backend, so worker processes it is shipped to use the same policy.
     """
 
     name = "sim"
     supports_tiling = True
 
     def __init__(self, soc: str = DEFAULT_SOC, builder: SimBuilder | None = None,
-                 memory_bytes: int = DEFAULT_MEMORY_BYTES, noise_pct: float = 0.0, noise_seed: int = 0):
+                 memory_bytes: int = DEFAULT_MEMORY_BYTES, noise_pct: float = 0.0, noise_seed: int = 0,
+                 sandbox: Sandbox | None = None):
         if noise_pct < 0:
             raise ValueError("noise_pct must be >= 0")
         self.soc: Soc = load_soc(soc)
         self.noise_pct = noise_pct
         self._noise = np.random.default_rng(noise_seed)
-        self.builder = builder or SimBuilder()
+        self.sandbox = sandbox if sandbox is not None else current()
+        self.builder = builder or SimBuilder(sandbox=self.sandbox)
         self.memory_bytes = memory_bytes
         self._signatures: dict[Path, dict[str, Any]] = {}
 
@@ -62,7 +67,7 @@ class SimBackend(Backend):
         return self.builder.toolchain_key
 
     def build(self, op: Operator, dtypes: dict[str, str]) -> BuildResult:
-        return self.builder.build(op, dtypes)
+        return self.builder.build(op, dtypes, sandbox=self.sandbox)
 
     def signature(self, build: BuildResult) -> dict[str, Any]:
         """The OpDef registered in a built runner (inputs, outputs, attrs, kernel arity)."""
@@ -76,22 +81,35 @@ class SimBackend(Backend):
                 except (OSError, json.JSONDecodeError):
                     sig = None
             if sig is None:
-                argv, preexec = run_argv([str(build.artifact), "--signature"], self.memory_bytes)
-                try:
-                    out = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=30,
-                                         preexec_fn=preexec, start_new_session=True)
-                    sig = json.loads(out.stdout) if out.returncode == 0 and out.stdout.strip() else {
-                        "error": out.stderr.strip()[-4000:] or f"runner exited with {out.returncode}"}
-                except subprocess.TimeoutExpired:  # e.g. a looping static initializer
-                    sig = {"error": "the runner did not report its signature within 30 s", "timeout": True}
-                except json.JSONDecodeError:
-                    sig = {"error": "the runner printed an unreadable signature"}
+                sig = self._read_signature(build.artifact)
                 if "error" not in sig:  # atomically: other threads/processes read it concurrently
                     tmp = cache.with_name(f".signature.{os.getpid()}.{threading.get_ident()}.tmp")
                     tmp.write_text(json.dumps(sig))
                     os.replace(tmp, cache)
             self._signatures[build.artifact] = sig
         return self._signatures[build.artifact]
+
+    def _read_signature(self, artifact: Path) -> dict[str, Any]:
+        """Runs ``runner --signature`` (the candidate's static initializers run here first:
+        a violation in one is reported as such, with ``"violation": True``)."""
+        with self.sandbox.run_command([str(artifact), "--signature"], self.memory_bytes, None) as cmd:
+            try:
+                out = subprocess.run(cmd.argv, capture_output=True, text=True, errors="replace", timeout=30,
+                                     preexec_fn=cmd.preexec, pass_fds=cmd.pass_fds, start_new_session=True)
+            except subprocess.TimeoutExpired:  # e.g. a looping static initializer
+                return {"error": "the runner did not report its signature within 30 s", "timeout": True}
+        code = self.sandbox.exit_status(out.returncode)
+        said = [_unescape(ln[len(VIOLATION_STDERR):]) for ln in out.stderr.splitlines()
+                if ln.startswith(VIOLATION_STDERR)]
+        if said or code == -signal.SIGSYS:
+            return {"error": said[-1] if said else "the runner was killed by SIGSYS (a system call the sandbox "
+                                                   "forbids) before it reported its signature", "violation": True}
+        if code != 0 or not out.stdout.strip():
+            return {"error": out.stderr.strip()[-4000:] or f"runner exited with {code}"}
+        try:
+            return json.loads(out.stdout)
+        except json.JSONDecodeError:
+            return {"error": "the runner printed an unreadable signature"}
 
     def run(self, build: BuildResult, op: Operator, case: Case, inputs: dict[str, np.ndarray],
             timeout_s: float = DEFAULT_TIMEOUT_S, trace_path: str | Path | None = None) -> RunResult:
@@ -106,6 +124,8 @@ class SimBackend(Backend):
         sig = self.signature(build)
         if sig.get("timeout"):
             return RunResult(Status.TIMEOUT, "timeout", sig["error"], seconds=time.perf_counter() - t0)
+        if sig.get("violation"):
+            return RunResult(Status.RUNTIME_ERROR, VIOLATION, sig["error"], seconds=time.perf_counter() - t0)
         if "error" in sig:
             return RunResult(Status.TILING_ERROR, "registration", sig["error"], seconds=time.perf_counter() - t0)
         work = Path(tempfile.mkdtemp(prefix="aorun-"))
@@ -132,7 +152,8 @@ class SimBackend(Backend):
         launch it asks for. Never raises for a bad candidate."""
         sig = self.signature(build)
         if "error" in sig:
-            return Launch(Status.TIMEOUT if sig.get("timeout") else Status.TILING_ERROR, sig["error"])
+            return Launch(Status.TIMEOUT if sig.get("timeout") else
+                          Status.RUNTIME_ERROR if sig.get("violation") else Status.TILING_ERROR, sig["error"])
         work = Path(tempfile.mkdtemp(prefix="aotiling-"))
         try:
             try:
@@ -163,8 +184,10 @@ class SimBackend(Backend):
         if extra:
             with manifest.open("a") as mf:
                 mf.write("".join(line + "\n" for line in extra))
+        writable = [work / f"out{i}.bin" for i in range(len(case.outputs))]
+        writable += [Path(line.split(" ", 1)[1]) for line in extra if line.startswith("trace ")]
         return _run_bounded([str(build.artifact), str(manifest)], work, timeout_s, self.memory_bytes,
-                            dict(build.run_env))
+                            dict(build.run_env), self.sandbox, writable)
 
     def _manifest(self, work: Path, sig: dict[str, Any], case: Case, inputs: dict[str, np.ndarray]) -> Path:
         """The runner's manifest: inputs in the OpDef's order, the tensors of a list parameter
@@ -244,6 +267,14 @@ class SimBackend(Backend):
         return RunResult(Status.OK, outputs=outputs, task_duration_us=duration, profile=profile, **common)
 
 
+def _unescape(body: str) -> str:
+    """The runtime's violation message as printed (a JSON string body), as text."""
+    try:
+        return json.loads(f'"{body}"')
+    except json.JSONDecodeError:
+        return body
+
+
 def _warnings(res: dict[str, Any]) -> list[dict[str, Any]]:
     """The runner's warning-level hazards, normalised to ``{"kind", "message", "count"}``."""
     out = []
@@ -264,14 +295,18 @@ def _tail(path: Path) -> str:
 
 
 def _run_bounded(cmd: list[str], work: Path, timeout_s: float, memory_bytes: int,
-                 env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+                 env: dict[str, str] | None = None, sandbox: Sandbox | None = None,
+                 writable: list[Path] | tuple[Path, ...] = ()) -> subprocess.CompletedProcess:
     """Runs candidate code: own process group (killed whole at the timeout), RLIMIT_AS, and
     stdout/stderr to files of which only the tail is read (a kernel printing garbage cannot
-    flood the driver's memory or break decoding)."""
-    with (work / "stdout.txt").open("wb") as so, (work / "stderr.txt").open("wb") as se:
-        argv, preexec = run_argv(cmd, memory_bytes, work, env)
-        p = subprocess.Popen(argv, stdout=so, stderr=se, stdin=subprocess.DEVNULL, start_new_session=True,
-                             preexec_fn=preexec, env={**os.environ, **env} if env else None)
+    flood the driver's memory or break decoding). In the sandbox the runner may write
+    ``work/result.json`` and ``writable`` only."""
+    sandbox = sandbox if sandbox is not None else current()
+    with (work / "stdout.txt").open("wb") as so, (work / "stderr.txt").open("wb") as se, \
+            sandbox.run_command(cmd, memory_bytes, work, env, writable, report=work / "result.json") as c:
+        p = subprocess.Popen(c.argv, stdout=so, stderr=se, stdin=subprocess.DEVNULL, start_new_session=True,
+                             preexec_fn=c.preexec, pass_fds=c.pass_fds, env={**os.environ, **env} if env else None)
+        c.close()
         fired = threading.Event()
 
         def kill() -> None:  # a timer, not Popen.wait(timeout=), which polls with sleeps
@@ -289,7 +324,7 @@ def _run_bounded(cmd: list[str], work: Path, timeout_s: float, memory_bytes: int
             timer.cancel()
         if fired.is_set():
             raise subprocess.TimeoutExpired(cmd, timeout_s)
-    return subprocess.CompletedProcess(cmd, exit_status(p.returncode), _tail(work / "stdout.txt"),
+    return subprocess.CompletedProcess(cmd, sandbox.exit_status(p.returncode), _tail(work / "stdout.txt"),
                                        _tail(work / "stderr.txt"))
 
 

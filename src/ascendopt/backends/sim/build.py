@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ascendopt.backends.base import BuildResult
-from ascendopt.backends.sim.sandbox import annotate_compile_error, compile_argv
+from ascendopt.backends.sim.sandbox import VIOLATION, Sandbox, annotate_compile_error, current, ifunc_resolvers
 from ascendopt.dtypes import dtype_info
 from ascendopt.operator import Operator, graph_level_sources
 from ascendopt.oprepo import OpRepo, fingerprint
@@ -39,6 +39,9 @@ SIM_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = SIM_DIR / "include"
 RUNTIME_DIR = SIM_DIR / "runtime"
 RUNTIME_SOURCES = ("kernel_rt.cpp", "timing.cpp", "race.cpp", "host_rt.cpp", "knob_slot.cpp", "main.cpp")
+# The runner's main and the sandbox's pre-init function: linked as an object, first (not from
+# the archive), so it precedes the candidate's initializers and a candidate `main` clashes.
+RUNNER_MAIN = "main.cpp"
 # The kernel-side runtime alone (no host emulation, no runner main): for C++ unit tests of APIs.
 KERNEL_RUNTIME_SOURCES = tuple(s for s in RUNTIME_SOURCES if s not in ("host_rt.cpp", "knob_slot.cpp", "main.cpp"))
 BASE_FLAGS = ("-std=c++17", "-fno-strict-aliasing", "-pthread")
@@ -111,16 +114,20 @@ class SimBuilder:
             compiles (same flags; falls back to plain includes if it cannot be built).
         knob_slots: Share one host build across the knob values of slotted candidates
             (:mod:`ascendopt.slots`); False always compiles the literal sources.
+        sandbox: The policy compiles go through (default: the one in force at each build;
+            :meth:`build` may be given another).
     """
 
     def __init__(self, cache_dir: Path | None = None, cxx: str = "g++", timeout_s: float = BUILD_TIMEOUT_S,
-                 memory_bytes: int = BUILD_MEMORY_BYTES, host_pch: bool = True, knob_slots: bool = True):
+                 memory_bytes: int = BUILD_MEMORY_BYTES, host_pch: bool = True, knob_slots: bool = True,
+                 sandbox: Sandbox | None = None):
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.cxx = cxx
         self.timeout_s = timeout_s
         self.memory_bytes = memory_bytes
         self.host_pch = host_pch
         self.knob_slots = knob_slots
+        self.sandbox = sandbox
         self._pch: Path | None | bool = None  # None: not tried; False: unavailable
         self._toolchain: str | None = None
         self._tree: tuple | None = None
@@ -147,8 +154,9 @@ class SimBuilder:
                                     _tree_hash(INCLUDE_DIR, RUNTIME_DIR))
         return self._toolchain
 
-    def runtime_lib(self) -> Path:
-        """Builds (once) the static library holding the emulation runtime and runner main."""
+    def runtime_lib(self, sandbox: Sandbox | None = None) -> Path:
+        """Builds (once) the static library holding the emulation runtime, and beside it the
+        runner's main object (:meth:`runner_main`)."""
         if self._runtime is not None:
             return self._runtime
         out_dir = self.cache_dir / "runtime" / self.toolchain_key
@@ -160,17 +168,23 @@ class SimBuilder:
                       str(RUNTIME_DIR / src), "-o", str(tmp / (src + ".o"))], tmp / (src + ".o"))
                 for src in RUNTIME_SOURCES
             ]
-            err = self._run_jobs(jobs)
+            err = self._run_jobs(jobs, sandbox)
             if err:
                 raise RuntimeError(f"building the simulator runtime failed:\n{err}")
-            subprocess.run(["ar", "rcs", str(tmp / "libaosim.a"), *[str(j.out) for j in jobs]], check=True)
+            subprocess.run(["ar", "rcs", str(tmp / "libaosim.a"),
+                            *[str(j.out) for j in jobs if j.out.name != RUNNER_MAIN + ".o"]], check=True)
             self._publish(tmp, out_dir)
         self._runtime = lib
         return lib
 
+    def runner_main(self, sandbox: Sandbox | None = None) -> Path:
+        """The runner's main object (built with :meth:`runtime_lib`)."""
+        return self.runtime_lib(sandbox).with_name(RUNNER_MAIN + ".o")
+
     # ------------------------------------------------------------------------ operator build
-    def build(self, op: Operator, dtypes: dict[str, str]) -> BuildResult:
-        """Builds the runner for `op` with `dtypes` (tensor name -> msopst dtype name).
+    def build(self, op: Operator, dtypes: dict[str, str], sandbox: Sandbox | None = None) -> BuildResult:
+        """Builds the runner for `op` with `dtypes` (tensor name -> msopst dtype name), compiling
+        under `sandbox` (default: the builder's policy, else the one in force).
 
         A candidate carrying knob slots (:mod:`ascendopt.slots`) that render to exactly its
         host files shares one host build with every other value of those knobs; the runner
@@ -179,19 +193,21 @@ class SimBuilder:
         remembered).
         """
         t0 = time.perf_counter()
-        self.runtime_lib()
+        policy = sandbox or self.sandbox or current()
+        self.runtime_lib(policy)
         slots = op.slots if self.knob_slots else None
         if slots is not None and slots.matches({k: op.files[k] for k in op.host_files()}):
-            res = self._build(op, dtypes, slots, t0)
+            res = self._build(op, dtypes, slots, t0, policy)
             if res is not None:
                 return res
-        res = self._build(op, dtypes, None, t0)
+        res = self._build(op, dtypes, None, t0, policy)
         assert res is not None
         return res
 
-    def _build(self, op: Operator, dtypes: dict[str, str], slots: HostSlots | None, t0: float) -> BuildResult | None:
+    def _build(self, op: Operator, dtypes: dict[str, str], slots: HostSlots | None, t0: float,
+               policy: Sandbox) -> BuildResult | None:
         """One build; with `slots`, None when the parameterized host source fails to compile."""
-        pch = self.host_prelude()
+        pch = self.host_prelude(policy)
         host_files = dict(slots.files) if slots else {k: op.files[k] for k in op.host_files()}
         ext = ("external=" + op.external_fingerprint,) if op.external_fingerprint else ()
         host_key = _hash(self.toolchain_key, "host", f"pch={bool(pch)}", "slots" if slots else "", *ext,
@@ -236,7 +252,7 @@ class SimBuilder:
                                    "-I", str(src_dir / "op_kernel"), "-I", str(src_dir / "op_host"),
                                    *self._kernel_repo_flags(op), *kernel_defines, "-c", str(wrapper),
                                    "-o", str(out)], out))
-        errs = self._run_each(host_jobs + shared_jobs + kern_jobs)
+        errs = self._run_each(host_jobs + shared_jobs + kern_jobs, policy)
         n_host = len(host_jobs) + len(shared_jobs)
         for (job, dest), e in zip(pending, errs[len(host_jobs):n_host]):
             if not e:  # a shared object is published as soon as it built (other operators use it)
@@ -271,8 +287,11 @@ class SimBuilder:
         link_tmp = Path(tempfile.mkdtemp(prefix="link-", dir=self._mkdir(self.cache_dir / "tmp")))
         objs = (sorted(str(p) for p in host_dir.glob("h*.o")) + [str(d / "shared.o") for d in shared]
                 + [str(kern_dir / "kernel.o")])
-        err = self._run_jobs([_Job([self.cxx, *BASE_FLAGS, *objs, str(self.runtime_lib()), "-o",
-                                    str(link_tmp / "runner")], link_tmp / "runner")])
+        err = self._run_jobs([_Job([self.cxx, *BASE_FLAGS, str(self.runner_main(policy)), *objs,
+                                    str(self.runtime_lib(policy)), "-o", str(link_tmp / "runner")],
+                                   link_tmp / "runner")], policy)
+        if not err:
+            err = self._early_code(link_tmp / "runner")
         if err:
             timed_out = COMPILER_TIMEOUT in err
             err = self._clean_error(err, src_dir, op)
@@ -284,7 +303,7 @@ class SimBuilder:
         return BuildResult(exe_dir / "runner", key=exe_key, seconds=time.perf_counter() - t0, run_env=env)
 
     # ------------------------------------------------------------------- host precompiled header
-    def host_prelude(self) -> Path | None:
+    def host_prelude(self, sandbox: Sandbox | None = None) -> Path | None:
         """The force-included host prelude header (its ``.gch`` beside it), built once per
         toolchain key; None when disabled or when it could not be built."""
         if not self.host_pch:
@@ -299,7 +318,8 @@ class SimBuilder:
                     + "".join(f'#include "{h}"\n' for h in HOST_PCH_HEADERS))
                 err = self._run_jobs([_Job([self.cxx, *BASE_FLAGS, *HOST_FLAGS, "-I", str(INCLUDE_DIR),
                                             "-x", "c++-header", str(tmp / "host_prelude.h"),
-                                            "-o", str(tmp / "host_prelude.h.gch")], tmp / "host_prelude.h.gch")])
+                                            "-o", str(tmp / "host_prelude.h.gch")], tmp / "host_prelude.h.gch")],
+                                     sandbox)
                 (tmp / ("failed" if err else "ok")).write_text(err)
                 self._publish(tmp, out_dir)
             self._pch = header if (out_dir / "ok").exists() else False
@@ -433,17 +453,32 @@ class SimBuilder:
             self._publish(tmp, d)
         return d
 
-    def _run_jobs(self, jobs: list[_Job]) -> str:
-        """Runs compiler jobs concurrently; their errors joined ("" when all succeeded)."""
-        return "\n".join(e for e in self._run_each(jobs) if e)
+    @staticmethod
+    def _early_code(runner: Path) -> str:
+        """A violation when the linked runner holds code that would run before the sandbox's
+        filter (ifunc resolvers: :func:`~ascendopt.backends.sim.sandbox.ifunc_resolvers`), else "".
+        Checked whatever the policy: the cache is shared between policies."""
+        try:
+            found = ifunc_resolvers(runner)
+        except (OSError, ValueError, IndexError) as e:  # struct.error is a ValueError
+            return f"cannot read the linked runner {runner.name}: {e}"
+        if not found:
+            return ""
+        return (f"{VIOLATION}: the candidate defines ifunc resolver(s) {', '.join(sorted(set(found)))}: code the "
+                f"dynamic loader would run before the sandbox's filter (ifuncs are not allowed)")
 
-    def _run_each(self, jobs: list[_Job]) -> list[str]:
+    def _run_jobs(self, jobs: list[_Job], sandbox: Sandbox | None = None) -> str:
+        """Runs compiler jobs concurrently; their errors joined ("" when all succeeded)."""
+        return "\n".join(e for e in self._run_each(jobs, sandbox) if e)
+
+    def _run_each(self, jobs: list[_Job], sandbox: Sandbox | None = None) -> list[str]:
         """Runs compiler jobs concurrently, each in its own process group under RLIMIT_AS; at
         the deadline the whole group (driver, cc1plus, as, ld) is killed. One error text per
         job ("" on success)."""
+        policy = sandbox or self.sandbox or current()
         procs = []
         for j in jobs:
-            argv, preexec = compile_argv(j.cmd, self.memory_bytes)
+            argv, preexec = policy.compile_argv(j.cmd, self.memory_bytes)
             procs.append(subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                           errors="replace", start_new_session=True, preexec_fn=preexec))
         errors = []

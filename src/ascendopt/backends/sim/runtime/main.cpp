@@ -37,6 +37,11 @@
 extern "C" void ascendopt_kernel_launch(uint8_t** args);
 extern "C" int ascendopt_kernel_arity();
 
+// The sandbox's limits, writable files and filter go in before any candidate code runs: this
+// object is linked before the candidate's, so this entry precedes theirs (sandbox_rt.h).
+__attribute__((section(".preinit_array"), used)) static void (*const kSandboxPreInit)(int, char**, char**) =
+    &ao::sandbox::PreInit;
+
 namespace {
 
 struct Manifest {
@@ -293,6 +298,10 @@ std::string CoreStatsJson(const std::vector<ao::rt::CoreStats>& cores, double cl
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (ao::sandbox::Requested() && !ao::sandbox::Active()) {  // e.g. a runner not linked main.o-first
+        fprintf(stderr, "ascendopt: sandbox: the filter was not installed before the candidate's code\n");
+        return 2;
+    }
     if (argc == 2 && std::strcmp(argv[1], "--signature") == 0) {
         PrintSignature();
         return 0;
@@ -321,11 +330,17 @@ int main(int argc, char** argv) {
         }
         m.inputs[i].data = input_bytes[i].data();
     }
-    std::vector<int> out_fds;  // sandbox: files opened before candidate code runs (sandbox_rt.h)
+    // Sandbox: the files this run writes were opened before any candidate code ran (sandbox_rt.h).
+    std::vector<int> out_fds(m.output_paths.size(), -1);
     int trace_fd = -1;
-    if (!ao::sandbox::Begin(g_result_path, m.output_paths, m.trace_path, out_fds, trace_fd, err)) {
-        fprintf(stderr, "ascendopt: sandbox: %s\n", err.c_str());
-        return 2;
+    if (ao::sandbox::Active()) {
+        if (ao::sandbox::g_result_fd < 0 || ao::sandbox::WriteFd(g_result_path) != ao::sandbox::g_result_fd) {
+            fprintf(stderr, "ascendopt: sandbox: the result file %s is not the one the driver made writable\n",
+                    g_result_path.c_str());
+            return 2;
+        }
+        for (size_t i = 0; i < m.output_paths.size(); ++i) out_fds[i] = ao::sandbox::WriteFd(m.output_paths[i]);
+        if (!m.trace_path.empty()) trace_fd = ao::sandbox::WriteFd(m.trace_path);
     }
     ao::host::PlatformConfig pc;
     pc.soc_name = m.soc.name;

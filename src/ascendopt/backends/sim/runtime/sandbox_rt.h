@@ -1,11 +1,22 @@
 // Runner side of the sandbox (ascendopt/backends/sim/sandbox.py, issue 18).
 //
-// When the driver runs the runner in the sandbox (environment ASCENDOPT_SANDBOX=1), main()
-// opens every file it will write (result, outputs, trace), then, before any candidate code it
-// calls (host tiling, kernel), installs a seccomp filter that traps execve/execveat and every
-// open for writing (bwrap's filter already traps process creation, sockets, ptrace, ...). The SIGSYS
-// handler writes a `sandbox_violation` result naming the call and its argument (path, socket
-// family, clone flags) to the pre-opened result file and exits.
+// The driver runs the runner under bubblewrap, which loads a first seccomp filter (process
+// creation, sockets, ptrace, ...) just before it execs the runner. This header adds the rest
+// at the first instruction of the runner that is ours: `PreInit`, a `.preinit_array` entry of
+// main.o. main.o is linked before the candidate's objects, so PreInit runs before every
+// `.preinit_array` / `.init_array` entry of the candidate (its static initializers and
+// constructors of any priority) and before main; ifunc resolvers, which the dynamic loader
+// runs even earlier, are refused at link time (sandbox.ifunc_resolvers). When the environment
+// says ASCENDOPT_SANDBOX=1, PreInit
+//   * applies the resource limits: RLIMIT_AS = ASCENDOPT_SANDBOX_AS bytes, no core files;
+//   * opens the only files the runner may write: ASCENDOPT_SANDBOX_REPORT (the result file,
+//     where a violation is reported) and ASCENDOPT_SANDBOX_WRITE (newline-separated paths);
+//   * installs the SIGSYS reporter and a filter (all threads) that traps execve/execveat,
+//     creat/openat2 and every open/openat asking to write, create or truncate (reads are
+//     confined by the mount namespace: glibc reads /sys itself).
+// It uses system calls and static buffers only (libstdc++ is not initialized yet) and exits
+// with status 2 if any step fails. The SIGSYS handler writes a `sandbox_violation` result
+// naming the call and its argument (path, socket family, clone flags) and exits with 5.
 #pragma once
 
 #include <fcntl.h>
@@ -14,34 +25,49 @@
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <vector>
 
 namespace ao::sandbox {
 
+constexpr int kMaxFiles = 4096;
 inline int g_result_fd = -1;
+inline bool g_active = false;      // PreInit installed the filter
+inline char g_paths[1 << 17];      // copy of ASCENDOPT_SANDBOX_WRITE, split in place
+inline const char* g_file_path[kMaxFiles];
+inline int g_file_fd[kMaxFiles];
+inline int g_files = 0;
 
-inline bool Enabled() {
+// True when the driver asked for the sandbox (whether or not PreInit ran).
+inline bool Requested() {
     const char* e = std::getenv("ASCENDOPT_SANDBOX");
     return e != nullptr && e[0] == '1';
 }
 
-// An fd opened for writing before the filter, or -1 (outside the sandbox: callers fopen).
-inline int OpenForWrite(const std::string& path) {
-    if (!Enabled() || path.empty()) return -1;
-    return open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+// True when PreInit installed the filter: files are then written only through WriteFd.
+inline bool Active() { return g_active; }
+
+// The fd PreInit opened for `path`, or -1.
+inline int WriteFd(const std::string& path) {
+    for (int i = 0; i < g_files; ++i)
+        if (path == g_file_path[i]) return g_file_fd[i];
+    return -1;
 }
 
+// A FILE* for writing `path`: through its pre-opened fd in the sandbox (nullptr when the
+// driver did not make it writable), by fopen outside.
 inline FILE* Reopen(int fd, const std::string& path, const char* mode) {
-    return fd >= 0 ? fdopen(fd, mode) : fopen(path.c_str(), mode);
+    if (Active()) return fd >= 0 ? fdopen(fd, mode) : nullptr;
+    return fopen(path.c_str(), mode);
 }
 
 struct Buf {
@@ -126,6 +152,14 @@ inline const char* Name(long nr) {  // calls bwrap's filter traps, for the messa
         case SYS_clone: return "clone";
         case SYS_socket: return "socket";
         case SYS_socketpair: return "socketpair";
+        case SYS_connect: return "connect";
+        case SYS_bind: return "bind";
+        case SYS_listen: return "listen";
+        case SYS_accept: return "accept";
+        case SYS_accept4: return "accept4";
+        case SYS_sendto: return "sendto";
+        case SYS_sendmsg: return "sendmsg";
+        case SYS_sendmmsg: return "sendmmsg";
         case SYS_ptrace: return "ptrace";
         case SYS_process_vm_readv: return "process_vm_readv";
         case SYS_process_vm_writev: return "process_vm_writev";
@@ -135,6 +169,7 @@ inline const char* Name(long nr) {  // calls bwrap's filter traps, for the messa
         case SYS_bpf: return "bpf";
         case SYS_perf_event_open: return "perf_event_open";
         case SYS_memfd_create: return "memfd_create";
+        case SYS_io_uring_setup: return "io_uring_setup";
         default: break;
     }
     size_t n = 0;
@@ -155,6 +190,15 @@ inline unsigned long Arg(const ucontext_t* uc, int i) {
     (void)i;
     return 0;
 #endif
+}
+
+inline void Say(const char* s, size_t n) {
+    while (n > 0) {
+        ssize_t w = write(2, s, n);
+        if (w <= 0) return;
+        s += w;
+        n -= size_t(w);
+    }
 }
 
 inline void OnSigsys(int, siginfo_t* si, void* ctx) {
@@ -206,122 +250,159 @@ inline void OnSigsys(int, siginfo_t* si, void* ctx) {
         }
     }
     static const char pre[] = "ascendopt-sandbox: ";
-    ssize_t r = write(2, pre, sizeof pre - 1);
-    r = write(2, b.data, b.n);
-    r = write(2, "\n", 1);
-    (void)r;
+    Say(pre, sizeof pre - 1);
+    Say(b.data, b.n);
+    Say("\n", 1);
     _exit(5);
 }
 
-// Installs the SIGSYS reporter and the exec/open filter (all threads). False on failure.
-inline bool Install(int result_fd, std::string& err) {
-    g_result_fd = result_fd;
+// Installs the SIGSYS reporter and the exec/open filter (all threads). nullptr on success,
+// else what failed.
+inline const char* Install() {
     struct sigaction sa;
     std::memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = OnSigsys;
     sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGSYS, &sa, nullptr) != 0) {
-        err = "sigaction(SIGSYS) failed";
-        return false;
-    }
+    if (sigaction(SIGSYS, &sa, nullptr) != 0) return "sigaction(SIGSYS) failed";
 #if defined(__x86_64__)
     const unsigned arch = AUDIT_ARCH_X86_64;
 #elif defined(__aarch64__)
     const unsigned arch = AUDIT_ARCH_AARCH64;
 #else
-    err = "no seccomp filter for this architecture";
-    return false;
+    return "no seccomp filter for this architecture";
 #endif
     // Traps: execve, execveat, openat2 and creat always; open/openat when the flags ask to
-    // write, create or truncate (reads are confined by the mount namespace: glibc itself reads
-    // /sys files, e.g. malloc counting CPUs when threads start).
+    // write, create or truncate.
     const unsigned kWrite = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND;
-    enum Label { kAllow = -1, kTrap = -2, kOpen = -3, kOpenat = -4 };
+    enum Label { kNext = 0, kAllow = -1, kTrap = -2, kOpen = -3, kOpenat = -4, kKill = -5 };
     struct Ins {
         sock_filter f;
-        int jt, jf;  // labels (< 0) or 0 = next
+        int jt, jf;  // labels (< 0) or kNext
     };
-    std::vector<Ins> code;
-    auto stmt = [&](sock_filter x) { code.push_back({x, 0, 0}); };
+    Ins code[32];
+    int nc = 0;
+    auto stmt = [&](sock_filter x) { code[nc++] = {x, kNext, kNext}; };
     auto jump = [&](unsigned short op, unsigned k, int jt, int jf) {
-        code.push_back({BPF_JUMP(op, k, 0, 0), jt, jf});
+        code[nc++] = {BPF_JUMP(op, k, 0, 0), jt, jf};
     };
     stmt(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
-    jump(BPF_JMP | BPF_JEQ | BPF_K, arch, 0, -5);  // -5: kill
+    jump(BPF_JMP | BPF_JEQ | BPF_K, arch, kNext, kKill);
     stmt(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
-    jump(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, kTrap, 0);  // x32 calls
-    long always[] = {SYS_execve,
+    jump(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, kTrap, kNext);  // x32 calls
+    const long always[] = {SYS_execve,
 #ifdef SYS_execveat
-                     SYS_execveat,
+                           SYS_execveat,
 #endif
 #ifdef SYS_openat2
-                     SYS_openat2,
+                           SYS_openat2,
 #endif
 #ifdef SYS_creat
-                     SYS_creat,
+                           SYS_creat,
 #endif
     };
-    for (long nr : always) jump(BPF_JMP | BPF_JEQ | BPF_K, unsigned(nr), kTrap, 0);
+    for (long nr : always) jump(BPF_JMP | BPF_JEQ | BPF_K, unsigned(nr), kTrap, kNext);
 #ifdef SYS_open
-    jump(BPF_JMP | BPF_JEQ | BPF_K, unsigned(SYS_open), kOpen, 0);
+    jump(BPF_JMP | BPF_JEQ | BPF_K, unsigned(SYS_open), kOpen, kNext);
 #endif
-    jump(BPF_JMP | BPF_JEQ | BPF_K, unsigned(SYS_openat), kOpenat, 0);
+    jump(BPF_JMP | BPF_JEQ | BPF_K, unsigned(SYS_openat), kOpenat, kNext);
     stmt(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-    size_t at_open = code.size();  // flags: low word of args[1] (little-endian)
+    const int at_open = nc;  // flags: low word of args[1] (little-endian)
     stmt(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[1])));
     jump(BPF_JMP | BPF_JSET | BPF_K, kWrite, kTrap, kAllow);
-    size_t at_openat = code.size();  // flags: args[2]
+    const int at_openat = nc;  // flags: args[2]
     stmt(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[2])));
     jump(BPF_JMP | BPF_JSET | BPF_K, kWrite, kTrap, kAllow);
-    size_t at_allow = code.size();  // every jump goes forward
+    const int at_allow = nc;  // every jump goes forward
     stmt(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-    size_t at_trap = code.size();
+    const int at_trap = nc;
     stmt(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
-    size_t at_kill = code.size();
+    const int at_kill = nc;
     stmt(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-    auto target = [&](int label) -> size_t {
+    auto target = [&](int label) -> int {
         return label == kAllow ? at_allow : label == kTrap ? at_trap : label == kOpen ? at_open
                                           : label == kOpenat ? at_openat : at_kill;
     };
-    std::vector<sock_filter> f;
-    for (size_t i = 0; i < code.size(); ++i) {
-        sock_filter x = code[i].f;
-        if (code[i].jt < 0) x.jt = uint8_t(target(code[i].jt) - i - 1);
-        if (code[i].jf < 0) x.jf = uint8_t(target(code[i].jf) - i - 1);
-        f.push_back(x);
+    static sock_filter f[32];
+    for (int i = 0; i < nc; ++i) {
+        f[i] = code[i].f;
+        if (code[i].jt != kNext) f[i].jt = uint8_t(target(code[i].jt) - i - 1);
+        if (code[i].jf != kNext) f[i].jf = uint8_t(target(code[i].jf) - i - 1);
     }
-    sock_fprog prog{static_cast<unsigned short>(f.size()), f.data()};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-        err = "prctl(PR_SET_NO_NEW_PRIVS) failed";
-        return false;
-    }
-    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0) {
-        err = std::string("seccomp(SECCOMP_SET_MODE_FILTER) failed: ") + std::strerror(errno);
-        return false;
-    }
-    return true;
+    sock_fprog prog{static_cast<unsigned short>(nc), f};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return "prctl(PR_SET_NO_NEW_PRIVS) failed";
+    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0)
+        return "seccomp(SECCOMP_SET_MODE_FILTER) failed";
+    return nullptr;
 }
 
-}  // namespace ao::sandbox
+inline const char* EnvValue(char** envp, const char* key) {  // key includes the '='
+    size_t k = std::strlen(key);
+    for (char** e = envp; e != nullptr && *e != nullptr; ++e)
+        if (std::strncmp(*e, key, k) == 0) return *e + k;
+    return nullptr;
+}
 
-namespace ao::sandbox {
+inline int OpenForWrite(const char* path) {
+    return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
 
-// main()'s one call, after it read its inputs: in the sandbox, opens the result, output and
-// trace files and installs the filter; their fds go to `out_fds` / `trace_fd` (-1 outside).
-inline bool Begin(const std::string& result_path, const std::vector<std::string>& output_paths,
-                  const std::string& trace_path, std::vector<int>& out_fds, int& trace_fd, std::string& err) {
-    out_fds.assign(output_paths.size(), -1);
-    trace_fd = -1;
-    if (!Enabled()) return true;
-    for (size_t i = 0; i < output_paths.size(); ++i) out_fds[i] = OpenForWrite(output_paths[i]);
-    trace_fd = OpenForWrite(trace_path);
-    int rfd = OpenForWrite(result_path);
-    if (rfd < 0) {
-        err = "cannot open " + result_path;
-        return false;
+// Limits, writable files, filter; nullptr on success, else what failed.
+inline const char* Setup(char** envp) {
+    struct rlimit none = {0, 0};
+    if (setrlimit(RLIMIT_CORE, &none) != 0) return "setrlimit(RLIMIT_CORE) failed";
+    if (const char* as = EnvValue(envp, "ASCENDOPT_SANDBOX_AS=")) {
+        char* end = nullptr;
+        unsigned long long bytes = std::strtoull(as, &end, 10);
+        if (end == as || *end != 0) return "ASCENDOPT_SANDBOX_AS is not a number";
+        if (bytes > 0) {
+            struct rlimit lim = {rlim_t(bytes), rlim_t(bytes)};
+            if (setrlimit(RLIMIT_AS, &lim) != 0) return "setrlimit(RLIMIT_AS) failed";
+        }
     }
-    return Install(rfd, err);
+    if (const char* report = EnvValue(envp, "ASCENDOPT_SANDBOX_REPORT=")) {
+        if (*report) {
+            g_result_fd = OpenForWrite(report);
+            if (g_result_fd < 0) return "cannot open the result file (ASCENDOPT_SANDBOX_REPORT)";
+            g_file_path[g_files] = report;
+            g_file_fd[g_files++] = g_result_fd;
+        }
+    }
+    if (const char* w = EnvValue(envp, "ASCENDOPT_SANDBOX_WRITE=")) {
+        size_t len = std::strlen(w);
+        if (len >= sizeof g_paths) return "ASCENDOPT_SANDBOX_WRITE is too long";
+        std::memcpy(g_paths, w, len + 1);
+        char* p = g_paths;
+        while (*p) {
+            char* nl = std::strchr(p, '\n');
+            if (nl) *nl = 0;
+            if (*p) {
+                if (g_files >= kMaxFiles) return "too many writable files";
+                int fd = OpenForWrite(p);
+                if (fd < 0) return "cannot open a writable file (ASCENDOPT_SANDBOX_WRITE)";
+                g_file_path[g_files] = p;
+                g_file_fd[g_files++] = fd;
+            }
+            if (!nl) break;
+            p = nl + 1;
+        }
+    }
+    if (const char* err = Install()) return err;
+    g_active = true;
+    return nullptr;
+}
+
+// The `.preinit_array` entry (defined in main.cpp, the runner's first object).
+inline void PreInit(int, char**, char** envp) {
+    const char* on = EnvValue(envp, "ASCENDOPT_SANDBOX=");
+    if (on == nullptr || on[0] != '1') return;
+    if (const char* err = Setup(envp)) {
+        static const char pre[] = "ascendopt: sandbox: ";
+        Say(pre, sizeof pre - 1);
+        Say(err, std::strlen(err));
+        Say("\n", 1);
+        _exit(2);
+    }
 }
 
 // WriteResult through the pre-opened result file; false outside the sandbox.
