@@ -64,11 +64,13 @@ def backend(soc: str, noise_pct: float = 0.0, noise_seed: int = 0, unsafe_no_san
         fail(str(e))
 
 
-def load_targets(op_dirs: list[Path] | None, suite: Optional[str], src: Optional[Path]):
+def load_targets(op_dirs: list[Path] | None, suite: Optional[str], src: Optional[Path],
+                 only: Optional[str] = None):
     """The operators a command works on: ``op_dirs``, or every operator of ``--suite``
     (``own``, a shipped suite name, a manifest or a directory; ``--src`` for suites kept
-    elsewhere), each as ``(Operator, cases, benchmark case names)`` (names empty: the caller's
-    default). Every usage error (exit 2) is said before anything runs."""
+    elsewhere; ``only``: just the suite operator of that name or directory), each as
+    ``(Operator, cases, benchmark case names)`` (names empty: the caller's default). Every
+    usage error (exit 2) is said before anything runs."""
     from ascendopt.suites import SuiteError, load_suite
 
     if bool(op_dirs) == bool(suite):
@@ -79,8 +81,11 @@ def load_targets(op_dirs: list[Path] | None, suite: Optional[str], src: Optional
         s = load_suite(suite, src)
     except SuiteError as e:
         fail(str(e))
+    ops = [o for o in s.ops if only is None or only in (o.name, o.dir.name, str(o.dir))]
+    if not ops:
+        fail(f"suite {s.name} has no operator {only!r}; it has: {', '.join(o.dir.name for o in s.ops)}")
     out = []
-    for sop in s.ops:
+    for sop in ops:
         try:
             op = Operator.load(sop.dir)
             cases = sop.load_cases()

@@ -37,8 +37,39 @@ def show_space(space, as_json: bool) -> None:
     console.print(table)
 
 
+def _target(op_dir: Optional[str], suite: Optional[str], src: Optional[Path], cases_files: List[Path],
+            golden: Optional[str], names: List[str]):
+    """The one operator ``tune`` works on, as ``(Operator, cases, benchmark case names)``: a
+    directory, or one operator of ``--suite`` (its goldens, cases and benchmark cases)."""
+    from ascendopt.cli_common import fail, load, load_targets
+
+    if suite is None:
+        if op_dir is None:
+            fail("give an operator directory or --suite with an operator name")
+        if src is not None:
+            fail("--src goes with --suite")
+        return (*load(Path(op_dir), cases_files, golden, names), ())
+    if cases_files or golden:
+        fail("--cases and --golden go without --suite (the suite names its cases and golden)")
+    if op_dir is None:
+        fail(f"--suite {suite}: name one of its operators (tune works on one)")
+    op, cases, bench = load_targets(None, suite, src, only=op_dir)[0]
+    if names:
+        bad = [n for n in names if n not in {c.name for c in cases}]
+        if bad:
+            fail(f"unknown case(s) {', '.join(bad)}; available: {', '.join(sorted(c.name for c in cases))}")
+        cases = [c for c in cases if c.name in names]
+    return op, cases, bench
+
+
 def tune_command(
-    op_dir: Path = typer.Argument(..., help="Operator directory (cann-ops layout)."),
+    op_dir: Optional[str] = typer.Argument(None, help="Operator directory (cann-ops layout); with --suite, the "
+                                           "name of one of the suite's operators."),
+    suite: Optional[str] = typer.Option(None, "--suite", help="'own', a shipped suite (cannops), a manifest "
+                                        "FILE.toml or a directory of operators: its goldens, cases and "
+                                        "benchmark cases are used."),
+    src: Optional[Path] = typer.Option(None, "--src", help="Where a suite manifest's operator dirs are "
+                                       "(e.g. a cann-ops checkout's src/)."),
     budget: int = typer.Option(50, "--budget", help="Evaluations allowed (every built/run candidate counts)."),
     strategy: str = typer.Option("evo", "--strategy", help="evo, random, tpe, cmaes or nsga2."),
     out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default ./tune_<op>)."),
@@ -56,7 +87,7 @@ def tune_command(
     unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
 ) -> None:
     """Stage II: search the host tiling program's knobs with profiling in the loop."""
-    from ascendopt.cli_common import backend as _backend, console, err_console, fail as _fail, load as _load, open_store
+    from ascendopt.cli_common import backend as _backend, console, err_console, fail as _fail, open_store
     from ascendopt.evaluate.budget import BudgetedEvaluator
     from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
     from ascendopt.evaluate.executors import InlineExecutor, LocalExecutor
@@ -64,7 +95,8 @@ def tune_command(
     from ascendopt.tiling.space import KnobSpace
     from ascendopt.tiling.strategies import STRATEGIES, make_strategy
 
-    op, cases = _load(op_dir, cases_files, golden, case)
+    op, cases, suite_bench = _target(op_dir, suite, src, cases_files, golden, case)
+    bench_case = list(bench_case) or list(suite_bench)
     space = KnobSpace.from_operator(op, soc=soc)
     if show_space_only:
         show_space(space, as_json)
@@ -74,7 +106,7 @@ def tune_command(
     if budget < 1:
         _fail("--budget must be at least 1")
     if not space.knobs:
-        _fail(f"{op_dir}: no tunable knobs found in the tiling program (see --show-space)")
+        _fail(f"{op.root}: no tunable knobs found in the tiling program (see --show-space)")
     names = {c.name for c in cases}
     bad = [b for b in bench_case if b not in names]
     if bad:
@@ -92,7 +124,7 @@ def tune_command(
     executor = LocalExecutor(workers) if workers > 1 else InlineExecutor()
     beval = BudgetedEvaluator(evaluator, store, budget=budget, executor=executor, run_label=op.name,
                               run_config={"command": "tune", "strategy": strategy, "seed": seed,
-                                          "op_dir": str(op_dir)})
+                                          "op_dir": str(op.root), "suite": suite})
     strat = make_strategy(strategy, space, seed=seed)
     try:
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
