@@ -96,7 +96,108 @@ void Queues() {
     Row("q_out2", out2.data(), 256);
 }
 
-void RunAll(void*) { Queues(); }
+
+// ------------------------------------------------------------------------------ TransDataTo5HD
+struct Ctx {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bufs[32];
+    int nb = 0;
+    template <typename T>
+    LocalTensor<T> Alloc(uint32_t n) {
+        TBuf<TPosition::VECCALC>& b = bufs[nb++];
+        pipe.InitBuffer(b, n * sizeof(T));
+        return b.Get<T>(n);
+    }
+};
+
+template <typename T>
+void Fill(const LocalTensor<T>& t, uint32_t n, T v) {
+    for (uint32_t i = 0; i < n; ++i) t.Data()[i] = v;
+}
+
+void TransData(Ctx& c) {
+    // b16: a 16 x 16 half matrix transposed (address lists, one repeat, strides 0).
+    auto h = c.Alloc<half>(512), ht = c.Alloc<half>(512);
+    for (int i = 0; i < 512; ++i) h.Data()[i] = half(float((i * 7) % 97) - 40.0f);
+    Fill(ht, 512, half(-1.0f));
+    uint64_t d[16], s[16];
+    for (int i = 0; i < 16; ++i) {
+        s[i] = h[16 * i].GetPhyAddr();
+        d[i] = ht[16 * i].GetPhyAddr();
+    }
+    TransDataTo5HD<half>(d, s, {false, false, 1, 0, 0});
+    Row("td_h_in", h, 256);
+    Row("td_h_t", ht, 256);
+    // repeatTimes 1 with a source stride of 1 block starts one block further (rows of 32 halves).
+    for (int i = 0; i < 16; ++i) s[i] = h[32 * i].GetPhyAddr();
+    Fill(ht, 512, half(-1.0f));
+    TransDataTo5HD<half>(d, s, {false, false, 1, 0, 1});
+    Row("td_h_in32", h, 512);
+    Row("td_h_shift", ht, 256);
+    // b32 NCHW (C 16, HW 16) -> HWC0 with two repeats (LocalTensor lists).
+    auto f = c.Alloc<float>(256), ft = c.Alloc<float>(256);
+    for (int i = 0; i < 256; ++i) f.Data()[i] = float(i) * 0.25f - 3.0f;
+    Fill(ft, 256, -1.0f);
+    LocalTensor<float> fd[16], fs[16];
+    for (int i = 0; i < 16; ++i) {
+        fs[i] = f[16 * i];
+        fd[i] = ft[8 * i];
+    }
+    TransDataTo5HD<float>(fd, fs, {false, false, 2, 16, 1});
+    Row("td_f_in", f, 256);
+    Row("td_f_out", ft, 256);
+    // b8: a 32 x 32 byte matrix in four calls (halves of sources and destinations), uint64_t
+    // address tensors for the last call.
+    auto b = c.Alloc<uint8_t>(1024), bt = c.Alloc<uint8_t>(1024);
+    for (int i = 0; i < 1024; ++i) b.Data()[i] = uint8_t((i * 37 + 11) % 251);
+    Fill(bt, 1024, uint8_t(255));
+    for (int i = 0; i < 16; ++i) {
+        s[i] = b[32 * i].GetPhyAddr();
+        d[i] = bt[32 * i].GetPhyAddr();
+    }
+    TransDataTo5HD<uint8_t>(d, s, {false, false, 1, 0, 0});  // rows 0-15, cols 0-15
+    for (int i = 0; i < 16; ++i) d[i] += 32 * 16;
+    TransDataTo5HD<uint8_t>(d, s, {false, true, 1, 0, 0});   // rows 0-15, cols 16-31
+    for (int i = 0; i < 16; ++i) s[i] += 32 * 16;
+    TransDataTo5HD<uint8_t>(d, s, {true, true, 1, 0, 0});    // rows 16-31, cols 16-31
+    auto dl = c.Alloc<uint64_t>(16), sl = c.Alloc<uint64_t>(16);
+    for (int i = 0; i < 16; ++i) {
+        dl.Data()[i] = d[i] - 32 * 16;
+        sl.Data()[i] = s[i];
+    }
+    TransDataTo5HD<uint8_t>(dl, sl, {true, false, 1, 0, 0});  // rows 16-31, cols 0-15
+    Row("td_b_in", b, 1024);
+    Row("td_b_t", bt, 1024);
+    // TransDataTo5HDImpl with __ubuf__ pointer lists: the b16 transpose again.
+    __ubuf__ half* pd[16];
+    __ubuf__ half* ps[16];
+    for (int i = 0; i < 16; ++i) {
+        ps[i] = (__ubuf__ half*)h[16 * i].GetPhyAddr();
+        pd[i] = (__ubuf__ half*)ht[16 * i].GetPhyAddr();
+    }
+    Fill(ht, 512, half(-1.0f));
+    TransDataTo5HDImpl(pd, ps, TransDataTo5HDParams{false, false, 1, 0, 0});
+    Row("td_impl_t", ht, 256);
+}
+
+// A kernel's own two-type CeilDiv (as cann-ops pad kernels define it) wins over the toolkit's.
+template <typename T1, typename T2>
+__aicore__ inline T1 CeilDiv(T1 a, T2 b) { return b <= 0 ? 0 : (a + b - 1) / b + 700; }
+
+void Scalars() {
+    uint32_t w = 70;
+    int64_t f = 8;
+    Scalar("own_ceildiv2", CeilDiv(w, f));                 // 9 + 700
+    Scalar("own_ceildiv2_same", CeilDiv(w, uint32_t(8)));  // 9 + 700
+    Scalar("toolkit_ceildiv", AscendC::CeilDiv(w, f));     // 9
+}
+
+void RunAll(void*) {
+    Scalars();
+    Queues();
+    Ctx c;
+    TransData(c);
+}
 
 void RunFail(void* arg) {
     std::string name = static_cast<const char*>(arg);
@@ -121,6 +222,17 @@ void RunFail(void* arg) {
         pipe.InitBuffer(q, 1, 512);
         LocalTensor<half> b = q.AllocTensor<half>();
         q.EnQue<TPosition::GM, TPosition::VECIN, half>(b);
+    } else if (name == "transdata_misaligned" || name == "transdata_out_of_bounds") {
+        TBuf<TPosition::VECCALC> a, b;
+        pipe.InitBuffer(a, 512 * 2);
+        pipe.InitBuffer(b, 512 * 2);
+        LocalTensor<half> x = a.Get<half>(), y = b.Get<half>();
+        LocalTensor<half> ld[16], ls[16];
+        for (int i = 0; i < 16; ++i) {
+            ls[i] = x[16 * i + (name == "transdata_misaligned" && i == 3 ? 8 : 0)];
+            ld[i] = y[16 * i];
+        }
+        TransDataTo5HD<half>(ld, ls, {false, false, 3, 16, 1});  // 3 repeats x 16 blocks past y
     } else if (name == "untyped_dequeue_empty") {
         TQue<TPosition::VECIN, 1> q;
         pipe.InitBuffer(q, 1, 256);

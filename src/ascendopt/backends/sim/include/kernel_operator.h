@@ -17,6 +17,7 @@
 #include "ascendopt_kernel/vector_misc.h"
 #include "ascendopt_kernel/broadcast.h"
 #include "ascendopt_kernel/vector_math_ext.h"
+#include "ascendopt_kernel/transdata.h"
 
 // Names the device toolchain declares at global scope (kernels call them unqualified without
 // `using namespace AscendC`).

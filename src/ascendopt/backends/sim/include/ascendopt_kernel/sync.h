@@ -122,10 +122,11 @@ __aicore__ inline bfloat16_t ToBfloat16(const float& v) { return bfloat16_t(v); 
 template <typename T>
 __aicore__ inline T Ceil(T a, T b) { return (a + b - 1) / b; }
 // AlignUp / DivCeil (mixed argument types): intrinsics.h.
-// Mixed argument types (the result has the first one's type); a kernel's own CeilDiv<T>(T, T)
-// template is more specialized and wins without ambiguity.
-template <typename T, typename U>
-__aicore__ inline T CeilDiv(T a, U b) { return T((a + T(b) - 1) / T(b)); }
+// Mixed argument types (the result has the first one's type). The trailing (empty) pack makes it
+// less specialized than any two-parameter template, so a kernel's own CeilDiv<T>(T, T) or
+// CeilDiv<T1, T2>(T1, T2) wins without ambiguity.
+template <typename T, typename U, typename... None>
+__aicore__ inline T CeilDiv(T a, U b, None...) { return T((a + T(b) - 1) / T(b)); }
 
 __aicore__ inline void Trap() { ao::rt::Fail(ao::rt::ErrorKind::AssertFailed, "trap() called by the kernel"); }
 
