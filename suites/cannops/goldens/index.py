@@ -95,3 +95,116 @@ def embedding_dense_grad_v2(grad, sort_indices, pos_idx, y, num_weights=0, paddi
     if 0 <= int(padding_idx) < out.shape[0]:
         out[int(padding_idx)] = 0.0
     return [out]
+
+
+def _q8(v):
+    return np.clip(np.rint(v), -128, 127)
+
+
+def dynamic_quant_update_scatter(var, var_scale, indices, updates, smooth_scales=None, var_out=None,
+                                 var_scale_out=None, reduce="update", axis=-2):
+    """updates (times smooth_scales when given) quantised to int8 per last-dim row (scale = max|.| /
+    127, q = round(u / scale)), then written into var at positions indices[b] ... along ``axis``
+    for each batch b (the first dim); their scales go to the same rows of var_scale (var's shape
+    without its last dim). Outputs var and var_scale (updated in place)."""
+    out = np.asarray(var["value"]).astype(np.float64).copy()
+    sc_out = _f(var_scale).copy().reshape(out.shape[:-1])
+    u = _f(updates)
+    sm = smooth_scales.get("value") if isinstance(smooth_scales, dict) else None
+    if sm is not None:
+        u = u * np.asarray(sm).astype(np.float64)
+    s = np.abs(u).max(axis=-1, keepdims=True) / 127.0
+    q = _q8(u / np.where(s == 0, 1.0, s))
+    ax = int(axis) % out.ndim
+    idx = _v(indices).astype(np.int64).reshape(len(u), -1)[:, -1]
+    for b in range(u.shape[0]):
+        n = u.shape[ax]
+        sl = [slice(None)] * out.ndim
+        sl[0] = b
+        sl[ax] = slice(int(idx[b]), int(idx[b]) + n)
+        out[tuple(sl)] = q[b]
+        sc_out[tuple(sl[:-1])] = s[b][..., 0]
+    return [out, sc_out.reshape(tuple(var_scale_out["shape"])) if var_scale_out else sc_out]
+
+
+def embedding_bag(weight, indices, offsets, per_sample_weight=None, y=None, offset2bag=None, bag_size=None,
+                  max_indices=None, mode="mean", scale_grad_by_freq=False, sparse=False, include_last_offset=False,
+                  padding_idx=-1):
+    """torch embedding_bag on 1-D indices: bag i holds indices[offsets[i]:offsets[i + 1]] (the
+    last bag runs to the end, or include_last_offset: offsets' last entry closes the last bag);
+    sum (times per_sample_weight) / mean / max of the weight rows, padding_idx rows skipped.
+    offset2bag: each index's bag; bag_size: rows per bag (0 for an empty one); max_indices: the
+    row chosen per bag and column in max mode, else 0."""
+    w = _f(weight)
+    idx = _v(indices).astype(np.int64).reshape(-1)
+    off = _v(offsets).astype(np.int64).reshape(-1)
+    psw = per_sample_weight.get("value") if isinstance(per_sample_weight, dict) else None
+    nb = len(off) - 1 if include_last_offset else len(off)
+    bounds = [(int(off[i]), int(off[i + 1]) if i + 1 < len(off) else len(idx)) for i in range(nb)]
+    out = np.zeros((nb, w.shape[1]))
+    o2b = np.zeros(len(idx), dtype=np.int64)
+    bsz = np.zeros(nb, dtype=np.int64)
+    mx = np.zeros((nb, w.shape[1]) if mode == "max" else (nb,), dtype=np.int64)
+    for b, (s, e) in enumerate(bounds):
+        o2b[s:e] = b
+        rows = [k for k in range(s, e) if idx[k] != int(padding_idx)]
+        bsz[b] = len(rows)
+        if not rows:
+            continue
+        vals = w[idx[rows]]
+        if mode == "sum":
+            if psw is not None:
+                vals = vals * np.asarray(psw, dtype=np.float64).reshape(-1)[rows][:, None]
+            out[b] = vals.sum(axis=0)
+        elif mode == "mean":
+            out[b] = vals.mean(axis=0)
+        else:
+            am = vals.argmax(axis=0)
+            out[b] = vals.max(axis=0)
+            mx[b] = idx[rows][am]
+    return [out, o2b, bsz, mx]
+
+
+def masked_select_v3(x, mask, y):
+    """The elements of x where mask (broadcast together) is true, in row-major order."""
+    v, m = np.broadcast_arrays(_v(x), _v(mask).astype(bool))
+    return [v[m]]
+
+
+def scatter_add_with_sorted(var, value, sorted_index, pos=None, var_out=None, reduction="add"):
+    """var viewed as rows of its last dim: row sorted_index[k] receives row pos[k] of value (row k
+    when pos is left out), added ('add') or written ('update')."""
+    v = _v(var)
+    out = v.astype(np.float64).reshape(-1, v.shape[-1]).copy()
+    val = _f(value).reshape(-1, _v(value).shape[-1])
+    si = _v(sorted_index).astype(np.int64).reshape(-1)
+    p = _v(pos).astype(np.int64).reshape(-1) if isinstance(pos, dict) and pos.get("value") is not None \
+        else np.arange(len(si))
+    w = min(out.shape[1], val.shape[1])
+    for k, r in zip(si, p):
+        if reduction == "update":
+            out[k, :w] = val[r, :w]
+        else:
+            out[k, :w] += val[r, :w]
+    if np.issubdtype(v.dtype, np.integer):
+        info = np.iinfo(v.dtype)
+        out = (np.trunc(out).astype(np.int64) - info.min) % (int(info.max) - int(info.min) + 1) + info.min
+    return [out.reshape(v.shape)]
+
+
+def scatter_list(var, indice, updates, mask=None, var_out=None, reduce="update", axis=-2):
+    """var is a list of B tensors; for each b (mask[b] != 0 when a mask is given), updates[b] is
+    written into var[b] from position indice[b] (the last column of a [B, 2] indice) along
+    ``axis`` (counted on updates, whose first dim is B)."""
+    vs = [np.asarray(t["value"]).copy() for t in var]
+    u = _v(updates)
+    ind = _v(indice).astype(np.int64).reshape(u.shape[0], -1)[:, -1]
+    m = _v(mask).reshape(-1) if isinstance(mask, dict) and mask.get("value") is not None else np.ones(u.shape[0])
+    ax = int(axis) % u.ndim - 1
+    for b in range(u.shape[0]):
+        if not m[b]:
+            continue
+        sl = [slice(None)] * vs[b].ndim
+        sl[ax] = slice(int(ind[b]), int(ind[b]) + u.shape[ax + 1])
+        vs[b][tuple(sl)] = u[b]
+    return [vs]
