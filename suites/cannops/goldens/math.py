@@ -412,8 +412,8 @@ def scnrm2(x, result, n=0, incx=1):
     return [np.array([np.sqrt((np.abs(v) ** 2).sum())])]
 
 
-def sscal(x, alpha=1.0, n=0, incx=1):
-    """In place: x[i * incx] *= alpha for i < n."""
+def sscal(x, x_out=None, alpha=1.0, n=0, incx=1):
+    """In place (the output is x, so arguments bind by position): x[i * incx] *= alpha for i < n."""
     v = np.asarray(x["value"]).reshape(-1).astype(np.float64).copy()
     inc = max(int(incx), 1)
     count = (v.size + inc - 1) // inc if n <= 0 else int(n)
@@ -545,16 +545,16 @@ def rfft1_d(x, y, n=0, norm=1):
     return [np.stack([r.real, r.imag], axis=-1)]
 
 
-def scatter_max(var, indices, updates, use_locking=False):
-    """In place: var[indices[i]] = max(var[indices[i]], updates[i]) (rows of var along axis 0)."""
+def scatter_max(var, indices, updates, var_out=None, use_locking=False):
+    """In place (output var, bound by position): var[indices[i]] = max(var[indices[i]], updates[i]) (rows of var along axis 0)."""
     v = np.asarray(var["value"]).copy()
     for i, row in enumerate(np.asarray(indices["value"]).reshape(-1)):
         v[row] = np.maximum(v[row], np.asarray(updates["value"])[i])
     return [v]
 
 
-def scatter_sub(var, indices, updates, use_locking=False):
-    """In place: var[indices[i]] -= updates[i] (rows of var along axis 0; repeats accumulate)."""
+def scatter_sub(var, indices, updates, var_out=None, use_locking=False):
+    """In place (output var, bound by position): var[indices[i]] -= updates[i] (rows of var along axis 0; repeats accumulate)."""
     v = np.asarray(var["value"]).astype(np.float64)
     np.subtract.at(v, np.asarray(indices["value"]).reshape(-1), np.asarray(updates["value"]).astype(np.float64))
     return [v]
@@ -628,3 +628,16 @@ def flash_attention_score_with_large_head_dim(query, key, value, softmax_max, so
     return [np.broadcast_to(mx, (bsz, heads, s1, reps)).reshape(softmax_max["shape"]),
             np.broadcast_to(sm, (bsz, heads, s1, reps)).reshape(softmax_sum["shape"]),
             att.transpose(0, 2, 1, 3).reshape(bsz, s1, hdim)]
+
+
+def inplace_attn_softmax(x, x_out=None):
+    """In place: x = softmax(x) over the last dim."""
+    return [_softmax(_f(x))]
+
+
+def inplace_fused_matmul_softmax_grad(softmaxOutput, gradOutput, values, softmaxOutput_out=None):  # noqa: N803
+    """Softmax backward through a matmul, written over softmaxOutput y [..., m, n]: g =
+    gradOutput [..., m, k] @ values [..., n, k]^T, result y * (g - sum(g * y, -1))."""
+    y = _f(softmaxOutput)
+    g = np.matmul(_f(gradOutput), np.swapaxes(_f(values), -1, -2))
+    return [y * (g - (g * y).sum(axis=-1, keepdims=True))]

@@ -43,3 +43,24 @@ def apply_adam_wv2(var, m, v, grad, step, max_grad_norm=None, lr=0.1, beta1=0.1,
     vmax = np.maximum(_f(max_grad_norm), vv) if amsgrad and max_grad_norm is not None else vv
     x = x - lr * (mm / (1.0 - beta1 ** t)) / (np.sqrt(vmax / (1.0 - beta2 ** t)) + eps)
     return [x, mm, vv]
+
+
+def apply_adam_wv2(var, m, v, grad, step, *rest, lr=0.1, beta1=0.1, beta2=0.1, weight_decay=0.1, eps=0.1,
+                   amsgrad=False, maximize=False):
+    """AdamW, updating var, m, v (and max_grad_norm with amsgrad) in place; step t is used as
+    given: m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2 (g negated when maximize); with amsgrad
+    max_grad_norm = max(max_grad_norm, v) replaces v below; var = var - lr * wd * var - lr *
+    (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps). The outputs share the inputs' names, so the
+    arguments bind by position: rest is [max_grad_norm,] then the output dicts."""
+    n_out = 4 if amsgrad else 3
+    mgn = rest[0] if len(rest) > n_out else None
+    x, mm, vv, g = (_f(t) for t in (var, m, v, grad))
+    if maximize:
+        g = -g
+    t = float(np.asarray(step["value"]).reshape(-1)[0])
+    mm = beta1 * mm + (1 - beta1) * g
+    vv = beta2 * vv + (1 - beta2) * g * g
+    vmax = np.maximum(_f(mgn), vv) if amsgrad and mgn is not None else vv
+    denom = np.sqrt(vmax / (1 - beta2 ** t)) + eps
+    out = x - lr * weight_decay * x - lr * (mm / (1 - beta1 ** t)) / denom
+    return [out, mm, vv, vmax] if amsgrad else [out, mm, vv]
