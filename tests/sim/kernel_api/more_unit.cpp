@@ -5,6 +5,7 @@
 //   more_unit race NAME  runs one case whose hazards (ascendopt-warning lines) the test reads
 // The pytest side recomputes the outputs with numpy from the printed inputs.
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -192,11 +193,93 @@ void Scalars() {
     Scalar("toolkit_ceildiv", AscendC::CeilDiv(w, f));     // 9
 }
 
+// ------------------------------------------------------------------------------------ sorting
+// Decodes n (score, index) structures into two rows (raw bytes: score low, uint32 index high).
+template <typename T>
+void SortedRows(const char* name, const LocalTensor<T>& t, uint32_t n) {
+    std::vector<double> sc(n), ix(n);
+    const uint8_t* b = reinterpret_cast<const uint8_t*>(t.Data());
+    for (uint32_t i = 0; i < n; ++i) {
+        T v;
+        uint32_t k;
+        std::memcpy(&v, b + 8 * i, sizeof(T));
+        std::memcpy(&k, b + 8 * i + 4, 4);
+        sc[i] = double(float(v));
+        ix[i] = double(k);
+    }
+    std::string a = std::string(name) + "_score", c = std::string(name) + "_index";
+    Row(a.c_str(), sc.data(), n);
+    Row(c.c_str(), ix.data(), n);
+}
+
+void Sorts(Ctx& c) {
+    // Sort32, float: 2 repeats of 32 with ties (scores in [0, 8)), indices 100 + i.
+    auto sc = c.Alloc<float>(128);
+    auto ix = c.Alloc<uint32_t>(128);
+    auto out = c.Alloc<float>(256), out2 = c.Alloc<float>(256), tmp = c.Alloc<float>(256);
+    for (int i = 0; i < 128; ++i) {
+        sc.Data()[i] = float((i * 29 + 7) % 8) - 0.5f * float(i % 3);
+        ix.Data()[i] = 100u + uint32_t(i);
+    }
+    Row("sort_in", sc, 128);
+    Sort32(out, sc, ix, 2);
+    SortedRows("sort32_f", out, 64);
+    // Sort32, half: one repeat.
+    auto sh = c.Alloc<half>(32), oh = c.Alloc<half>(128);
+    for (int i = 0; i < 32; ++i) sh.Data()[i] = half(sc.Data()[i]);
+    Sort32(oh, sh, ix, 1);
+    SortedRows<half>("sort32_h", oh, 32);
+    // MrgSort of the four sorted 32-runs of a Sort32 over 128 scores (validBit 0b1111).
+    Sort32(out, sc, ix, 4);
+    MrgSort4Info info;
+    for (int i = 0; i < 4; ++i) info.elementLengths[i] = 32;
+    info.validBit = 0b1111;
+    info.repeatTimes = 1;
+    MrgSortSrcList<float> lists(out[0], out[64], out[128], out[192]);
+    MrgSort(out2, lists, info);
+    SortedRows("mrg4", out2, 128);
+    // Exhausted suspension, two queues of 10 and 32: stops when one runs out.
+    uint16_t lens[4] = {10, 32, 0, 0};
+    MrgSort4Info sus(lens, true, 0b11, 1);
+    MrgSortSrcList<float> two(out[0], out[64], out[0], out[0]);
+    for (int i = 0; i < 256; ++i) out2.Data()[i] = -1.0f;
+    MrgSort(out2, two, sus);
+    uint16_t r1 = 0, r2 = 0, r3 = 0, r4 = 0;
+    GetMrgSortResult(r1, r2, r3, r4);
+    Scalar("mrg_sus_q1", r1);
+    Scalar("mrg_sus_q2", r2);
+    Scalar("mrg_sus_q3", r3 + r4);
+    SortedRows("mrg_sus", out2, 42);
+    SortedRows("mrg_sus_runs", out, 64);
+    // High-level MrgSort<float, true> over three queues: sortedNum.
+    uint16_t cnt3[4] = {32, 5, 32, 0};
+    uint32_t sorted[4] = {9, 9, 9, 9};
+    MrgSortSrcList<float> three(out[0], out[64], out[128], out[0]);
+    MrgSort<float, true>(out2, three, cnt3, sorted, 0b111, 1);
+    Row("mrg_hl_sorted", sorted, 4);
+    SortedRows("mrg_hl_runs", out, 96);
+    SortedRows("mrg_hl", out2, sorted[0] + sorted[1] + sorted[2]);
+    // High-level Sort<float, true> (full) over 128, then Extract.
+    auto cc = c.Alloc<float>(128);
+    Concat(cc, sc, tmp, 4);
+    Sort<float, true>(out, cc, ix, tmp, 4);
+    auto val = c.Alloc<float>(128);
+    auto idx = c.Alloc<uint32_t>(128);
+    Extract(val, idx, out, 4);
+    Row("full_val", val, 128);
+    Row("full_idx", idx, 128);
+    Sort<float, false>(out, cc, ix, tmp, 4);  // per 32
+    SortedRows("part", out, 128);
+    Scalar("sort_len_f", GetSortLen<float>(10));
+    Scalar("sort_off_h", GetSortOffset<half>(3));
+}
+
 void RunAll(void*) {
     Scalars();
     Queues();
     Ctx c;
     TransData(c);
+    Sorts(c);
 }
 
 void RunFail(void* arg) {
@@ -233,6 +316,19 @@ void RunFail(void* arg) {
             ld[i] = y[16 * i];
         }
         TransDataTo5HD<half>(ld, ls, {false, false, 3, 16, 1});  // 3 repeats x 16 blocks past y
+    } else if (name.rfind("sort_", 0) == 0) {
+        TBuf<TPosition::VECCALC> a, b, i;
+        pipe.InitBuffer(a, 64 * 4);
+        pipe.InitBuffer(b, 128 * 4);
+        pipe.InitBuffer(i, 64 * 4);
+        LocalTensor<float> x = a.Get<float>(), y = b.Get<float>();
+        LocalTensor<uint32_t> ix = i.Get<uint32_t>();
+        if (name == "sort_out_of_bounds") Sort32(y, x, ix, 3);  // 3 x 32 scores from a 64-float buffer
+        if (name == "sort_misaligned") Sort32(y[4], x, ix, 1);
+        uint16_t lens[4] = {8, 8, 8, 8};
+        MrgSortSrcList<float> l(y[0], y[16], y[32], y[64]);
+        if (name == "sort_bad_valid_bit") MrgSort(x, l, MrgSort4Info(lens, false, 0b101, 1));
+        if (name == "sort_repeat_not_contiguous") MrgSort(x, l, MrgSort4Info(lens, false, 0b1111, 2));
     } else if (name == "untyped_dequeue_empty") {
         TQue<TPosition::VECIN, 1> q;
         pipe.InitBuffer(q, 1, 256);
