@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <string>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -288,7 +290,7 @@ struct Scheduler {
     std::condition_variable cv;
     int num = 0;
     int turn = 0;
-    std::vector<int> state;  // 0 runnable, 1 waiting at SyncAll, 2 finished
+    std::vector<int> state;  // 0 runnable, 1 waiting at SyncAll, 2 finished, 3 waiting on a cross-core flag
     int waiting = 0;
     double barrier_time = 0;
     uint64_t generation = 0;
@@ -308,7 +310,113 @@ void PassTurnLocked(int self) {
     g_sched.turn = -1;
     g_sched.cv.notify_all();
 }
+
+// ------------------------------------------------------------------- cross-core flags
+constexpr uint32_t kCrossFlagIds = 16;  // flag ids 0..15
+constexpr size_t kCrossFlagMaxSets = 16;  // unconsumed sets of one flag on one core
+struct CrossFlags {
+    // counter[core][id]: one entry per increment not yet consumed by a wait (the time it went up)
+    std::vector<std::vector<std::deque<double>>> counter;
+    // round[id][core]: mode-0 set times of this core not yet matched by every other core
+    std::vector<std::vector<std::deque<double>>> round;
+    std::vector<int> waits_on;  // flag id a core waits on, -1 when none
+    void Reset(int cores) {
+        counter.assign(cores, std::vector<std::deque<double>>(kCrossFlagIds));
+        round.assign(kCrossFlagIds, std::vector<std::deque<double>>(cores));
+        waits_on.assign(cores, -1);
+    }
+} g_flags;
+
+uint64_t CrossFlagKey(uint32_t id) { return (uint64_t(4) << 40) | id; }
+
+// What every blocked core waits for, for a deadlock message (called with g_sched.mu held).
+std::string BlockedCoresLocked() {
+    std::string out;
+    int finished = 0;
+    for (int c = 0; c < g_sched.num; ++c) {
+        if (g_sched.state[c] == 2) ++finished;
+        if (g_sched.state[c] != 1 && g_sched.state[c] != 3) continue;
+        char buf[96];
+        if (g_sched.state[c] == 1) snprintf(buf, sizeof buf, "%sblock %d at SyncAll", out.empty() ? "" : ", ", c);
+        else snprintf(buf, sizeof buf, "%sblock %d in CrossCoreWaitFlag(%d)", out.empty() ? "" : ", ", c,
+                      g_flags.waits_on[c]);
+        out += buf;
+    }
+    char tail[64];
+    snprintf(tail, sizeof tail, "; %d of %d blocks finished", finished, g_sched.num);
+    return out + tail;
+}
+
+// After `self` blocked or finished: no core can run any more while some wait -> deadlock.
+void CheckProgressLocked(std::unique_lock<std::mutex>& lk) {
+    if (g_sched.turn != -1) return;
+    bool blocked = false;
+    for (int st : g_sched.state) blocked |= (st == 1 || st == 3);
+    if (!blocked) return;
+    std::string what = BlockedCoresLocked();
+    lk.unlock();
+    Fail(ErrorKind::Deadlock, "no block can make progress: %s; the device would hang", what.c_str());
+}
+
+void CrossFlagIncrementLocked(int core, uint32_t id, double when) {
+    auto& q = g_flags.counter[core][id];
+    if (q.size() >= kCrossFlagMaxSets)
+        Fail(ErrorKind::InvalidArgument,
+             "CrossCoreSetFlag: flag %u of block %d set more than %zu times without a CrossCoreWaitFlag", id, core,
+             kCrossFlagMaxSets);
+    q.push_back(when);
+    if (g_sched.active && g_sched.state[core] == 3 && g_flags.waits_on[core] == int(id)) {
+        g_sched.state[core] = 0;
+        g_flags.waits_on[core] = -1;
+    }
+}
 }  // namespace
+
+void CrossCoreSet(int mode, Pipe pipe, uint32_t flag_id) {
+    if (flag_id >= kCrossFlagIds)
+        Fail(ErrorKind::InvalidArgument, "CrossCoreSetFlag: flag id %u outside 0..%u", flag_id, kCrossFlagIds - 1);
+    double t = Model().CrossSet(pipe, CrossFlagKey(flag_id));
+    std::unique_lock<std::mutex> lk(g_sched.mu);
+    int self = g_core->block_idx;
+    if (mode != 0) {  // one vector sub-core per block, cube and vector halves on one core
+        CrossFlagIncrementLocked(self, flag_id, t);
+        return;
+    }
+    auto& r = g_flags.round[flag_id];
+    r[self].push_back(t);
+    for (const auto& q : r)
+        if (q.empty()) return;  // the round is not complete yet
+    double release = 0;
+    for (auto& q : r) {
+        release = std::max(release, q.front());
+        q.pop_front();
+    }
+    for (int c = 0; c < int(r.size()); ++c) CrossFlagIncrementLocked(c, flag_id, release);
+}
+
+void CrossCoreWait(int mode, Pipe pipe, uint32_t flag_id) {
+    (void)mode;  // the wait only reads this core's counter
+    if (flag_id >= kCrossFlagIds)
+        Fail(ErrorKind::InvalidArgument, "CrossCoreWaitFlag: flag id %u outside 0..%u", flag_id, kCrossFlagIds - 1);
+    std::unique_lock<std::mutex> lk(g_sched.mu);
+    int self = g_core->block_idx;
+    auto& q = g_flags.counter[self][flag_id];
+    if (q.empty()) {
+        if (!g_sched.active) {
+            lk.unlock();
+            Fail(ErrorKind::Deadlock, "CrossCoreWaitFlag(%u): the flag was never set; the device would hang", flag_id);
+        }
+        g_sched.state[self] = 3;
+        g_flags.waits_on[self] = int(flag_id);
+        PassTurnLocked(self);
+        CheckProgressLocked(lk);
+        g_sched.cv.wait(lk, [&] { return g_sched.turn == self; });
+    }
+    double release = q.front();
+    q.pop_front();
+    lk.unlock();
+    Model().CrossWait(pipe, CrossFlagKey(flag_id), release);
+}
 
 void SyncAllCores() {
     if (!g_sched.active) {  // single-core unit tests
@@ -340,6 +448,7 @@ void SyncAllCores() {
                  g_sched.waiting, g_sched.num);
         }
         PassTurnLocked(self);
+        CheckProgressLocked(lk);
     }
     g_sched.cv.wait(lk, [&] { return g_sched.generation != gen && g_sched.turn == self; });
     double bt = g_sched.barrier_time;
@@ -358,6 +467,7 @@ LaunchResult LaunchKernel(uint32_t block_dim, uint64_t tiling_key, void (*entry)
     g_sched.barrier_time = 0;
     g_sched.generation = 0;
     g_sched.active = true;
+    g_flags.Reset(int(block_dim));
     g_l2.Reset(g_soc, int(block_dim));
     std::vector<std::thread> threads;
     threads.reserve(block_dim);
@@ -387,6 +497,7 @@ LaunchResult LaunchKernel(uint32_t block_dim, uint64_t tiling_key, void (*entry)
             }
             g_core = nullptr;
             PassTurnLocked(int(i));
+            CheckProgressLocked(lk);
         });
     }
     for (auto& t : threads) t.join();
@@ -397,6 +508,7 @@ LaunchResult LaunchKernel(uint32_t block_dim, uint64_t tiling_key, void (*entry)
 void RunOnOneCore(void (*fn)(void*), void* arg) {
     CoreBox box;
     g_l2.Reset(g_soc, 1);
+    g_flags.Reset(1);
     SetupCore(box, 0, 1, 0, nullptr);
     g_core = &box.core;
     fn(arg);

@@ -88,6 +88,7 @@ TimingModel::TimingModel(const SocParams& soc, int block_idx, int block_num, L2M
     cube_startup_ = soc.Get("cube_startup_cycles", 32);
     cube_per_fractal_ = soc.Get("cube_cycles_per_fractal", 1);
     sync_all_ = soc.Get("sync_all_cycles", 1000);
+    cross_flag_ = soc.Get("cross_core_flag_cycles", 100);
     barrier_cycles_ = soc.Get("barrier_cycles", 4);
 }
 
@@ -460,6 +461,23 @@ double TimingModel::ArriveAll() {
 void TimingModel::LeaveAll(double t) {
     now_ = std::max(now_, t) + sync_all_;
     for (double& w : wait_) w = std::max(w, now_);
+}
+
+double TimingModel::CrossSet(Pipe pipe, uint64_t key) {
+    SyncSet(pipe, Pipe::ALL, key);
+    return tokens_[key].back().time;
+}
+
+void TimingModel::CrossWait(Pipe pipe, uint64_t key, double release) {
+    bool whole = pipe == Pipe::S || pipe == Pipe::ALL;
+    SyncWait(Pipe::ALL, whole ? Pipe::ALL : pipe, key);
+    double t = release + cross_flag_;
+    if (whole) {
+        now_ = std::max(now_, t);
+        for (double& w : wait_) w = std::max(w, now_);
+    } else {
+        wait_[int(pipe)] = std::max(wait_[int(pipe)], t);
+    }
 }
 
 CoreStats TimingModel::Finish() {

@@ -62,6 +62,11 @@ public:
     // Cross-core barrier: time at which this core arrives / all cores leave.
     double ArriveAll();
     void LeaveAll(double t);
+    // Cross-core flag: a set is a token on `pipe` (returned: when that pipe's earlier work is
+    // done); a wait consumes this core's oldest token and holds `pipe` (S or ALL: the whole core)
+    // until `release`, the time the counter went up, plus the flag latency.
+    double CrossSet(Pipe pipe, uint64_t key);
+    void CrossWait(Pipe pipe, uint64_t key, double release);
     double Now() const { return now_; }
     CoreStats Finish();
 
@@ -86,6 +91,7 @@ private:
     double dma_issue_, dma_burst_, dma_latency_, core_ddr_, core_l2_, hbm_share_, l2_share_, line_;
     double mte1_startup_, l1_l0a_, l1_l0b_, l1_ub_, ub_l1_, fix_startup_, fix_rate_;
     double cube_startup_, cube_per_fractal_, sync_all_, barrier_cycles_;
+    double cross_flag_;
 
     double now_ = 0;                          // scalar unit issue time
     double free_at_[int(Pipe::COUNT)] = {};  // when each pipe can start its next instruction
