@@ -19,6 +19,7 @@
 #include "ascendopt_kernel/vector_math_ext.h"
 #include "ascendopt_kernel/transdata.h"
 #include "ascendopt_kernel/sort.h"
+#include "ascendopt_kernel/cross_core.h"
 
 // Names the device toolchain declares at global scope (kernels call them unqualified without
 // `using namespace AscendC`).
