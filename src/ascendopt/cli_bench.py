@@ -40,7 +40,8 @@ def _method_options(items: list[str], methods: list[str]) -> dict[str, dict]:
 
 
 def bench_command(
-    suite: str = typer.Option("own", "--suite", help="'own' (this project's ops/) or a directory of operators."),
+    suite: str = typer.Option("own", "--suite", help="'own' (this project's ops/), a shipped suite (cannops), a "
+                              "manifest file or a directory of operators."),
     src: Optional[Path] = typer.Option(None, "--src", help="Checkout the suite's manifest refers to (e.g. cann-ops)."),
     budget: int = typer.Option(230, "--budget", help="Charged evaluations per (operator, method, seed)."),
     methods: str = typer.Option("full,stage1,stage1-noexp,stage2,bon,evolve", "--methods",
@@ -70,7 +71,7 @@ def bench_command(
     from ascendopt.bench.report import render
     from ascendopt.bench.runner import BenchConfig, BenchError, Runner, plan
     from ascendopt.evaluate.store import StoreError
-    from ascendopt.suites import OWN_OPS, SuiteError, resolve_suite
+    from ascendopt.suites import OWN_OPS, SuiteError, load_suite
 
     names = [m.strip() for m in methods.split(",") if m.strip()]
     bad = [m for m in names if m not in METHODS]
@@ -104,13 +105,12 @@ def bench_command(
     options = _method_options(method_opt, names)
     if src is not None and not src.is_dir():
         fail(f"--src {src}: not a directory")
-    try:
-        dirs = resolve_suite(suite) if src is None else resolve_suite(suite, src=src)  # type: ignore[call-arg]
+    try:  # a manifest's operators carry its goldens, case files and benchmark cases into every pair
+        resolved = load_suite(suite, src)
     except SuiteError as e:
         fail(str(e))
-    except TypeError:
-        fail("--src: this version's suites do not take a checkout (give the operator directory as --suite)")
-    root = OWN_OPS if suite == "own" else (Path(suite) if Path(suite).is_dir() else None)
+    root = OWN_OPS if suite == "own" else resolved.src if resolved.src is not None else \
+        (Path(suite) if Path(suite).is_dir() else None)
     if out.exists() and not out.is_dir():
         fail(f"--out {out}: exists and is not a directory")
     cfg = BenchConfig(out=out, budget=budget, methods=names, seeds=list(range(seeds)), soc=soc, timeout_s=timeout,
@@ -122,7 +122,7 @@ def bench_command(
         if unknown:
             fail(f"--method-opt: {m} has no option(s) {', '.join(sorted(unknown))}; "
                  f"it has: {', '.join(METHODS[m].options) or 'none'}")
-    pairs, skipped = plan(dirs, cfg, root, lv, ops)
+    pairs, skipped = plan(list(resolved.ops), cfg, root, lv, ops)
     if not pairs:
         fail("no operator matches --levels/--ops" + (f" ({len(skipped)} could not be loaded)" if skipped else ""))
     try:

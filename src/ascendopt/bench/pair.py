@@ -1,7 +1,8 @@
 """One (operator, method, seed) run in a worker: what a worker does, and nothing it writes.
 
-:func:`run_pair` loads the operator and its cases from its directory, makes a backend and an
-evaluator, and runs the method through a :class:`~ascendopt.evaluate.budget.BudgetedEvaluator`
+:func:`run_pair` loads the operator and its cases as its suite defines them (the case
+files, golden override and benchmark case names the task carries, see :func:`suite_cases`),
+makes a backend and an evaluator, and runs the method through a :class:`~ascendopt.evaluate.budget.BudgetedEvaluator`
 over a :class:`StreamingStore`: an in-memory store that also *sends* every record it takes
 (evaluations and candidate sources) to the driver through ``emit``. The driver alone writes the
 benchmark database (STYLE.md item 6); the worker writes no file but its temporary profiles.
@@ -46,6 +47,12 @@ class PairTask:
         prior: ``(charged, Evaluation)`` records of an earlier, unfinished attempt, in order.
         cache_dir: Simulator build cache (None: the default).
         unsafe_no_sandbox: Run candidate code unconfined when there is no sandbox.
+        golden: ``/abs/FILE.py:FUNC`` overriding the case files' goldens (a suite manifest's
+            ``golden``; None: theirs).
+        case_files: Further case files (absolute paths: a manifest's ``cases``).
+        own_cases: Whether the operator's own ``tests/st/*.json`` are loaded too.
+        bench_cases: Names of the timed cases (a manifest's ``benchmark``; empty: the largest
+            case of each dtype combination).
     """
 
     key: str
@@ -61,6 +68,17 @@ class PairTask:
     prior: tuple[tuple[bool, Evaluation], ...] = ()
     cache_dir: str | None = None
     unsafe_no_sandbox: bool = False
+    golden: str | None = None
+    case_files: tuple[str, ...] = ()
+    own_cases: bool = True
+    bench_cases: tuple[str, ...] = ()
+
+    def suite_op(self):
+        """The :class:`~ascendopt.suites.SuiteOp` these fields describe."""
+        from ascendopt.suites import SuiteOp
+
+        return SuiteOp(Path(self.op_dir), golden=self.golden, cases=tuple(Path(f) for f in self.case_files),
+                       own_cases=self.own_cases, benchmark=tuple(self.bench_cases))
 
 
 @dataclass
@@ -118,14 +136,36 @@ def run_pair(task: PairTask, emit: Emit) -> PairOutcome:
     return out
 
 
+def suite_cases(sop) -> tuple[list, tuple[str, ...]]:
+    """An operator's cases and the names of its timed cases, exactly as its suite defines them
+    (``sop``: a :class:`~ascendopt.suites.SuiteOp`; its golden override, case files, own-cases
+    setting and benchmark cases; default timed cases: the largest of each dtype combination).
+
+    Raises:
+        CaseError: A case file or the golden does not load, no cases, or an unknown
+            benchmark case name.
+    """
+    from ascendopt.cases import CaseError
+    from ascendopt.evaluate.evaluator import largest_per_dtype
+
+    cases = sop.load_cases()
+    if not cases:
+        raise CaseError(f"{sop.dir}: no cases")
+    known = {c.name for c in cases}
+    bad = [n for n in sop.benchmark if n not in known]
+    if bad:
+        raise CaseError(f"{sop.dir}: unknown benchmark case(s) {', '.join(bad)}; available: "
+                        f"{', '.join(sorted(known))}")
+    return cases, tuple(sop.benchmark) or largest_per_dtype(cases)
+
+
 def _run(task: PairTask, emit: Emit, profiles: Path) -> tuple[Any, dict[str, str]]:
     from ascendopt.backends.sim.backend import SimBackend
     from ascendopt.backends.sim.build import SimBuilder
     from ascendopt.bank.store import ExperienceBank
     from ascendopt.bench.methods import MethodContext, get_method
-    from ascendopt.cases import load_op_cases
     from ascendopt.evaluate.budget import BudgetedEvaluator
-    from ascendopt.evaluate.evaluator import EvalConfig, Evaluator, largest_per_dtype
+    from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
     from ascendopt.operator import Operator
 
     from ascendopt.backends.sim import sandbox
@@ -133,10 +173,10 @@ def _run(task: PairTask, emit: Emit, profiles: Path) -> tuple[Any, dict[str, str
     sandbox.configure(sandbox.Sandbox(allow_unsafe=task.unsafe_no_sandbox))  # this process's policy
     method = get_method(task.method)
     op = Operator.load(task.op_dir)
-    cases = load_op_cases(Path(task.op_dir))
+    cases, timed = suite_cases(task.suite_op())
     builder = SimBuilder(cache_dir=Path(task.cache_dir)) if task.cache_dir else None
     backend = SimBackend(task.soc, builder=builder)
-    evaluator = Evaluator(backend, EvalConfig(seed=0, benchmark_cases=largest_per_dtype(cases),
+    evaluator = Evaluator(backend, EvalConfig(seed=0, benchmark_cases=timed,
                                               run_timeout_s=task.timeout_s, jobs=task.jobs,
                                               profile_dir=str(profiles)))
     store = StreamingStore(task.key, emit)

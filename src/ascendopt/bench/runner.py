@@ -34,6 +34,7 @@ from typing import Any
 from ascendopt.bench.metrics import Trial, per_operator, summarize, trial_from_records
 from ascendopt.bench.pair import PairOutcome, PairTask
 from ascendopt.evaluate.store import SQLiteStore
+from ascendopt.suites import SuiteOp
 
 DB_NAME = "bench.db"
 BENCH_FORMAT = 1
@@ -65,7 +66,13 @@ def level_of(op_dir: Path, root: Path | None = None) -> int:
 
 @dataclass
 class Pair:
-    """One planned (operator, method, seed)."""
+    """One planned (operator, method, seed).
+
+    ``source`` is the operator as its suite defines it (golden override, case files, own
+    cases, benchmark cases; None: the directory's own cases and goldens); ``cases_key`` a
+    content hash of what the suite sets (None when it sets nothing: a plain directory), part
+    of the pair's identity so a changed manifest golden or case file is a new pair.
+    """
 
     op_dir: Path
     op: str
@@ -76,6 +83,8 @@ class Pair:
     run_id: int | None = None
     status: str = "planned"
     error: str = ""
+    source: SuiteOp | None = None
+    cases_key: str | None = None
 
     @property
     def key(self) -> str:
@@ -125,17 +134,38 @@ class BenchConfig:
     unsafe_no_sandbox: bool = False
 
 
-def plan(op_dirs: Sequence[Path], cfg: BenchConfig, root: Path | None = None, levels: Sequence[int] | None = None,
-         ops_glob: str | None = None) -> tuple[list[Pair], list[dict[str, str]]]:
-    """The pairs to run (operator-major) and the operators left out with why (unloadable).
-    ``ops_glob`` is a comma-separated list of globs matched against the operator's name and its
-    path in the suite."""
-    from ascendopt.cases import CaseError, load_op_cases
+def _cases_key(sop: SuiteOp, cases: Sequence[Any]) -> str | None:
+    """A content hash of what a suite sets for an operator (None when it sets nothing): the
+    fingerprints of the cases it loads (shapes, attrs, golden code) and its timed case names."""
+    if sop.golden is None and not sop.cases and sop.own_cases and not sop.benchmark:
+        return None
+    import hashlib
+
+    from ascendopt.evaluate.evaluator import case_fingerprint
+
+    blob = json.dumps({"cases": [case_fingerprint(c) for c in cases], "own_cases": sop.own_cases,
+                       "benchmark": list(sop.benchmark)}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def plan(targets: Sequence[Path | SuiteOp], cfg: BenchConfig, root: Path | None = None,
+         levels: Sequence[int] | None = None, ops_glob: str | None = None
+         ) -> tuple[list[Pair], list[dict[str, str]]]:
+    """The pairs to run (operator-major) and the operators left out with why (unloadable, no
+    cases, an unknown benchmark case name). ``targets`` are operator directories (their own
+    cases and goldens) or suite operators (:class:`~ascendopt.suites.SuiteOp`: the manifest's
+    golden, case files, own-cases setting, benchmark cases and level). ``ops_glob`` is a
+    comma-separated list of globs matched against the operator's name and its path in the
+    suite (relative to ``root``)."""
+    from ascendopt.bench.pair import suite_cases
+    from ascendopt.cases import CaseError
     from ascendopt.operator import Operator, OperatorError
 
     pairs, skipped = [], []
-    for d in op_dirs:
-        lv = level_of(d, root)
+    for t in targets:
+        sop = t if isinstance(t, SuiteOp) else SuiteOp(Path(t))
+        d = sop.dir
+        lv = sop.level or level_of(d, root)
         if levels is not None and lv not in levels:
             continue
         rel = str(d.resolve().relative_to(root.resolve())) if root and d.resolve().is_relative_to(root.resolve()) \
@@ -145,15 +175,24 @@ def plan(op_dirs: Sequence[Path], cfg: BenchConfig, root: Path | None = None, le
             continue
         try:
             op = Operator.load(d)
-            if not load_op_cases(d):
-                raise CaseError("no cases")
+            cases, _ = suite_cases(sop)
         except (OperatorError, CaseError, OSError) as e:
             skipped.append({"op_dir": str(d), "reason": str(e)})
             continue
+        ck = _cases_key(sop, cases)
         for m in cfg.methods:
             for s in cfg.seeds:
-                pairs.append(Pair(Path(d), op.name, op.digest, lv, m, s))
+                pairs.append(Pair(Path(d), op.name, op.digest, lv, m, s, source=sop, cases_key=ck))
     return pairs, skipped
+
+
+def _case_fields(sop: SuiteOp | None) -> dict[str, Any]:
+    """The :class:`~ascendopt.bench.pair.PairTask` fields that rebuild a suite operator's cases
+    in a worker (plain strings: picklable, the same on every executor)."""
+    if sop is None:
+        return {}
+    return {"golden": sop.golden, "case_files": tuple(str(f) for f in sop.cases), "own_cases": sop.own_cases,
+            "bench_cases": tuple(sop.benchmark)}
 
 
 class Runner:
@@ -179,11 +218,12 @@ class Runner:
     def _run_config(self, p: Pair) -> dict[str, Any]:
         return {"command": "bench", "format": BENCH_FORMAT, "op": p.op, "op_dir": str(p.op_dir), "op_digest": p.digest,
                 "level": p.level, "method": p.method, "seed": p.seed, "budget": self.cfg.budget, "soc": self.cfg.soc,
-                "options": self.cfg.options.get(p.method, {})}
+                "options": self.cfg.options.get(p.method, {}),
+                **({} if p.cases_key is None else {"cases_key": p.cases_key, "suite_cases": _case_fields(p.source)})}
 
     def _identity(self, c: dict[str, Any]) -> tuple:
         return (c.get("op"), c.get("op_digest"), c.get("method"), c.get("seed"), c.get("budget"), c.get("soc"),
-                json.dumps(c.get("options", {}), sort_keys=True))
+                json.dumps(c.get("options", {}), sort_keys=True), c.get("cases_key"))
 
     def attach(self, pairs: Sequence[Pair]) -> None:
         """Finds each pair's run in the database (finished ones are done) or creates it."""
@@ -219,7 +259,7 @@ class Runner:
         jobs = 0 if self.cfg.workers <= 1 else max(1, cpus // self.cfg.workers)
         return PairTask(p.key, str(p.op_dir), p.method, p.seed, self.cfg.budget, self.cfg.soc, self.cfg.timeout_s,
                         self.cfg.options.get(p.method, {}), self.cfg.llm, jobs, prior, self.cfg.cache_dir,
-                        self.cfg.unsafe_no_sandbox)
+                        self.cfg.unsafe_no_sandbox, **_case_fields(p.source))
 
     # ----------------------------------------------------------------------------- run
     def run(self, pairs: Sequence[Pair]) -> None:
