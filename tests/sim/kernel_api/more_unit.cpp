@@ -274,12 +274,92 @@ void Sorts(Ctx& c) {
     Scalar("sort_off_h", GetSortOffset<half>(3));
 }
 
+// --------------------------------------------------------- operator forms, SelectWithBytesMask
+void OperatorForms(Ctx& c) {
+    auto a = c.Alloc<float>(64), b = c.Alloc<float>(64), d = c.Alloc<float>(64);
+    for (int i = 0; i < 64; ++i) {
+        a.Data()[i] = float((i * 13) % 17) - 8.0f;
+        b.Data()[i] = i % 4 == 0 && a.Data()[i] != 0.0f ? a.Data()[i] : float((i * 7) % 11) - 5.5f;  // ties, no 0
+    }
+    Row("op_a", a, 64);
+    Row("op_b", b, 64);
+    d = a + b;
+    Row("op_add", d, 64);
+    d = a - b;
+    Row("op_sub", d, 64);
+    d = a * b;
+    Row("op_mul", d, 64);
+    d = a / b;
+    Row("op_div", d, 64);
+    auto ia = c.Alloc<int16_t>(128), ib = c.Alloc<int16_t>(128), id = c.Alloc<int16_t>(128);
+    for (int i = 0; i < 128; ++i) {
+        ia.Data()[i] = int16_t(i * 37 - 2000);
+        ib.Data()[i] = int16_t(i * 91 + 5);
+    }
+    id = ia & ib;
+    Row("op_and", id, 128);
+    id = ia | ib;
+    Row("op_or", id, 128);
+    Row("op_ia", ia, 128);
+    Row("op_ib", ib, 128);
+    auto m = c.Alloc<uint8_t>(64);  // a byte mask with room to spare: 64 comparisons = 8 bytes
+    const char* names[6] = {"op_lt", "op_gt", "op_le", "op_ge", "op_eq", "op_ne"};
+    for (int k = 0; k < 6; ++k) {
+        for (int i = 0; i < 64; ++i) m.Data()[i] = 0xAA;
+        switch (k) {
+            case 0: m = a < b; break;
+            case 1: m = a > b; break;
+            case 2: m = a <= b; break;
+            case 3: m = a >= b; break;
+            case 4: m = a == b; break;
+            default: m = a != b; break;
+        }
+        Row(names[k], m, 16);
+    }
+}
+
+void SelectBytes(Ctx& c) {
+    // [3, 16] float source, [3, 32] uint8 mask (extra columns ignored), scalar 35.5.
+    auto src = c.Alloc<float>(48), dst = c.Alloc<float>(48), dst2 = c.Alloc<float>(48);
+    auto mask = c.Alloc<uint8_t>(96);
+    auto tmp = c.Alloc<uint8_t>(1024);
+    for (int i = 0; i < 48; ++i) src.Data()[i] = float(i) * 1.5f - 20.0f;
+    for (int i = 0; i < 96; ++i) mask.Data()[i] = uint8_t((i * 5) % 3 == 0 ? 0 : (i % 7) + 1);
+    SelectWithBytesMaskShapeInfo info;
+    info.firstAxis = 3;
+    info.srcLastAxis = 16;
+    info.maskLastAxis = 32;
+    SelectWithBytesMask(dst, src, 35.5f, mask, tmp, info);      // mask 0 -> src
+    SelectWithBytesMask(dst2, -7.25f, src, mask, tmp, info);    // mask 0 -> scalar
+    Row("sel_src", src, 48);
+    Row("sel_mask", mask, 96);
+    Row("sel_ts", dst, 48);
+    Row("sel_st", dst2, 48);
+    // A half source with an int16 mask of the same width, through the Select name.
+    auto hs = c.Alloc<half>(32), hd = c.Alloc<half>(32);
+    auto hm = c.Alloc<int16_t>(32);
+    for (int i = 0; i < 32; ++i) {
+        hs.Data()[i] = half(float(i) - 10.0f);
+        hm.Data()[i] = int16_t(i % 4 == 1 ? -3 : 0);
+    }
+    SelectWithBytesMaskShapeInfo hi;
+    hi.firstAxis = 2;
+    hi.srcLastAxis = 16;
+    hi.maskLastAxis = 16;
+    Select(hd, hs, half(2.0f), hm, tmp, hi);
+    Row("selh_src", hs, 32);
+    Row("selh_mask", hm, 32);
+    Row("selh", hd, 32);
+}
+
 void RunAll(void*) {
     Scalars();
     Queues();
     Ctx c;
     TransData(c);
     Sorts(c);
+    OperatorForms(c);
+    SelectBytes(c);
 }
 
 void RunFail(void* arg) {
@@ -329,6 +409,22 @@ void RunFail(void* arg) {
         MrgSortSrcList<float> l(y[0], y[16], y[32], y[64]);
         if (name == "sort_bad_valid_bit") MrgSort(x, l, MrgSort4Info(lens, false, 0b101, 1));
         if (name == "sort_repeat_not_contiguous") MrgSort(x, l, MrgSort4Info(lens, false, 0b1111, 2));
+    } else if (name == "operator_dst_too_big" || name.rfind("selbytes_", 0) == 0) {
+        TBuf<TPosition::VECCALC> a, b, d, m, t;
+        pipe.InitBuffer(a, 64 * 4);
+        pipe.InitBuffer(b, 64 * 4);
+        pipe.InitBuffer(d, 128 * 4);
+        pipe.InitBuffer(m, 64);
+        pipe.InitBuffer(t, 256);
+        LocalTensor<float> x = a.Get<float>(), y = b.Get<float>(), z = d.Get<float>();
+        LocalTensor<uint8_t> mk = m.Get<uint8_t>(), tb = t.Get<uint8_t>();
+        if (name == "operator_dst_too_big") z = x * y;  // computes dst's 128 elements from 64-element sources
+        SelectWithBytesMaskShapeInfo info;
+        info.firstAxis = 2;
+        info.srcLastAxis = name == "selbytes_misaligned" ? 12 : 32;
+        info.maskLastAxis = name == "selbytes_mask_short" ? 16 : 32;
+        if (name == "selbytes_out_of_bounds") info.firstAxis = 4;
+        SelectWithBytesMask(z, x, 1.0f, mk, tb, info);
     } else if (name == "untyped_dequeue_empty") {
         TQue<TPosition::VECIN, 1> q;
         pipe.InitBuffer(q, 1, 256);

@@ -19,6 +19,8 @@
 #include "ascendopt_kernel/vector_math_ext.h"
 #include "ascendopt_kernel/transdata.h"
 #include "ascendopt_kernel/sort.h"
+#include "ascendopt_kernel/tensor_expr.h"
+#include "ascendopt_kernel/select_bytes.h"
 #include "ascendopt_kernel/cross_core.h"
 
 // Names the device toolchain declares at global scope (kernels call them unqualified without

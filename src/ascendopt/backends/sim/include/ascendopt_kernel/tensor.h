@@ -112,6 +112,13 @@ public:
     __aicore__ inline uint64_t GetPhyAddr() const { return off_; }
     __aicore__ inline uint64_t GetPhyAddr(uint32_t offset) const { return off_ + uint64_t(offset) * sizeof(T); }
     __aicore__ inline TPosition GetPosition() const { return pos_; }
+    // `dst = src0 op src1` (the documented whole-tensor operator forms): the expression types of
+    // tensor_expr.h carry an AoTensorExpr tag and run their API into the assigned tensor.
+    template <class E, typename = typename E::AoTensorExpr>
+    __aicore__ inline LocalTensor& operator=(const E& expr) {
+        expr.EvalInto(*this);
+        return *this;
+    }
     __aicore__ inline void SetUserTag(int32_t tag) { tag_ = tag; }
     __aicore__ inline int32_t GetUserTag() const { return tag_; }
 
