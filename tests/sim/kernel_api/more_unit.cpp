@@ -101,10 +101,11 @@ void Queues() {
 // ------------------------------------------------------------------------------ TransDataTo5HD
 struct Ctx {
     TPipe pipe;
-    TBuf<TPosition::VECCALC> bufs[32];
+    TBuf<TPosition::VECCALC> bufs[64];
     int nb = 0;
     template <typename T>
     LocalTensor<T> Alloc(uint32_t n) {
+        if (nb == 64) ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "more_unit: out of test buffers");
         TBuf<TPosition::VECCALC>& b = bufs[nb++];
         pipe.InitBuffer(b, n * sizeof(T));
         return b.Get<T>(n);
@@ -352,6 +353,32 @@ void SelectBytes(Ctx& c) {
     Row("selh", hd, 32);
 }
 
+// ------------------------------------------------------------------------------ Sum, Arange
+void SumArange(Ctx& c) {
+    // Sum over [3, inner 16] halves with n = 13; [2, 1000] floats (several repeats per row).
+    auto h = c.Alloc<half>(48), hd = c.Alloc<half>(16);
+    for (int i = 0; i < 48; ++i) h.Data()[i] = half(float((i * 11) % 9) * 0.75f - 2.0f);
+    Sum(hd, h, SumParams{3, 16, 13});
+    Row("sum_h_in", h, 48);
+    Row("sum_h", hd, 3);
+    auto f = c.Alloc<float>(2000), fd = c.Alloc<float>(8);
+    for (int i = 0; i < 2000; ++i) f.Data()[i] = float((i * 37) % 101) * 0.01f - 0.3f;
+    auto tmp = c.Alloc<uint8_t>(256);
+    Sum(fd, f, tmp, SumParams{2, 1000, 997});
+    Row("sum_f_in", f, 2000);
+    Row("sum_f", fd, 2);
+    // Arange / ArithProgression.
+    auto ai = c.Alloc<int32_t>(200);
+    auto af = c.Alloc<float>(200);
+    auto ah = c.Alloc<half>(48);
+    Arange(ai, int32_t(-7), int32_t(3), 150);
+    ArithProgression(af, 0.5f, 0.25f, 77);
+    Arange(ah, half(1.0f), half(0.5f), 20);
+    Row("arange_i", ai, 150);
+    Row("arange_f", af, 77);
+    Row("arange_h", ah, 20);
+}
+
 void RunAll(void*) {
     Scalars();
     Queues();
@@ -360,6 +387,7 @@ void RunAll(void*) {
     Sorts(c);
     OperatorForms(c);
     SelectBytes(c);
+    SumArange(c);
 }
 
 void RunFail(void* arg) {
@@ -425,6 +453,14 @@ void RunFail(void* arg) {
         info.maskLastAxis = name == "selbytes_mask_short" ? 16 : 32;
         if (name == "selbytes_out_of_bounds") info.firstAxis = 4;
         SelectWithBytesMask(z, x, 1.0f, mk, tb, info);
+    } else if (name == "sum_bad_n" || name == "sum_out_of_bounds" || name == "arange_out_of_bounds") {
+        TBuf<TPosition::VECCALC> a, b;
+        pipe.InitBuffer(a, 64 * 4);
+        pipe.InitBuffer(b, 64 * 4);
+        LocalTensor<float> x = a.Get<float>(), y = b.Get<float>();
+        if (name == "sum_bad_n") Sum(y, x, SumParams{1, 16, 17});
+        if (name == "sum_out_of_bounds") Sum(y, x, SumParams{5, 16, 16});
+        if (name == "arange_out_of_bounds") Arange(y, 0.0f, 1.0f, 65);
     } else if (name == "untyped_dequeue_empty") {
         TQue<TPosition::VECIN, 1> q;
         pipe.InitBuffer(q, 1, 256);

@@ -21,6 +21,7 @@
 #include "ascendopt_kernel/sort.h"
 #include "ascendopt_kernel/tensor_expr.h"
 #include "ascendopt_kernel/select_bytes.h"
+#include "ascendopt_kernel/sum_arange.h"
 #include "ascendopt_kernel/cross_core.h"
 
 // Names the device toolchain declares at global scope (kernels call them unqualified without
