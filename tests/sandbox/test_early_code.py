@@ -149,5 +149,12 @@ def test_a_runner_shares_no_network_it_can_use(backend, base, cases):
             assert "socket" in res.message
             with pytest.raises(socket.timeout):
                 server.accept()
+        # A connect on any descriptor is trapped and names the address it was for.
+        op = with_global(base, connect.replace("int s = socket(AF_INET, SOCK_STREAM, 0);", "int s = 3;"))
+        res = run(backend, op, cases)
+        assert (res.status, res.error_kind) == ("runtime_error", "sandbox_violation"), res.message
+        assert f"connect(127.0.0.1:{port})" in res.message
+        with pytest.raises(socket.timeout):
+            server.accept()
     finally:
         server.close()

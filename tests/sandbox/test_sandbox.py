@@ -5,6 +5,7 @@ fail, they are never skipped."""
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -86,6 +87,7 @@ def test_sandbox_violation_is_the_evaluations_error_kind(backend, base, cases):
     ("socket(AF_INET, SOCK_STREAM, 0);", "AF_INET"),
     ("connect(-1, nullptr, 0);", "connect"),  # the runner shares the network namespace: no socket call works
     ("syscall(SYS_io_uring_setup, 1, nullptr);", "io_uring_setup"),
+    ("open((const char*)8, O_WRONLY);", "openat"),  # an unreadable path: still a named violation
     ('fopen("/etc/hostname", "w");', '"/etc/hostname"'),
 ])
 def test_runner_violations_are_named(backend, base, cases, code, named):
@@ -141,6 +143,20 @@ def test_unavailable_sandbox_refuses_unless_unsafe(tmp_path):
         sandbox.Sandbox(_support=missing).require()
     with sandbox.Sandbox(allow_unsafe=True, _support=missing).run_command(["/bin/true"], 1 << 30, tmp_path) as cmd:
         assert "bwrap" not in " ".join(cmd.argv) and cmd.argv[-1] == "/bin/true" and not cmd.pass_fds
+
+
+def test_an_unavailable_sandbox_is_said_once(monkeypatch, caplog):
+    monkeypatch.setattr(sandbox, "find_bwrap", lambda: None)
+    sandbox.probe.cache_clear()
+    try:
+        with caplog.at_level(logging.WARNING, logger=sandbox.__name__):
+            for _ in range(3):
+                with pytest.raises(sandbox.SandboxUnavailable, match="no bwrap"):
+                    sandbox.Sandbox().require()
+        said = [r for r in caplog.records if "sandbox unavailable" in r.getMessage()]
+        assert len(said) == 1 and "--unsafe-no-sandbox" in said[0].getMessage()
+    finally:
+        sandbox.probe.cache_clear()
 
 
 def test_cli_refuses_without_sandbox(monkeypatch):

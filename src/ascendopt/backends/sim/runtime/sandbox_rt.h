@@ -16,7 +16,8 @@
 //     confined by the mount namespace: glibc reads /sys itself).
 // It uses system calls and static buffers only (libstdc++ is not initialized yet) and exits
 // with status 2 if any step fails. The SIGSYS handler writes a `sandbox_violation` result
-// naming the call and its argument (path, socket family, clone flags) and exits with 5.
+// naming the call and its argument (path, socket family or address, clone flags) and exits
+// with 5.
 #pragma once
 
 #include <fcntl.h>
@@ -26,6 +27,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -192,6 +194,72 @@ inline unsigned long Arg(const ucontext_t* uc, int i) {
 #endif
 }
 
+// Copies up to n bytes of the candidate's memory at src; how many could be read (0 when none).
+// Through a pipe, so that a bad pointer is EFAULT rather than a crash inside the handler.
+inline size_t SafeCopy(void* dst, const void* src, size_t n) {
+    int p[2];
+    if (src == nullptr || n == 0 || pipe2(p, O_CLOEXEC) != 0) return 0;
+    size_t got = 0;
+    ssize_t w = write(p[1], src, n);
+    if (w > 0) {
+        ssize_t r = read(p[0], dst, size_t(w));
+        got = r > 0 ? size_t(r) : 0;
+    }
+    close(p[0]);
+    close(p[1]);
+    return got;
+}
+
+// "(127.0.0.1:80)", "([0:0:0:0:0:0:0:1]:80)", "(/path)", "(@abstract)" for a socket address.
+inline void PutAddress(Buf& b, const void* addr, unsigned long len) {
+    unsigned char sa[112];
+    size_t k = SafeCopy(sa, addr, len < sizeof sa ? size_t(len) : sizeof sa);
+    if (k < sizeof(sa_family_t)) return;
+    sa_family_t fam;
+    std::memcpy(&fam, sa, sizeof fam);
+    if (fam == AF_INET && k >= 8) {
+        b.Put("(");
+        for (int i = 0; i < 4; ++i) {
+            if (i) b.Put(".");
+            b.PutDec(sa[4 + i]);
+        }
+        b.Put(":");
+        b.PutDec((sa[2] << 8) | sa[3]);
+        b.Put(")");
+    } else if (fam == AF_INET6 && k >= 24) {
+        b.Put("([");
+        for (int i = 0; i < 8; ++i) {
+            if (i) b.Put(":");
+            unsigned long g = (unsigned long)((sa[8 + 2 * i] << 8) | sa[9 + 2 * i]);
+            char t[8];
+            int m = 0;
+            do {
+                t[m++] = "0123456789abcdef"[g & 15];
+                g >>= 4;
+            } while (g);
+            while (m) {
+                char c[2] = {t[--m], 0};
+                b.Put(c);
+            }
+        }
+        b.Put("]:");
+        b.PutDec((sa[2] << 8) | sa[3]);
+        b.Put(")");
+    } else if (fam == AF_UNIX && k > 2) {
+        char path[112] = {0};
+        size_t n = k - 2;
+        std::memcpy(path, sa + 2, n);
+        b.Put("(");
+        if (path[0] == 0) {
+            b.Put("@");
+            b.PutEscaped(path + 1, n - 1);
+        } else {
+            b.PutEscaped(path, n);
+        }
+        b.Put(")");
+    }
+}
+
 inline void Say(const char* s, size_t n) {
     while (n > 0) {
         ssize_t w = write(2, s, n);
@@ -217,9 +285,11 @@ inline void OnSigsys(int, siginfo_t* si, void* ctx) {
     const CallInfo* calls = Calls(n);
     for (size_t i = 0; i < n; ++i) {
         if (calls[i].nr != nr) continue;
-        const char* p = reinterpret_cast<const char*>(Arg(uc, calls[i].path_arg));
+        char path[201];
+        size_t k = SafeCopy(path, reinterpret_cast<const void*>(Arg(uc, calls[i].path_arg)), 200);
+        path[k] = 0;
         b.Put("(\\\"");
-        if (p) b.PutEscaped(p, 200);
+        b.PutEscaped(path, k);
         b.Put("\\\")");
     }
     if (nr == SYS_socket || nr == SYS_socketpair) {
@@ -230,6 +300,10 @@ inline void OnSigsys(int, siginfo_t* si, void* ctx) {
             b.PutDec(fam);
             b.Put(")");
         }
+    } else if (nr == SYS_connect || nr == SYS_bind) {
+        PutAddress(b, reinterpret_cast<const void*>(Arg(uc, 1)), Arg(uc, 2));
+    } else if (nr == SYS_sendto) {
+        PutAddress(b, reinterpret_cast<const void*>(Arg(uc, 4)), Arg(uc, 5));
     } else if (nr == SYS_clone) {
         b.Put("(flags ");
         b.PutHex(Arg(uc, 0));
