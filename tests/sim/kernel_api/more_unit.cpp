@@ -379,6 +379,59 @@ void SumArange(Ctx& c) {
     Row("arange_h", ah, 20);
 }
 
+// ---------------------------------------------------------------------- raw vector intrinsics
+void Intrinsics(Ctx& c) {
+    auto i16 = c.Alloc<int16_t>(256), j16 = c.Alloc<int16_t>(256), k16 = c.Alloc<int16_t>(256);
+    Fill(i16, 256, int16_t(-1));
+    SetVectorMask<float>(0x0, 0xffff);  // 16 mask bits: the first 16 int16 of the repeat
+    vector_dup((__ubuf__ int16_t*)i16.GetPhyAddr(), (int16_t)7, 1, 1, 1, (uint8_t)8, (uint8_t)8);
+    Row("cce_dup", i16, 256);
+    auto f = c.Alloc<float>(128), fs = c.Alloc<float>(8);
+    for (int i = 0; i < 128; ++i) f.Data()[i] = float((i * 5) % 13) - 6.0f;
+    Fill(fs, 8, -1.0f);
+    AscendCUtils::SetMask<float>(64);
+    vcadd((__ubuf__ float*)fs.GetPhyAddr(), (__ubuf__ float*)f.GetPhyAddr(), 2, 1, 1, 8, false);
+    Row("cce_vcadd_in", f, 128);
+    Row("cce_vcadd", fs, 8);
+    for (int i = 0; i < 256; ++i) {
+        j16.Data()[i] = int16_t(i * 97 - 4000);
+        k16.Data()[i] = int16_t(i * 13 + 77);
+    }
+    AscendCUtils::SetMask<half>(128);
+    vor((__ubuf__ int16_t*)i16.GetPhyAddr(), (__ubuf__ int16_t*)j16.GetPhyAddr(), (__ubuf__ int16_t*)k16.GetPhyAddr(),
+        2, 1, 1, 1, 8, 8, 8);
+    ResetMask();
+    Row("cce_vor_a", j16, 256);
+    Row("cce_vor_b", k16, 256);
+    Row("cce_vor", i16, 256);
+    // copy_ubuf_to_ubuf: 2 bursts of 1 block (8 floats), source gap 1 block, no destination gap.
+    auto cd = c.Alloc<float>(32);
+    Fill(cd, 32, -1.0f);
+    copy_ubuf_to_ubuf((__ubuf__ float*)cd.GetPhyAddr(), (__ubuf__ float*)f.GetPhyAddr(), 0, 2, 1, 1, 0);
+    Row("cce_copy", cd, 32);
+    // vtranspose of a 16 x 16 uint16 matrix.
+    auto t = c.Alloc<uint16_t>(256), td = c.Alloc<uint16_t>(256);
+    for (int i = 0; i < 256; ++i) t.Data()[i] = uint16_t(i * 3 + 1);
+    vtranspose((__ubuf__ uint16_t*)td.GetPhyAddr(), (__ubuf__ uint16_t*)t.GetPhyAddr());
+    Row("cce_tr_in", t, 256);
+    Row("cce_tr", td, 256);
+    // set_va_reg_sb + scatter_vnchwconv_b16: the same transpose through the VA registers.
+    auto sd = c.Alloc<uint16_t>(256);
+    uint64_t dl[8], dh[8], sl[8], sh[8];
+    for (int i = 0; i < 8; ++i) {
+        dl[i] = sd[16 * i].GetPhyAddr();
+        dh[i] = sd[16 * (i + 8)].GetPhyAddr();
+        sl[i] = t[16 * i].GetPhyAddr();
+        sh[i] = t[16 * (i + 8)].GetPhyAddr();
+    }
+    set_va_reg_sb(VA4, dl);
+    set_va_reg_sb(VA5, dh);
+    set_va_reg_sb(VA6, sl);
+    set_va_reg_sb(VA7, sh);
+    scatter_vnchwconv_b16(VA4, VA6, 1, 0, 0);
+    Row("cce_scatter", sd, 256);
+}
+
 void RunAll(void*) {
     Scalars();
     Queues();
@@ -388,6 +441,7 @@ void RunAll(void*) {
     OperatorForms(c);
     SelectBytes(c);
     SumArange(c);
+    Intrinsics(c);
 }
 
 void RunFail(void* arg) {
@@ -461,6 +515,15 @@ void RunFail(void* arg) {
         if (name == "sum_bad_n") Sum(y, x, SumParams{1, 16, 17});
         if (name == "sum_out_of_bounds") Sum(y, x, SumParams{5, 16, 16});
         if (name == "arange_out_of_bounds") Arange(y, 0.0f, 1.0f, 65);
+    } else if (name == "cce_va_unset") {
+        scatter_vnchwconv_b16(VA2, VA0, 1, 0, 0);
+    } else if (name == "cce_vcadd_mode") {
+        TBuf<TPosition::VECCALC> a;
+        pipe.InitBuffer(a, 256);
+        LocalTensor<float> x = a.Get<float>();
+        vcadd((__ubuf__ float*)x.GetPhyAddr(), (__ubuf__ float*)x.GetPhyAddr(), 1, 1, 1, 8, 1);
+    } else if (name == "cce_outside_ub") {
+        vtranspose((__ubuf__ uint16_t*)(uint64_t(192 * 1024 - 256)), (__ubuf__ uint16_t*)(uint64_t(0)));
     } else if (name == "untyped_dequeue_empty") {
         TQue<TPosition::VECIN, 1> q;
         pipe.InitBuffer(q, 1, 256);

@@ -1,0 +1,50 @@
+"""Raw vector intrinsics kernels call on __ubuf__ pointers (cce_vector.h): vector_dup, vcadd, vor,
+copy_ubuf_to_ubuf, vtranspose, set_va_reg_sb + scatter_vnchwconv_b16, against numpy; typed
+failures (unset VA register, unsupported vcadd mode, an address range past UB)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from .conftest import assert_fails
+
+
+def test_vector_dup_uses_the_mask_register(more_rows):
+    exp = np.full(256, -1.0)
+    exp[:16] = 7
+    np.testing.assert_array_equal(more_rows["cce_dup"], exp)
+
+
+def test_vcadd_sums_each_repeat(more_rows):
+    x = more_rows["cce_vcadd_in"]
+    exp = np.full(8, -1.0)
+    exp[:2] = [x[:64].sum(), x[64:].sum()]
+    np.testing.assert_array_equal(more_rows["cce_vcadd"], exp)
+
+
+def test_vor(more_rows):
+    a, b = more_rows["cce_vor_a"].astype(np.int16), more_rows["cce_vor_b"].astype(np.int16)
+    np.testing.assert_array_equal(more_rows["cce_vor"], a | b)
+
+
+def test_copy_ubuf_to_ubuf_bursts(more_rows):
+    x = more_rows["cce_vcadd_in"]
+    exp = np.full(32, -1.0)
+    exp[:8], exp[8:16] = x[:8], x[16:24]
+    np.testing.assert_array_equal(more_rows["cce_copy"], exp)
+
+
+def test_vtranspose_and_scatter_vnchwconv(more_rows):
+    x = more_rows["cce_tr_in"].reshape(16, 16)
+    np.testing.assert_array_equal(more_rows["cce_tr"].reshape(16, 16), x.T)
+    np.testing.assert_array_equal(more_rows["cce_scatter"].reshape(16, 16), x.T)
+
+
+@pytest.mark.parametrize("case, kind", [
+    ("cce_va_unset", "invalid_argument"),
+    ("cce_vcadd_mode", "unsupported"),
+    ("cce_outside_ub", "local_out_of_bounds"),
+])
+def test_intrinsic_failures_are_typed(more_exe, case, kind):
+    assert_fails(more_exe, case, kind)
