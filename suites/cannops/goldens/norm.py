@@ -165,18 +165,15 @@ def add_layer_norm_quant(x1, x2, gamma, beta, bias=None, scales1=None, scales2=N
 
 def quantize_add_layer_norm(x1, x2, gamma, beta, bias, scales, zero_points=None, y=None, x=None, dtype=2,
                             axis=-1, epsilon=1e-5, additional_output=False):
-    """x = x1 + x2 + bias; y = round(LayerNorm(x) * gamma + beta) * scale + offset) to int8, with one
-    (per-tensor) scale and offset: the first element of scales / zero_points; the product is
-    formed in float16 as the README's float16 quantisation path does."""
+    """x = x1 + x2 + bias; y = round(LayerNorm(x) * gamma + beta) / scales + zero_points) to int8,
+    scales / zero_points per channel (a one-element tensor: per tensor), as AscendQuant's
+    division by the scale."""
     s = _f(x1) + _f(x2) + _f(bias)
     g = _f(gamma)
     xn, _, _ = _layer_norm(s, g.ndim, float(epsilon))
-    yv = (xn * g + _f(beta)).astype(np.float16)
-    sc = np.float16(_f(scales).reshape(-1)[0])
+    yv = (xn * g + _f(beta)).astype(np.float32).astype(np.float64)
     zp = _opt(zero_points)
-    off = np.float16(zp.reshape(-1)[0]) if zp is not None else np.float16(0.0)
-    q = (yv * sc).astype(np.float16) + off
-    return [_q8(q.astype(np.float64)), s]
+    return [_q8(yv / _f(scales) + (zp if zp is not None else 0.0)), s]
 
 
 def dua_quantize_add_layer_norm(x1, x2, gamma, beta, bias, scales1, scales2, zero_points1=None, zero_points2=None,
