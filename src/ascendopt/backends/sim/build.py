@@ -67,6 +67,7 @@ _GE_MACROS = {
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
 _TILING_DEF = re.compile(r"BEGIN_TILING_DATA_DEF\s*\(\s*(\w+)\s*\)")
+_GERT_USE = re.compile(r"\bgert::")
 
 
 def _hash(*parts: str | bytes) -> str:
@@ -214,7 +215,7 @@ class SimBuilder:
                          *(k + "\0" + host_files[k] for k in sorted(host_files)))
         kernel_defines = self._kernel_defines(op, dtypes)
         kernel_key = _hash(self.toolchain_key, "kernel", " ".join(kernel_defines), *ext,
-                           " ".join(self._kernel_repo_flags(op)),
+                           " ".join(self._kernel_repo_flags(op)), self._wrapper(op, Path("/")),
                            *(k + "\0" + op.files[k] for k in sorted(self._kernel_inputs(op))))
         exe_key = _hash(host_key, kernel_key)
         exe_dir = self.cache_dir / "bin" / exe_key
@@ -418,6 +419,11 @@ class SimBuilder:
         usings = []
         headers = [(str(src_dir / h), op.files[h]) for h in op.tiling_headers()]
         headers += [(str(p), p.read_text(errors="replace")) for p in op.external_tiling_headers()]
+        if any(_GERT_USE.search(text) for _, text in headers):
+            # Tiling headers are host code: their host compiles see the gert contexts through the
+            # registry headers the .cpp includes first (real device builds never compile them).
+            lines += ['#include "exe_graph/runtime/tiling_context.h"',
+                      '#include "exe_graph/runtime/tiling_parse_context.h"']
         for path, text in headers:
             lines.append(f'#include "{path}"')
             if re.search(r"namespace\s+optiling", text):
