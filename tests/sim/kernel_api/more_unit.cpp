@@ -432,6 +432,32 @@ void Intrinsics(Ctx& c) {
     Row("cce_scatter", sd, 256);
 }
 
+// ------------------------------------------------------------------------------------ SoftMax
+void SoftMaxCases(Ctx& c) {
+    // [5, 16] float rows, all columns real; sum/max as [5, 8] blocks; shape from the tiling.
+    auto x = c.Alloc<float>(80), y = c.Alloc<float>(80), sm = c.Alloc<float>(40), mx = c.Alloc<float>(40);
+    for (int i = 0; i < 80; ++i) x.Data()[i] = float((i * 7) % 19) * 0.3f - 2.0f;
+    SoftMaxTiling tiling;
+    tiling.srcM = 5;
+    tiling.srcK = 16;
+    SoftMax(y, sm, mx, x, tiling);
+    Row("sm_x", x, 80);
+    Row("sm_y", y, 80);
+    Row("sm_sum", sm, 40);
+    Row("sm_max", mx, 40);
+    // [3, 16] half rows with 11 real columns (oriSrcK), float sum/max, in place, tmp buffer given.
+    auto h = c.Alloc<half>(48);
+    auto hs = c.Alloc<float>(24), hm = c.Alloc<float>(24);
+    auto tmp = c.Alloc<uint8_t>(1024);
+    for (int i = 0; i < 48; ++i) h.Data()[i] = half(float((i * 5) % 13) * 0.25f - 1.0f);
+    Row("smh_x", h, 48);
+    SoftMaxShapeInfo shape{3, 16, 3, 11};
+    SoftMax<half, float>(h, hs, hm, h, tmp, tiling, shape);
+    Row("smh_y", h, 48);
+    Row("smh_sum", hs, 24);
+    Row("smh_max", hm, 24);
+}
+
 void RunAll(void*) {
     Scalars();
     Queues();
@@ -442,6 +468,7 @@ void RunAll(void*) {
     SelectBytes(c);
     SumArange(c);
     Intrinsics(c);
+    SoftMaxCases(c);
 }
 
 void RunFail(void* arg) {
@@ -524,6 +551,13 @@ void RunFail(void* arg) {
         vcadd((__ubuf__ float*)x.GetPhyAddr(), (__ubuf__ float*)x.GetPhyAddr(), 1, 1, 1, 8, 1);
     } else if (name == "cce_outside_ub") {
         vtranspose((__ubuf__ uint16_t*)(uint64_t(192 * 1024 - 256)), (__ubuf__ uint16_t*)(uint64_t(0)));
+    } else if (name == "softmax_misaligned" || name == "softmax_out_of_bounds") {
+        TBuf<TPosition::VECCALC> a;
+        pipe.InitBuffer(a, 64 * 4);
+        LocalTensor<float> x = a.Get<float>();
+        SoftMaxTiling t;
+        SoftMaxShapeInfo s{4, name == "softmax_misaligned" ? 12u : 32u, 4, 12};
+        SoftMax(x, x, t, s);
     } else if (name == "untyped_dequeue_empty") {
         TQue<TPosition::VECIN, 1> q;
         pipe.InitBuffer(q, 1, 256);

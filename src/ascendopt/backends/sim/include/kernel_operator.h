@@ -23,6 +23,7 @@
 #include "ascendopt_kernel/select_bytes.h"
 #include "ascendopt_kernel/sum_arange.h"
 #include "ascendopt_kernel/cce_vector.h"
+#include "ascendopt_kernel/softmax.h"
 #include "ascendopt_kernel/cross_core.h"
 
 // Names the device toolchain declares at global scope (kernels call them unqualified without
