@@ -458,6 +458,18 @@ void SoftMaxCases(Ctx& c) {
     Row("smh_max", hm, 24);
 }
 
+// DataCopyPad with brace lists: four values are DataCopyParams, five DataCopyExtParams.
+void CopyPadBraces(Ctx& c) {
+    static std::vector<float> gm(64, -1.0f);
+    GlobalTensor<float> g = Gm(gm, "pad_out");
+    auto l = c.Alloc<float>(64);
+    for (int i = 0; i < 64; ++i) l.Data()[i] = float(i) + 0.5f;
+    DataCopyPad(g, l, {1, 40, 0, 0});        // DataCopyParams: 40 bytes
+    DataCopyPad(g[16], l[16], {1, 20, 0, 0, 0});  // DataCopyExtParams: 20 bytes
+    PipeBarrier<PIPE_ALL>();
+    Row("pad_braces", gm.data(), 64);
+}
+
 void RunAll(void*) {
     Scalars();
     Queues();
@@ -469,6 +481,7 @@ void RunAll(void*) {
     SumArange(c);
     Intrinsics(c);
     SoftMaxCases(c);
+    CopyPadBraces(c);
 }
 
 void RunFail(void* arg) {

@@ -44,3 +44,11 @@ def test_positional_queue_orders_the_copy_out(more_exe):
 ])
 def test_queue_misuse_is_typed(more_exe, case, kind):
     assert_fails(more_exe, case, kind)
+
+
+def test_datacopypad_brace_lists(more_rows):
+    # {1, 40, 0, 0} is a DataCopyParams (the toolkit's DataCopyExtParams needs all five values)
+    exp = np.full(64, -1.0)
+    exp[:10] = np.arange(10) + 0.5
+    exp[16:21] = np.arange(16, 21) + 0.5
+    np.testing.assert_array_equal(more_rows["pad_braces"], exp)
