@@ -201,6 +201,12 @@ class MemoryStore(RecordStore):
     def find_by_digest(self, digest_prefix: str) -> list[EvalRecord]:
         return self._records(lambda e: e[4]["digest"].startswith(digest_prefix))
 
+    def count(self, run_id: int, op: str | None = None, charged: bool = True) -> int:
+        # without rebuilding every record (the budget asks after each evaluation)
+        with self._lock:
+            return sum(1 for e in self._evals
+                       if e[1] == run_id and e[3] == bool(charged) and (op is None or e[4]["op_name"] == op))
+
 
 # ------------------------------------------------------------------------------ sqlite
 _SCHEMA_V1 = """
