@@ -470,8 +470,30 @@ void CopyPadBraces(Ctx& c) {
     Row("pad_braces", gm.data(), 64);
 }
 
+void ScalarForms() {
+    const float v[6] = {1.5f, 2.5f, -1.5f, -2.5f, 3.14159f, -0.4f};
+    double r[6], ce[6], fl[6], ri[6], hf[6];
+    for (int i = 0; i < 6; ++i) {
+        r[i] = Cast<float, int32_t, RoundMode::CAST_ROUND>(v[i]);
+        ce[i] = Cast<float, int32_t, RoundMode::CAST_CEIL>(v[i]);
+        fl[i] = ScalarCast<float, int32_t, RoundMode::CAST_FLOOR>(v[i]);
+        ri[i] = Cast<float, int32_t, RoundMode::CAST_RINT>(v[i]);
+        hf[i] = float(Cast<float, half, RoundMode::CAST_ODD>(v[i]));
+    }
+    Row("scast_in", v, 6);
+    Row("scast_round", r, 6);
+    Row("scast_ceil", ce, 6);
+    Row("scast_floor", fl, 6);
+    Row("scast_rint", ri, 6);
+    Row("scast_half", hf, 6);
+    int32_t a = 70;
+    int64_t b = 8;
+    Scalar("ceil_mixed", Ceil(a, b));  // 9
+}
+
 void RunAll(void*) {
     Scalars();
+    ScalarForms();
     Queues();
     Ctx c;
     TransData(c);

@@ -43,3 +43,18 @@ def test_kernel_two_type_ceildiv_wins(more_rows):
     assert more_rows["own_ceildiv2"][0] == 709
     assert more_rows["own_ceildiv2_same"][0] == 709
     assert more_rows["toolkit_ceildiv"][0] == 9
+
+
+def test_scalar_cast_and_mixed_ceil(more_rows):
+    x = more_rows["scast_in"].astype(np.float32)
+    np.testing.assert_array_equal(more_rows["scast_round"], np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5)))
+    np.testing.assert_array_equal(more_rows["scast_ceil"], np.ceil(x))
+    np.testing.assert_array_equal(more_rows["scast_floor"], np.floor(x))
+    np.testing.assert_array_equal(more_rows["scast_rint"], np.rint(x))
+    # round to odd: an inexact result keeps the neighbour whose last mantissa bit is 1
+    h = more_rows["scast_half"]
+    exact = x.astype(np.float16).astype(np.float32) == x
+    assert (h[exact] == x[exact]).all()
+    bits = h[~exact].astype(np.float16).view(np.uint16)
+    assert (bits & 1).all() and (np.abs(h[~exact] - x[~exact]) < 2e-3).all()
+    assert more_rows["ceil_mixed"][0] == 9

@@ -119,8 +119,12 @@ __aicore__ inline float ToFloat(const bfloat16_t& v) { return float(v); }
 __aicore__ inline bfloat16_t ToBfloat16(const float& v) { return bfloat16_t(v); }
 
 // Scalar helpers.
-template <typename T>
-__aicore__ inline T Ceil(T a, T b) { return (a + b - 1) / b; }
+// Scalar Ceil over mixed integer types (kernels call Ceil(int32_t, int64_t)); the result has the
+// first argument's type. Arithmetic arguments only (the vector Ceil(dst, src, ...) stays apart);
+// the trailing empty pack lets a kernel's own Ceil<T>(T, T) or Ceil<T1, T2>(T1, T2) win.
+template <typename T, typename U, typename... None,
+          std::enable_if_t<std::is_arithmetic_v<T> && std::is_arithmetic_v<U> && sizeof...(None) == 0, int> = 0>
+__aicore__ inline T Ceil(T a, U b, None...) { return T((a + T(b) - 1) / T(b)); }
 // AlignUp / DivCeil (mixed argument types): intrinsics.h.
 // Mixed argument types (the result has the first one's type). The trailing (empty) pack makes it
 // less specialized than any two-parameter template, so a kernel's own CeilDiv<T>(T, T) or
