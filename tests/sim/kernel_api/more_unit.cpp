@@ -491,6 +491,18 @@ void ScalarForms() {
     Scalar("ceil_mixed", Ceil(a, b));  // 9
 }
 
+void GatherbCases(Ctx& c) {
+    // 2 repeats x 8 blocks of 16 uint16 gathered from a 32-block source; dst block stride 2.
+    auto src = c.Alloc<uint16_t>(512), dst = c.Alloc<uint16_t>(512);
+    auto off = c.Alloc<uint32_t>(16);
+    for (int i = 0; i < 512; ++i) src.Data()[i] = uint16_t(i);
+    Fill(dst, 512, uint16_t(0xFFFF));
+    for (int k = 0; k < 16; ++k) off.Data()[k] = uint32_t(((k * 7 + 3) % 32) * 32);
+    Gatherb(dst, src, off, 2, GatherRepeatParams{2, 16});
+    Row("gb_off", off, 16);
+    Row("gb_dst", dst, 512);
+}
+
 void RunAll(void*) {
     Scalars();
     ScalarForms();
@@ -504,6 +516,7 @@ void RunAll(void*) {
     Intrinsics(c);
     SoftMaxCases(c);
     CopyPadBraces(c);
+    GatherbCases(c);
 }
 
 void RunFail(void* arg) {
@@ -593,6 +606,14 @@ void RunFail(void* arg) {
         SoftMaxTiling t;
         SoftMaxShapeInfo s{4, name == "softmax_misaligned" ? 12u : 32u, 4, 12};
         SoftMax(x, x, t, s);
+    } else if (name == "gatherb_misaligned") {
+        TBuf<TPosition::VECCALC> a, b, o;
+        pipe.InitBuffer(a, 1024);
+        pipe.InitBuffer(b, 1024);
+        pipe.InitBuffer(o, 64);
+        LocalTensor<uint32_t> ot = o.Get<uint32_t>();
+        for (int k = 0; k < 8; ++k) ot.Data()[k] = k == 5 ? 40u : 32u * k;
+        Gatherb(b.Get<uint16_t>(), a.Get<uint16_t>(), ot, 1, GatherRepeatParams{1, 8});
     } else if (name == "untyped_dequeue_empty") {
         TQue<TPosition::VECIN, 1> q;
         pipe.InitBuffer(q, 1, 256);

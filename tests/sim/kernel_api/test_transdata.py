@@ -58,3 +58,17 @@ def test_scalar_cast_and_mixed_ceil(more_rows):
     bits = h[~exact].astype(np.float16).view(np.uint16)
     assert (bits & 1).all() and (np.abs(h[~exact] - x[~exact]) < 2e-3).all()
     assert more_rows["ceil_mixed"][0] == 9
+
+
+def test_gatherb_blocks(more_rows):
+    src = np.arange(512).reshape(32, 16)
+    exp = np.full((32, 16), 0xFFFF)
+    off = more_rows["gb_off"].astype(int) // 32
+    for i in range(2):
+        for j in range(8):
+            exp[i * 16 + j * 2] = src[off[i * 8 + j]]
+    np.testing.assert_array_equal(more_rows["gb_dst"].reshape(32, 16), exp)
+
+
+def test_gatherb_misaligned_offset(more_exe):
+    assert_fails(more_exe, "gatherb_misaligned", "misaligned")

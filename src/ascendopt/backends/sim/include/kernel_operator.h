@@ -25,6 +25,7 @@
 #include "ascendopt_kernel/cce_vector.h"
 #include "ascendopt_kernel/softmax.h"
 #include "ascendopt_kernel/scalar_cast.h"
+#include "ascendopt_kernel/gatherb.h"
 #include "ascendopt_kernel/cross_core.h"
 
 // Names the device toolchain declares at global scope (kernels call them unqualified without
