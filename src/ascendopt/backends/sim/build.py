@@ -419,6 +419,10 @@ class SimBuilder:
         usings = []
         headers = [(str(src_dir / h), op.files[h]) for h in op.tiling_headers()]
         headers += [(str(p), p.read_text(errors="replace")) for p in op.external_tiling_headers()]
+        # The device build's DT_* macros are kernel-side only: host code such as tiling headers
+        # names ge::DT_FLOAT16 / ge::DataType::DT_FLOAT as enumerators.
+        for name in _GE_MACROS:
+            lines += [f'#pragma push_macro("{name}")', f"#undef {name}"]
         if any(_GERT_USE.search(text) for _, text in headers):
             # Tiling headers are host code: their host compiles see the gert contexts through the
             # registry headers the .cpp includes first (real device builds never compile them).
@@ -428,6 +432,7 @@ class SimBuilder:
             lines.append(f'#include "{path}"')
             if re.search(r"namespace\s+optiling", text):
                 usings += [f"using optiling::{n};" for n in _TILING_DEF.findall(text)]
+        lines += [f'#pragma pop_macro("{name}")' for name in _GE_MACROS]
         # Kernels name tiling structs unqualified (CANN generates them at global scope); a
         # blanket `using namespace optiling` would make host constants clash with kernel ones.
         lines += ["namespace optiling {}", *dict.fromkeys(usings),
