@@ -15,7 +15,9 @@ candidates; they never see the budget arithmetic or the store handle.
   only its host tiling (:meth:`~ascendopt.evaluate.evaluator.Evaluator.launch_key`). It runs
   the same device program as the candidate that was evaluated, so that evaluation answers it
   (recorded with ``same_as``). A real tuner pays an NPU run only for a new device program;
-  Stage II knobs often move a tile size within one alignment step.
+  Stage II knobs often move a tile size within one alignment step. With ``lazy_probes``
+  the same decisions are made probing only what still tells a candidate apart from the
+  evaluated ones (:mod:`ascendopt.evaluate.launch`).
 * Each evaluation is committed to the store as soon as it finishes, so an interrupted run
   (even ``kill -9``) resumes from the store: reopen the run with ``run_id`` and re-asked
   candidates come back as duplicates.
@@ -23,6 +25,7 @@ candidates; they never see the budget arithmetic or the store handle.
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
@@ -30,6 +33,7 @@ from typing import Any, Sequence
 from ascendopt.cases import Case
 from ascendopt.evaluate.evaluator import Evaluation, Evaluator
 from ascendopt.evaluate.executors import EvalTask, Executor, InlineExecutor
+from ascendopt.evaluate.launch import LaunchIndex
 from ascendopt.evaluate.store import RecordStore, StoreError
 from ascendopt.operator import Operator
 
@@ -80,11 +84,18 @@ class BudgetedEvaluator:
         equivalence: Answer candidates that launch the same device program as an evaluated
             one from the records (needs a backend that runs the tiling alone; off: only
             identical sources are answered).
+        lazy_probes: Decide equivalence with a :class:`~ascendopt.evaluate.launch.LaunchIndex`
+            (no tiling probe for a candidate whose binaries no evaluated one shares; then
+            case by case, only while an evaluated one still agrees) instead of a full launch
+            key per candidate: the same candidates are answered by the same evaluations, but
+            a candidate not probed on every case is recorded without its launch key, so later
+            runs on the same store cannot be answered by it. Only taken when the store holds
+            no run but this one (on a shared store every candidate is fully probed).
     """
 
     def __init__(self, evaluator: Evaluator, store: RecordStore, budget: int | None = None,
                  executor: Executor | None = None, run_id: int | None = None, run_label: str = "",
-                 run_config: dict[str, Any] | None = None, equivalence: bool = True):
+                 run_config: dict[str, Any] | None = None, equivalence: bool = True, lazy_probes: bool = False):
         if budget is not None and budget < 0:
             raise ValueError("budget must be >= 0")
         self.evaluator = evaluator
@@ -109,6 +120,9 @@ class BudgetedEvaluator:
             cfg = {"eval": evaluator.config.to_dict(), "budget": budget, "backend": evaluator.backend_name,
                    "soc": evaluator.soc_name, **(run_config or {})}
             self.run_id = store.create_run(run_label or "", cfg)
+        self.lazy_probes = bool(lazy_probes and equivalence and evaluator.backend.supports_tiling
+                                and all(r.id == self.run_id for r in store.list_runs()))
+        self._indexes: dict[str, LaunchIndex] = {}
 
     # -------------------------------------------------------------------------- budget
     def report(self, op_name: str) -> BudgetReport:
@@ -147,7 +161,11 @@ class BudgetedEvaluator:
         task_index: list[int] = []
         followers: dict[int, list[int]] = {}
         short: tuple[str, int] | None = None
-        self._prepare_launch_keys(ops, cases, key)
+        index = self._index(cases, key)
+        if index is None:
+            self._prepare_launch_keys(ops, cases, key)
+        else:
+            self._prepare_families(ops, index, key)
         for i, op in enumerate(ops):
             if op.digest in first_in_batch:  # asked twice in this batch: answer after the first
                 followers.setdefault(first_in_batch[op.digest], []).append(i)
@@ -155,18 +173,31 @@ class BudgetedEvaluator:
             known = self.store.find_evaluation(op.digest, key)
             if known is not None:
                 results[i] = self._record_duplicate(op, known)
+                if index is not None:
+                    index.known(op, known)
                 if (op.name, op.digest) in self._to_replay:
                     self._to_replay.discard((op.name, op.digest))
                     self.replayed[op.name] = self.replayed.get(op.name, 0) + 1
                 continue
-            launch = self._launch_key(op, cases, key)
-            if launch in first_in_batch:
-                followers.setdefault(first_in_batch[launch], []).append(i)
-                continue
-            same = self.store.find_by_launch(launch, key) if launch else None
-            if same is not None:
-                results[i] = self._record_duplicate(op, same)
-                continue
+            launch = None
+            if index is not None:
+                member = index.match(op)
+                if member is not None and member.batch_index is not None:
+                    followers.setdefault(member.batch_index, []).append(i)
+                    continue
+                if member is not None:
+                    assert member.evaluation is not None
+                    results[i] = self._record_duplicate(op, member.evaluation)
+                    continue
+            else:
+                launch = self._launch_key(op, cases, key)
+                if launch in first_in_batch:
+                    followers.setdefault(first_in_batch[launch], []).append(i)
+                    continue
+                same = self.store.find_by_launch(launch, key) if launch else None
+                if same is not None:
+                    results[i] = self._record_duplicate(op, same)
+                    continue
             if op.name not in remaining:
                 remaining[op.name] = self.remaining(op.name)
             left = remaining[op.name]
@@ -179,17 +210,25 @@ class BudgetedEvaluator:
             if launch:
                 first_in_batch[launch] = i
                 launch_of[i] = launch
+            if index is not None:
+                index.add(op, batch_index=i)
             self.store.put_sources(op.digest, op.files)
             tasks.append(EvalTask(op, cases, self.evaluator.seed_for(op), key))
             task_index.append(i)
-        for j, ev in self.executor.run(self.evaluator, tasks):
-            i = task_index[j]
-            ev.duplicate = False
-            ev.launch_key = launch_of.get(i, "")
-            self.store.add_evaluation(self.run_id, ev, charged=True)  # committed here
-            results[i] = ev
-            for k in followers.get(i, []):
-                results[k] = self._record_duplicate(ops[k], ev)
+        try:
+            for j, ev in self.executor.run(self.evaluator, tasks):
+                i = task_index[j]
+                ev.duplicate = False
+                ev.launch_key = launch_of.get(i, "") if index is None else index.key(ops[i])
+                if index is not None:  # a copy, as the store would return it
+                    index.evaluated(ops[i], Evaluation.from_dict(json.loads(json.dumps(ev.to_dict(), default=str))))
+                self.store.add_evaluation(self.run_id, ev, charged=True)  # committed here
+                results[i] = ev
+                for k in followers.get(i, []):
+                    results[k] = self._record_duplicate(ops[k], ev)
+        finally:
+            if index is not None:
+                index.drop_pending()
         if short is not None:
             name, budget = short
             raise BudgetExhausted(name, budget, self.store.count(self.run_id, name), results)
@@ -204,6 +243,20 @@ class BudgetedEvaluator:
         if len(need) > 1:
             with ThreadPoolExecutor(max_workers=len(need), thread_name_prefix="ao-launch") as pool:
                 list(pool.map(lambda op: self._launch_key(op, cases, key), need.values()))
+
+    def _index(self, cases: tuple[Case, ...], key: str) -> LaunchIndex | None:
+        if not self.lazy_probes:
+            return None
+        if key not in self._indexes:
+            self._indexes[key] = LaunchIndex(self.evaluator, cases)
+        return self._indexes[key]
+
+    def _prepare_families(self, ops: Sequence[Operator], index: LaunchIndex, key: str) -> None:
+        """The builds of a batch's unknown candidates, concurrently (what a launch needs first)."""
+        need = {op.digest: op for op in ops if self.store.find_evaluation(op.digest, key) is None}
+        if len(need) > 1:
+            with ThreadPoolExecutor(max_workers=len(need), thread_name_prefix="ao-launch") as pool:
+                list(pool.map(index.family, need.values()))
 
     def _launch_key(self, op: Operator, cases: tuple[Case, ...], key: str) -> str | None:
         if not self.equivalence:

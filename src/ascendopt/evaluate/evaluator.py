@@ -192,6 +192,15 @@ def _file_hash(path: str) -> str:
         return "missing"
 
 
+def _host_fingerprint(op: Operator) -> str:
+    """What the host objects of a build are made from: the op_host sources and the external
+    files they read."""
+    h = hashlib.sha256(op.external_fingerprint.encode())
+    for k in sorted(op.host_files()):
+        h.update(k.encode() + b"\0" + op.files[k].encode() + b"\0")
+    return h.hexdigest()
+
+
 def _inputs_fingerprint(case: Case) -> list[tuple]:
     """What about a case's inputs decides their generated values (with the seed)."""
     return [(t.key, t.dtype, list(t.shape), t.format, t.distribution, list(t.value_range),
@@ -283,6 +292,10 @@ class Evaluator:
         self.soc_name = ident["soc"]
         self._identity = ident
         self.launch_inputs = InputCache()
+        #: Fingerprints of host sources this evaluator has built successfully (their host
+        #: objects are in the build cache): a candidate with such host files builds all its
+        #: dtype combinations at once (:meth:`_builds`).
+        self._built_hosts: set[str] = set()
 
     # ----------------------------------------------------------------------------- keys
     def config_key(self, cases: Sequence[Case]) -> str:
@@ -307,36 +320,54 @@ class Evaluator:
         kernel). Candidates with equal keys get equal evaluations, so one answers the other.
 
         None when the backend cannot run the tiling alone, or when a build or a tiling fails
-        (the candidate is then simply evaluated).
+        (the candidate is then simply evaluated). It is :meth:`launch_key_of` the
+        :meth:`launch_part` of every case (what :class:`~ascendopt.evaluate.launch.LaunchIndex`
+        computes case by case).
         """
+        builds = self.launch_builds(op, cases)
+        if builds is None:
+            return None
+        with ThreadPoolExecutor(max_workers=self.config.jobs or os.cpu_count() or 1) as pool:
+            parts = list(pool.map(lambda i: self.launch_part(op, cases, i, builds), range(len(cases))))
+        return self.launch_key_of(cases, parts)
+
+    def launch_builds(self, op: Operator, cases: Sequence[Case]) -> dict[tuple, BuildResult] | None:
+        """The builds a launch key is made from, by dtype combination (``sorted(case_dtypes)``
+        items); None when the backend cannot run the tiling alone, there are no cases, the
+        candidate is malformed or a build fails. Their keys name the kernel binaries: candidates
+        whose builds differ never share a launch key."""
         if not self.backend.supports_tiling or not cases:
             return None
         try:
             op.op_type, op.kernel_file  # noqa: B018 - validates the candidate's structure
         except OperatorError:
             return None
-        builds: dict[tuple, BuildResult] = {}
-        for case in cases:
-            combo = tuple(sorted(case_dtypes(case).items()))
-            if combo not in builds:
-                builds[combo] = self._build(op, dict(combo))
-                if not builds[combo].ok or not builds[combo].key:
-                    return None
-
-        def launch(i: int, case: Case) -> list[Any] | None:
-            b = builds[tuple(sorted(case_dtypes(case).items()))]
-            try:
-                inputs = self.launch_inputs.get(case, self.config.seed + i)
-            except CaseError:
-                return None
-            got = self.backend.tiling(b, op, case, inputs, timeout_s=self.config.run_timeout_s)
-            return [b.key, case.name, got.fields] if got.ok else None
-
+        combos = list(dict.fromkeys(tuple(sorted(case_dtypes(c).items())) for c in cases))
         with ThreadPoolExecutor(max_workers=self.config.jobs or os.cpu_count() or 1) as pool:
-            parts = list(pool.map(launch, range(len(cases)), cases))
+            builds = self._builds(op, combos, pool, stop_at_failure=True)
+        if len(builds) < len(combos) or any(not b.ok or not b.key for b in builds.values()):
+            return None
+        return builds
+
+    def launch_part(self, op: Operator, cases: Sequence[Case], i: int,
+                    builds: dict[tuple, BuildResult]) -> list[Any] | None:
+        """Case ``i``'s share of the launch key: its binary's key, its name and the launch its
+        host tiling asks for (a tiling-only run on the case's seeded inputs); None when the
+        tiling fails."""
+        case = cases[i]
+        b = builds[tuple(sorted(case_dtypes(case).items()))]
+        try:
+            inputs = self.launch_inputs.get(case, self.config.seed + i)
+        except CaseError:
+            return None
+        got = self.backend.tiling(b, op, case, inputs, timeout_s=self.config.run_timeout_s)
+        return [b.key, case.name, got.fields] if got.ok else None
+
+    def launch_key_of(self, cases: Sequence[Case], parts: Sequence[list[Any] | None]) -> str | None:
+        """The launch key made of every case's :meth:`launch_part` (None if one is None)."""
         if any(p is None for p in parts):
             return None
-        blob = json.dumps([self.config_key(cases), parts], sort_keys=True, default=str)
+        blob = json.dumps([self.config_key(cases), list(parts)], sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
     # ------------------------------------------------------------------------- evaluate
@@ -375,11 +406,7 @@ class Evaluator:
             # 1. builds, one per dtype combination, concurrently.
             t = time.perf_counter()
             combos = list(dict.fromkeys(tuple(sorted(case_dtypes(c).items())) for c in (*cases, *bench)))
-            # The first build compiles the (dtype-independent) host objects; the others then
-            # only compile their kernel and relink, concurrently.
-            builds = {combos[0]: self._build(op, dict(combos[0]))} if combos else {}
-            rest = combos[1:] if (not cfg.fail_fast or not combos or builds[combos[0]].ok) else []
-            builds.update(zip(rest, pool.map(lambda k: self._build(op, dict(k)), rest)))
+            builds = self._builds(op, combos, pool, stop_at_failure=cfg.fail_fast)
             timings["build_s"] = time.perf_counter() - t
             for key in builds:
                 b = builds[key]
@@ -451,6 +478,28 @@ class Evaluator:
 
     def _build(self, op: Operator, dtypes: dict[str, str]) -> BuildResult:
         return timed_build(self.backend, op, dtypes)
+
+    def _builds(self, op: Operator, combos: Sequence[tuple], pool: ThreadPoolExecutor,
+                stop_at_failure: bool = True) -> dict[tuple, BuildResult]:
+        """One build per dtype combination, in ``combos`` order (with ``stop_at_failure``, none
+        after a failing first one). Every combination shares the (dtype-independent) host
+        objects: when this evaluator has not built the candidate's host sources yet, the
+        first build compiles them alone and the others then only compile their kernel and
+        relink, concurrently; when it has (a kernel rewrite, a repeated candidate), all
+        combinations build at once. Builds are content-addressed, so the order changes only
+        the wall time, never a result."""
+        if not combos:
+            return {}
+        host = _host_fingerprint(op)
+        builds: dict[tuple, BuildResult] = {}
+        rest = list(combos)
+        if host not in self._built_hosts:
+            builds[rest[0]] = self._build(op, dict(rest[0]))
+            rest = rest[1:] if (builds[rest[0]].ok or not stop_at_failure) else []
+        builds.update(zip(rest, pool.map(lambda k: self._build(op, dict(k)), rest)))
+        if any(b.ok for b in builds.values()):
+            self._built_hosts.add(host)
+        return {k: builds[k] for k in combos if k in builds}
 
     @staticmethod
     def _fail_from(ev: Evaluation, results: Sequence[CaseResult], prefix: str = "") -> bool:
