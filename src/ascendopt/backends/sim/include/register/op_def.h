@@ -17,6 +17,7 @@
 #include "ascendopt_host/gert.h"
 #include "graph/types.h"
 #include "register/op_impl_registry.h"
+#include "register/op_scalar_var.h"
 
 namespace ops {
 
@@ -63,8 +64,18 @@ public:
     }
     OpParamDef& To(ge::DataType) { return *this; }
     OpParamDef& To(const char*) { return *this; }
-    template <typename... T>
-    OpParamDef& InitValue(const T&...) {
+    // The documented forms: 0 (zero the output before the kernel), one typed value, or one per
+    // dtype/format combination. Recorded (AoInitValue); the runner does not pre-fill yet.
+    OpParamDef& InitValue(uint64_t) {
+        init_value_ = true;
+        return *this;
+    }
+    OpParamDef& InitValue(const ScalarVar&) {
+        init_value_ = true;
+        return *this;
+    }
+    OpParamDef& InitValue(const std::vector<ScalarVar>&) {
+        init_value_ = true;
         return *this;
     }
     OpParamDef& OutputShapeDependOnCompute() { return *this; }
@@ -80,6 +91,7 @@ public:
     const std::vector<ge::Format>& AoFormats() const { return formats_; }
     bool AoValueDepend() const { return value_depend_; }
     bool AoScalar() const { return scalar_; }
+    bool AoInitValue() const { return init_value_; }
 
 private:
     std::string name_;
@@ -89,6 +101,7 @@ private:
     bool dtype_list_ = false;
     bool value_depend_ = false;
     bool scalar_ = false;
+    bool init_value_ = false;
 };
 
 class OpAttrDef {
