@@ -68,6 +68,14 @@ _GE_MACROS = {
 _INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
 _TILING_DEF = re.compile(r"BEGIN_TILING_DATA_DEF\s*\(\s*(\w+)\s*\)")
 _GERT_USE = re.compile(r"\bgert::")
+# The device compiler's launch form `kernel<<<blockDim, l2ctrl, stream>>>(args)`.
+_CCE_LAUNCH = re.compile(r"\b([A-Za-z_]\w*)\s*<<<([^;{}]*?)>>>\s*\(")
+
+
+def _lower_cce_launches(text: str) -> str:
+    """`k<<<cfg>>>(args)` -> `::ao::rt::CceLaunch(k, cfg)(args)`, keeping line numbers."""
+    return _CCE_LAUNCH.sub(lambda m: f"::ao::rt::CceLaunch({m.group(1)}, {' '.join(m.group(2).split())})("
+                           + "\n" * m.group(0).count("\n"), text)
 
 
 def _hash(*parts: str | bytes) -> str:
@@ -436,9 +444,15 @@ class SimBuilder:
         # Kernels name tiling structs unqualified (CANN generates them at global scope); a
         # blanket `using namespace optiling` would make host constants clash with kernel ones.
         lines += ["namespace optiling {}", *dict.fromkeys(usings),
-                  f"#define {op.kernel_entry} ascendopt_kernel_entry",
-                  f'#include "{src_dir / op.kernel_file}"',
-                  f"#undef {op.kernel_entry}",
+                  f"#define {op.kernel_entry} ascendopt_kernel_entry"]
+        kernel_text = op.files[op.kernel_file]
+        if _CCE_LAUNCH.search(kernel_text):
+            # g++ cannot parse the launch syntax: the kernel file's text, lowered, in place.
+            lines += ['#include "ascendopt_kernel/cce_launch.h"', f'#line 1 "{src_dir / op.kernel_file}"',
+                      _lower_cce_launches(kernel_text), '#line 1 "kernel_wrapper.cpp"']
+        else:
+            lines.append(f'#include "{src_dir / op.kernel_file}"')
+        lines += [f"#undef {op.kernel_entry}",
                   "#include <utility>",
                   "namespace {",
                   "template <typename... A> constexpr int AoArity(void (*)(A...)) { return int(sizeof...(A)); }",
