@@ -9,6 +9,7 @@ from typing import Any, Callable, Iterable
 from ascendopt.backends.base import BuildResult, RunResult, Status
 from ascendopt.cases import Case, CaseError, compare, make_inputs
 from ascendopt.cases.golden_worker import golden_worker
+from ascendopt.evaluate.outputs import compare_output
 from ascendopt.operator import Operator
 
 
@@ -97,7 +98,7 @@ def check_case(backend: Any, op: Operator, case: Case, build: BuildResult, seed:
     worst_abs = worst_rel = worst_ratio = 0.0
     failures = []
     for spec, exp in zip(case.outputs, expected):  # a list output: each of its tensors
-        cmp = compare(rr.outputs[spec.key], exp, spec.dtype, rtol=rtol, atol=atol)
+        cmp = compare_output(rr.outputs[spec.key], exp, spec.dtype, rtol=rtol, atol=atol)
         worst_abs = max(worst_abs, cmp.max_abs_err)
         worst_rel = max(worst_rel, cmp.max_rel_err)
         worst_ratio = max(worst_ratio, cmp.mismatch_ratio)
