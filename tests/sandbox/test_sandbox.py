@@ -22,7 +22,7 @@ KERNEL = "op_kernel/scale_copy.cpp"
 HOST = "op_host/scale_copy.cpp"
 ENTRY = "GET_TILING_DATA(tilingData, tiling);"
 HEADERS = ("#include <fcntl.h>\n#include <unistd.h>\n#include <sys/socket.h>\n#include <sys/syscall.h>\n"
-           "#include <cstdio>\n#include <cstdlib>\n")
+           "#include <sys/stat.h>\n#include <cstdio>\n#include <cstdlib>\n")
 
 
 @pytest.fixture(scope="module")
@@ -88,12 +88,58 @@ def test_sandbox_violation_is_the_evaluations_error_kind(backend, base, cases):
     ("connect(-1, nullptr, 0);", "connect"),  # the runner shares the network namespace: no socket call works
     ("syscall(SYS_io_uring_setup, 1, nullptr);", "io_uring_setup"),
     ("open((const char*)8, O_WRONLY);", "openat"),  # an unreadable path: still a named violation
+    # the driver reads the outputs back: they cannot be swapped for a link to a host file or a FIFO
+    ('unlink("out0.bin"); symlink("/etc/passwd", "out0.bin");', 'unlink'),
+    ('symlink("/etc/passwd", "evil.bin");', 'symlink'),
+    ('mkfifo("fifo.bin", 0600);', 'mknod'),
+    ('rename("in0.bin", "out0.bin");', 'rename'),
     ('fopen("/etc/hostname", "w");', '"/etc/hostname"'),
 ])
 def test_runner_violations_are_named(backend, base, cases, code, named):
     res = run(backend, in_kernel(base, code), cases)
     assert (res.status, res.error_kind) == ("runtime_error", "sandbox_violation"), res.message
     assert named in res.message
+
+
+def _collect_in_time(backend, work, case):
+    """backend._collect on a crafted scratch directory, in a thread: a FIFO must not block it."""
+    import subprocess
+    import threading
+
+    out: list = []
+    proc = subprocess.CompletedProcess([], 0, "", "")
+    t = threading.Thread(target=lambda: out.append(backend._collect(work, proc, case, 0.0)), daemon=True)
+    t.start()
+    t.join(10)
+    assert out, "the driver blocked reading the run's files"
+    return out[0]
+
+
+@pytest.mark.parametrize("what", ["symlink", "fifo", "short"])
+@pytest.mark.parametrize("which", ["out0.bin", "result.json"])
+def test_the_driver_reads_only_regular_scratch_files(backend, cases, tmp_path, what, which):
+    """Whatever a candidate (unconfined, --unsafe-no-sandbox) leaves in its scratch directory,
+    the driver neither follows a link out of it, nor blocks on a FIFO, nor fails on a short
+    output: the run is a runtime error."""
+    case = cases["small_tail"]
+    secret = tmp_path / "secret.bin"
+    secret.write_bytes(b"TOPSECRET" * 1000)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "result.json").write_text('{"status": "ok", "task_duration_us": 1.0}')
+    [spec] = case.outputs
+    nbytes = int(__import__("numpy").prod(spec.shape)) * 4
+    (work / "out0.bin").write_bytes(bytes(nbytes))
+    (work / which).unlink()
+    if what == "symlink":
+        (work / which).symlink_to(secret)
+    elif what == "fifo":
+        os.mkfifo(work / which)
+    else:
+        (work / which).write_bytes(b"{" if which == "result.json" else bytes(nbytes // 2))
+    res = _collect_in_time(backend, work, case)
+    assert res.status.value == "runtime_error", (res.status, res.message)
+    assert "TOPSECRET" not in res.message
 
 
 def test_files_outside_the_sandbox_are_not_there(backend, base, cases, tmp_path):

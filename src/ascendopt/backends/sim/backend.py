@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -139,9 +141,14 @@ class SimBackend(Backend):
                                  seconds=time.perf_counter() - t0)
             result = self._collect(work, proc, case, time.perf_counter() - t0)
             if trace_path is not None and (work / "trace.csv").exists():
-                Path(trace_path).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(work / "trace.csv", trace_path)
-                result.profile["trace_path"] = str(trace_path)
+                try:
+                    with _open_scratch(work / "trace.csv") as src:
+                        Path(trace_path).parent.mkdir(parents=True, exist_ok=True)
+                        with open(trace_path, "wb") as dst:
+                            shutil.copyfileobj(src, dst)
+                    result.profile["trace_path"] = str(trace_path)
+                except OSError:
+                    pass  # no trace (not a regular file): the run itself stands
             return result
         finally:
             shutil.rmtree(work, ignore_errors=True)
@@ -161,8 +168,8 @@ class SimBackend(Backend):
             except subprocess.TimeoutExpired:
                 return Launch(Status.TIMEOUT, f"the tiling did not finish within {timeout_s:g} s")
             try:
-                res = json.loads((work / "result.json").read_text())
-            except (OSError, json.JSONDecodeError):
+                res = json.loads(_read_scratch(work / "result.json", _RESULT_MAX_BYTES))
+            except (OSError, ValueError):
                 tail = "\n".join(proc.stderr.strip().splitlines()[-3:])
                 return Launch(Status.RUNTIME_ERROR, f"the tiling run exited with {proc.returncode} without a "
                                                     f"result\n{tail}".strip())
@@ -225,13 +232,18 @@ class SimBackend(Backend):
         return path
 
     def _collect(self, work: Path, proc: subprocess.CompletedProcess, case: Case, seconds: float) -> RunResult:
-        result_file = work / "result.json"
         res: dict[str, Any] = {}
-        if result_file.exists():
-            try:
-                res = json.loads(result_file.read_text())
-            except json.JSONDecodeError:
-                res = {}
+        unreadable = ""
+        try:
+            res = json.loads(_read_scratch(work / "result.json", _RESULT_MAX_BYTES))
+        except FileNotFoundError:
+            pass
+        except OSError as e:  # a symlink, FIFO or device the candidate put there, or oversized
+            unreadable = f"the result file is unreadable: {e.strerror or e}"
+        except ValueError:  # not JSON (or not UTF-8)
+            res = {}
+        if not isinstance(res, dict):
+            res = {}
         common = dict(block_dim=int(res.get("block_dim", 0)), tiling_key=int(res.get("tiling_key", 0)),
                       seconds=seconds, warnings=_warnings(res))
         if proc.returncode < 0:
@@ -250,12 +262,22 @@ class SimBackend(Backend):
         if status != "ok":
             tail = "\n".join(proc.stderr.strip().splitlines()[-5:])
             kind = "bad_alloc" if "bad_alloc" in proc.stderr else "runner"
+            why = f" ({unreadable})" if unreadable else ""
             return RunResult(Status.RUNTIME_ERROR, kind,
-                             f"runner exited with code {proc.returncode} without a result\n{tail}".strip(), **common)
+                             f"runner exited with code {proc.returncode} without a result{why}\n{tail}".strip(),
+                             **common)
         outputs = {}
         for i, spec in enumerate(case.outputs):
-            data = np.fromfile(work / f"out{i}.bin", dtype=spec.np_dtype)
-            outputs[spec.key] = data.reshape(spec.shape)
+            want = int(np.prod(spec.shape, dtype=np.int64)) * np.dtype(spec.np_dtype).itemsize
+            try:
+                raw = _read_scratch(work / f"out{i}.bin", want)
+            except OSError as e:
+                return RunResult(Status.RUNTIME_ERROR, "runner", f"output {spec.key} is unreadable: "
+                                                                 f"{e.strerror or e}", **common)
+            if len(raw) != want:
+                return RunResult(Status.RUNTIME_ERROR, "runner", f"output {spec.key} has {len(raw)} bytes, "
+                                                                 f"expected {want}", **common)
+            outputs[spec.key] = np.frombuffer(raw, dtype=spec.np_dtype).reshape(spec.shape).copy()
         profile = {k: res[k] for k in ("cores", "max_core_cycles", "clock_ghz", "workspace_bytes", "tiling_bytes",
                                        "inferred_output_shapes", "gm_bytes_total", "l2_hit_bytes", "vector_elems",
                                        "cube_fractals", "launch_overhead_us", "hbm_bytes_total", "task_cycles")
@@ -287,11 +309,40 @@ def _warnings(res: dict[str, Any]) -> list[dict[str, Any]]:
 _OUTPUT_TAIL_BYTES = 64 << 10
 
 
+_RESULT_MAX_BYTES = 256 << 20
+
+
+def _open_scratch(path: Path) -> IO[bytes]:
+    """Opens a file of a run's scratch directory for reading, if it is a regular file: never
+    through a symlink, nor a FIFO (which would block the driver) or device the candidate put
+    there in its place. Raises OSError otherwise."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, f"{path.name} is not a regular file")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _read_scratch(path: Path, limit: int) -> bytes:
+    """The contents of a scratch file (:func:`_open_scratch`), at most `limit` bytes (more is
+    an error, never read)."""
+    with _open_scratch(path) as f:
+        if os.fstat(f.fileno()).st_size > limit:
+            raise OSError(errno.EFBIG, f"{path.name} is larger than {limit} bytes")
+        return f.read(limit + 1)
+
+
 def _tail(path: Path) -> str:
-    with path.open("rb") as f:
-        f.seek(0, 2)
-        f.seek(max(0, f.tell() - _OUTPUT_TAIL_BYTES))
-        return f.read().decode("utf-8", errors="replace")
+    try:
+        with _open_scratch(path) as f:
+            f.seek(0, 2)
+            f.seek(max(0, f.tell() - _OUTPUT_TAIL_BYTES))
+            return f.read().decode("utf-8", errors="replace")
+    except OSError as e:
+        return f"({path.name} unreadable: {e.strerror or e})"
 
 
 def _run_bounded(cmd: list[str], work: Path, timeout_s: float, memory_bytes: int,

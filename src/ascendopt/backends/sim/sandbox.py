@@ -84,13 +84,18 @@ _RUNNER_FILES = ("/etc/ld.so.cache",)  # the dynamic loader's; the runner reads 
 _RUNNER_DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom")
 # Trapped (SIGSYS) for the runner; each has no use in a kernel or a tiling function. The
 # network calls besides socket/socketpair matter because the runner shares the network
-# namespace: it holds no socket, and these make sure none is ever used.
+# namespace: it holds no socket, and these make sure none is ever used. The runner cannot
+# create, remove or rename directory entries either (it writes only the files opened for it).
 _TRAPPED = ("fork", "vfork", "socket", "socketpair", "connect", "bind", "listen", "accept", "accept4",
             "sendto", "sendmsg", "sendmmsg", "ptrace", "process_vm_readv", "process_vm_writev",
             "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "keyctl", "add_key", "request_key",
             "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "kexec_load", "init_module",
             "finit_module", "delete_module", "open_by_handle_at", "name_to_handle_at", "fanotify_init",
-            "memfd_create", "pidfd_open", "pidfd_getfd", "execveat")
+            "memfd_create", "pidfd_open", "pidfd_getfd", "execveat",
+            # Directory entries: the driver reads the scratch files the runner wrote, which the
+            # runner must not swap for a symlink to a host file, a FIFO or a device.
+            "unlink", "unlinkat", "rename", "renameat", "renameat2", "symlink", "symlinkat", "link",
+            "linkat", "mknod", "mknodat", "mkdir", "mkdirat", "rmdir")
 _CLONE_THREAD = 0x00010000
 
 

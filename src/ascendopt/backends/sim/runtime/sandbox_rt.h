@@ -138,6 +138,39 @@ inline const CallInfo* Calls(size_t& count) {
 #ifdef SYS_execveat
         {SYS_execveat, "execveat", 1},
 #endif
+        // directory entries (bwrap's filter): the driver reads what the runner leaves in scratch
+#ifdef SYS_unlink
+        {SYS_unlink, "unlink", 0},
+#endif
+        {SYS_unlinkat, "unlinkat", 1},
+#ifdef SYS_rename
+        {SYS_rename, "rename", 0},
+#endif
+#ifdef SYS_renameat
+        {SYS_renameat, "renameat", 1},
+#endif
+#ifdef SYS_renameat2
+        {SYS_renameat2, "renameat2", 1},
+#endif
+#ifdef SYS_symlink
+        {SYS_symlink, "symlink", 1},
+#endif
+        {SYS_symlinkat, "symlinkat", 2},
+#ifdef SYS_link
+        {SYS_link, "link", 1},
+#endif
+        {SYS_linkat, "linkat", 3},
+#ifdef SYS_mknod
+        {SYS_mknod, "mknod", 0},
+#endif
+        {SYS_mknodat, "mknodat", 1},
+#ifdef SYS_mkdir
+        {SYS_mkdir, "mkdir", 0},
+#endif
+        {SYS_mkdirat, "mkdirat", 1},
+#ifdef SYS_rmdir
+        {SYS_rmdir, "rmdir", 0},
+#endif
     };
     count = sizeof calls / sizeof calls[0];
     return calls;
