@@ -184,8 +184,11 @@ def _run(task: PairTask, emit: Emit, profiles: Path) -> tuple[Any, dict[str, str
     if task.prior:
         run_id = store.create_run(op.name, {"command": "bench", "resumed": True})
         store.preload(run_id, task.prior)
+    # the pair's store holds its own run only: equivalence needs no full tiling probe of every
+    # candidate (the same candidates are answered; ascendopt.evaluate.launch)
     beval = BudgetedEvaluator(evaluator, store, budget=task.budget, run_id=run_id, run_label=op.name,
-                              run_config={"command": "bench", "method": task.method, "seed": task.seed})
+                              run_config={"command": "bench", "method": task.method, "seed": task.seed},
+                              lazy_probes=True)
     bank = ExperienceBank.open_default() if method.uses_bank else None
     try:
         ctx = MethodContext(op, cases, beval, _rewriter(task.llm), bank, task.seed)
