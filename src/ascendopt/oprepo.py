@@ -44,6 +44,10 @@ class OpRepo:
         host_sources: Shared sources outside the operator directory that the build links
             into the operator's tiling library.
         host_defines: Compile definitions of the host compile (``NAME=VALUE``).
+        host_own_sources: The operator's own host sources (``op_host/...``, relative to its
+            directory) that its ``CMakeLists.txt`` adds to a host target (every target but the
+            ``opapi`` aclnn library); empty when it names none (then every source is built).
+            Sources it does not name (stale copies) are not part of the real build.
     """
 
     src: Path
@@ -51,12 +55,14 @@ class OpRepo:
     kernel_include_dirs: tuple[Path, ...] = ()
     host_sources: tuple[Path, ...] = ()
     host_defines: tuple[str, ...] = ()
+    host_own_sources: tuple[str, ...] = ()
 
     def describe(self) -> str:
         """One canonical text of the conventions (part of build keys)."""
         return "\n".join(["src=" + str(self.src), *("hi=" + str(d) for d in self.host_include_dirs),
                           *("ki=" + str(d) for d in self.kernel_include_dirs),
-                          *("hs=" + str(s) for s in self.host_sources), *("hd=" + d for d in self.host_defines)])
+                          *("hs=" + str(s) for s in self.host_sources), *("hd=" + d for d in self.host_defines),
+                          *("ho=" + s for s in self.host_own_sources)])
 
 
 def find_repo(op_dir: str | Path) -> OpRepo | None:
@@ -75,6 +81,8 @@ def find_repo(op_dir: str | Path) -> OpRepo | None:
     host_dirs = [src / SHARED_DIR / "inc"]
     kernel_dirs: list[Path] = []
     sources: list[Path] = []
+    own: list[str] = []
+    unknown = False
     cm = op_dir / "CMakeLists.txt"
     if cm.is_file():
         text = _cmake_text(cm)
@@ -82,6 +90,13 @@ def find_repo(op_dir: str | Path) -> OpRepo | None:
             toks = body.split()
             if not toks:
                 continue
+            if fn == "target_sources" and toks[0] != "opapi":
+                for t in toks[1:]:
+                    p = _resolve(t, src, op_dir)
+                    if "${" in str(p):  # a variable (a glob): the list is not known here
+                        unknown = True
+                    elif _inside(p, op_dir / "op_host") and p.is_file():
+                        own.append(_rel(p, op_dir))
             if fn == "add_ops_compile_options":
                 for t in toks:
                     if t.startswith("-I") and len(t) > 2:
@@ -101,7 +116,8 @@ def find_repo(op_dir: str | Path) -> OpRepo | None:
     defines = _interface_defines(_cmake_text(common_cm)) if common_cm.is_file() else []
     return OpRepo(src=src, host_include_dirs=tuple(dict.fromkeys(host_dirs)),
                   kernel_include_dirs=tuple(dict.fromkeys(d for d in kernel_dirs if d.is_dir())),
-                  host_sources=tuple(dict.fromkeys(sources)), host_defines=tuple(defines))
+                  host_sources=tuple(dict.fromkeys(sources)), host_defines=tuple(defines),
+                  host_own_sources=() if unknown else tuple(dict.fromkeys(own)))
 
 
 def _cmake_text(path: Path) -> str:

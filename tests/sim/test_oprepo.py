@@ -201,3 +201,21 @@ def test_digest_and_build_key_follow_the_shared_files(backend, repo_op, tmp_path
     assert Operator.load(work / "cat/plain").digest == plain.digest
     ra, rb = backend.build(a, {"x": "float32", "y": "float32"}), backend.build(b, {"x": "float32", "y": "float32"})
     assert ra.ok and rb.ok and ra.key != rb.key
+
+
+def test_only_the_host_sources_its_cmake_builds(backend, repo_op, tmp_path):
+    # The operator's CMakeLists names its own host sources: a stale unlisted copy (it would not
+    # compile) is not built; aclnn sources (opapi) do not count; a glob variable means unknown.
+    work = tmp_path / "src"
+    shutil.copytree(repo_op.parent.parent, work)
+    op_dir = work / "cat/scale_copy"
+    cm = op_dir / "CMakeLists.txt"
+    cm.write_text(cm.read_text() + "target_sources(opsproto PRIVATE\n        op_host/scale_copy.cpp\n)\n"
+                  "target_sources(opapi PRIVATE\n        op_host/stale.cc\n)\n")
+    (op_dir / "op_host/stale.cc").write_text('#include "op_log.h"\nthis does not compile;\n')
+    assert find_repo(op_dir).host_own_sources == ("op_host/scale_copy.cpp",)
+    op = Operator.load(op_dir)
+    results = check_operator(backend, op, load_op_cases(op_dir), timeout_s=60.0)
+    assert [r.status for r in results] == ["ok"] * len(results), [r.message[:2000] for r in results]
+    cm.write_text(cm.read_text() + "target_sources(optiling PRIVATE\n        ${EXTRA_SRC_FILES}\n)\n")
+    assert find_repo(op_dir).host_own_sources == ()

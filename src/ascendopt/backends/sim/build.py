@@ -219,7 +219,8 @@ class SimBuilder:
         pch = self.host_prelude(policy)
         host_files = dict(slots.files) if slots else {k: op.files[k] for k in op.host_files()}
         ext = ("external=" + op.external_fingerprint,) if op.external_fingerprint else ()
-        host_key = _hash(self.toolchain_key, "host", f"pch={bool(pch)}", "slots" if slots else "", *ext,
+        built = ",".join(k for k in sorted(host_files) if self._built_by_repo(op, k))
+        host_key = _hash(self.toolchain_key, "host", f"pch={bool(pch)}", "slots" if slots else "", *ext, built,
                          *(k + "\0" + host_files[k] for k in sorted(host_files)))
         kernel_defines = self._kernel_defines(op, dtypes)
         kernel_key = _hash(self.toolchain_key, "kernel", " ".join(kernel_defines), *ext,
@@ -246,7 +247,7 @@ class SimBuilder:
             host_src = self._materialize(Operator.from_files(op.name, {**op.files, **host_files})) if slots else src_dir
             graph = graph_level_sources(host_files)  # aclnn / level-0 sources: not tiling code
             for i, rel in enumerate(k for k in sorted(host_files) if k.endswith((".cpp", ".cc", ".cxx"))
-                                    and k not in graph):
+                                    and k not in graph and self._built_by_repo(op, k)):
                 out = host_tmp / f"h{i}.o"
                 extra = ["-include", SLOT_HEADER] if slots else []
                 host_jobs.append(_Job(self.host_compile_cmd(host_src / rel, out, extra, op.repo), out))
@@ -369,6 +370,14 @@ class SimBuilder:
                 tmp = Path(tempfile.mkdtemp(prefix="shared-", dir=self._mkdir(self.cache_dir / "tmp")))
                 jobs.append((_Job(self.host_compile_cmd(src, tmp / "shared.o", (), repo), tmp / "shared.o"), d))
         return dirs, jobs
+
+    @staticmethod
+    def _built_by_repo(op: Operator, rel: str) -> bool:
+        """False for an op_host source the operator's own build does not compile (its
+        CMakeLists.txt names others but not this one: a stale copy). The source registering
+        the OpDef is always built (the simulator reads the operator's signature from it)."""
+        own = op.repo.host_own_sources if op.repo is not None else ()
+        return not own or rel in own or "OP_ADD" in op.files.get(rel, "")
 
     @staticmethod
     def _kernel_repo_flags(op: Operator) -> list[str]:
