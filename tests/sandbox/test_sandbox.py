@@ -22,7 +22,7 @@ KERNEL = "op_kernel/scale_copy.cpp"
 HOST = "op_host/scale_copy.cpp"
 ENTRY = "GET_TILING_DATA(tilingData, tiling);"
 HEADERS = ("#include <fcntl.h>\n#include <unistd.h>\n#include <sys/socket.h>\n#include <sys/syscall.h>\n"
-           "#include <sys/stat.h>\n#include <cstdio>\n#include <cstdlib>\n")
+           "#include <sys/stat.h>\n#include <sys/ioctl.h>\n#include <cstdio>\n#include <cstdlib>\n")
 
 
 @pytest.fixture(scope="module")
@@ -93,6 +93,7 @@ def test_sandbox_violation_is_the_evaluations_error_kind(backend, base, cases):
     ('symlink("/etc/passwd", "evil.bin");', 'symlink'),
     ('mkfifo("fifo.bin", 0600);', 'mknod'),
     ('rename("in0.bin", "out0.bin");', 'rename'),
+    ('ioctl(0, 0x5412, "x");', 'TIOCSTI'),  # typing into a terminal (it has none: no new session needed)
     ('fopen("/etc/hostname", "w");', '"/etc/hostname"'),
 ])
 def test_runner_violations_are_named(backend, base, cases, code, named):

@@ -97,7 +97,8 @@ class SimBackend(Backend):
         with self.sandbox.run_command([str(artifact), "--signature"], self.memory_bytes, None) as cmd:
             try:
                 out = subprocess.run(cmd.argv, capture_output=True, text=True, errors="replace", timeout=30,
-                                     preexec_fn=cmd.preexec, pass_fds=cmd.pass_fds, start_new_session=True)
+                                     stdin=subprocess.DEVNULL, preexec_fn=cmd.preexec, pass_fds=cmd.pass_fds,
+                                     process_group=0)
             except subprocess.TimeoutExpired:  # e.g. a looping static initializer
                 return {"error": "the runner did not report its signature within 30 s", "timeout": True}
         code = self.sandbox.exit_status(out.returncode)
@@ -355,7 +356,9 @@ def _run_bounded(cmd: list[str], work: Path, timeout_s: float, memory_bytes: int
     sandbox = sandbox if sandbox is not None else current()
     with (work / "stdout.txt").open("wb") as so, (work / "stderr.txt").open("wb") as se, \
             sandbox.run_command(cmd, memory_bytes, work, env, writable, report=work / "result.json") as c:
-        p = subprocess.Popen(c.argv, stdout=so, stderr=se, stdin=subprocess.DEVNULL, start_new_session=True,
+        # Its own process group (killed whole at the timeout), not a new session: a session is a
+        # new scheduler autogroup, a few ms per run on a loaded machine.
+        p = subprocess.Popen(c.argv, stdout=so, stderr=se, stdin=subprocess.DEVNULL, process_group=0,
                              preexec_fn=c.preexec, pass_fds=c.pass_fds, env={**os.environ, **env} if env else None)
         c.close()
         fired = threading.Event()

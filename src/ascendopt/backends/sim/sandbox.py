@@ -13,11 +13,12 @@ user's machine. Every such child process goes through a :class:`Sandbox`, which 
   ``TMPDIR``), a scrubbed environment (``PATH``, ``LANG``, ``TMPDIR`` and what the run needs),
   all capabilities dropped, ``--die-with-parent`` (a killed driver or timeout kills the whole
   pid namespace). A **compiler** also gets a new network namespace (only a down loopback),
-  ``/dev`` and ``/proc``; the **runner** shares the network namespace (creating one is a
+  ``/dev``, ``/proc`` and a new session; the **runner** shares the network namespace (creating one is a
   measurable part of a sandbox's start-up) because its seccomp filter makes every call that
   could reach a network trap (``socket``, ``socketpair``, ``connect``, ``bind``, ``accept``,
   ``sendto``/``sendmsg``, ``io_uring_setup``; it inherits no socket), and gets neither
-  ``/proc`` nor ``/dev`` beyond ``/dev/null``, ``/dev/zero`` and ``/dev/urandom``;
+  ``/proc`` nor ``/dev`` beyond ``/dev/null``, ``/dev/zero`` and ``/dev/urandom``, nor a new
+  session (it has no terminal to reach: ``ioctl(TIOCSTI)`` traps);
 * for the **runner**, a seccomp filter compiled with libseccomp (through ``pyseccomp``) and
   loaded by bwrap just before it execs the runner: process creation (``fork``, ``vfork``,
   ``clone`` without ``CLONE_THREAD``), network calls, ``ptrace`` and other escape hatches
@@ -97,6 +98,10 @@ _TRAPPED = ("fork", "vfork", "socket", "socketpair", "connect", "bind", "listen"
             "unlink", "unlinkat", "rename", "renameat", "renameat2", "symlink", "symlinkat", "link",
             "linkat", "mknod", "mknodat", "mkdir", "mkdirat", "rmdir")
 _CLONE_THREAD = 0x00010000
+# ioctl requests that type into a terminal (TIOCSTI, TIOCLINUX): trapped for the runner. That,
+# /dev/null as its stdin and no /dev/tty in its file system keep it off the user's terminal
+# without bwrap's --new-session (a new session is a new scheduler autogroup: a few ms per run).
+_TTY_IOCTLS = (0x5412, 0x541C)
 
 
 class SandboxUnavailable(RuntimeError):
@@ -166,6 +171,8 @@ def runner_filter() -> bytes:
         except (OSError, ValueError, RuntimeError):  # unknown on this architecture
             pass
     f.add_rule(sc.TRAP, "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0))
+    for request in _TTY_IOCTLS:
+        f.add_rule(sc.TRAP, "ioctl", sc.Arg(1, sc.EQ, request))
     try:
         f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
     except (OSError, ValueError, RuntimeError):
@@ -221,8 +228,8 @@ def _try(cmd: "Command") -> str:
 def _base_args(runner: bool) -> tuple[str, ...]:
     """Namespaces and the read-only system part of the root file system (see the module
     docstring for why a runner's differs from a compiler's)."""
-    if runner:
-        args = ["--unshare-all", "--share-net", "--die-with-parent", "--new-session", "--clearenv"]
+    if runner:  # no --new-session: see _TTY_IOCTLS
+        args = ["--unshare-all", "--share-net", "--die-with-parent", "--clearenv"]
         for dev in _RUNNER_DEVICES:
             if os.path.exists(dev):
                 args += ["--dev-bind", dev, dev]

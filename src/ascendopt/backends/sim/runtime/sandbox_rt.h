@@ -205,6 +205,7 @@ inline const char* Name(long nr) {  // calls bwrap's filter traps, for the messa
         case SYS_perf_event_open: return "perf_event_open";
         case SYS_memfd_create: return "memfd_create";
         case SYS_io_uring_setup: return "io_uring_setup";
+        case SYS_ioctl: return "ioctl";
         default: break;
     }
     size_t n = 0;
@@ -333,6 +334,9 @@ inline void OnSigsys(int, siginfo_t* si, void* ctx) {
             b.PutDec(fam);
             b.Put(")");
         }
+    } else if (nr == SYS_ioctl) {
+        unsigned long req = Arg(uc, 1);
+        b.Put(req == 0x5412 ? "(TIOCSTI: typing into a terminal)" : req == 0x541C ? "(TIOCLINUX)" : "");
     } else if (nr == SYS_connect || nr == SYS_bind) {
         PutAddress(b, reinterpret_cast<const void*>(Arg(uc, 1)), Arg(uc, 2));
     } else if (nr == SYS_sendto) {
