@@ -187,6 +187,15 @@ def cpu_seconds() -> float:
     return total
 
 
+def fingerprint(records: Any) -> str:
+    """A hash of what a run decided: per record, charged or answered, candidate, status, error
+    kind, latency, and which evaluation answered it (what must not change when it gets faster)."""
+    import hashlib
+
+    blob = json.dumps([(c, e.digest, e.status, e.error_kind, e.latency_us, e.same_as) for c, e in records])
+    return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+
 def load_average() -> str:
     try:
         return " ".join(f"{x:.1f}" for x in os.getloadavg())
@@ -228,8 +237,9 @@ def run_methods(ops: list[Path], methods: list[str], budget: int, workdir: Path)
                 charged = s.count(run.id, charged=True)
                 free = s.count(run.id, charged=False)
                 ok = sum(1 for r in s.list_evaluations(run.id) if r.charged and r.evaluation.ok)
+                result = fingerprint((r.charged, r.evaluation) for r in s.list_evaluations(run.id))
             row = {"part": "methods", "op": op_dir.name, "method": m, "status": pairs[0].status, "charged": charged,
-                   "free": free, "ok": ok, "wall_s": wall, "cpu_s": cpu, "per_min": 60.0 * charged / wall if wall else 0.0,
+                   "free": free, "ok": ok, "result": result, "wall_s": wall, "cpu_s": cpu, "per_min": 60.0 * charged / wall if wall else 0.0,
                    "phases": breakdown(t, charged, wall), "counts": n, "load": load_average()}
             rows.append(row)
             print(f"  {op_dir.name:<20} {m:<13} {charged:>3} charged ({free} free, {ok} ok) in {wall:6.1f} s: "
@@ -281,7 +291,8 @@ def run_changes(ops: list[Path], repeats: int, workdir: Path) -> list[dict[str, 
             charged = sum(1 for e in evs if not e.duplicate)
             evaluated = max(1, charged)
             row = {"part": "changes", "op": op.name, "method": kind, "charged": charged,
-                   "free": len(evs) - charged, "ok": sum(1 for e in evs if e.ok), "wall_s": wall, "cpu_s": cpu,
+                   "free": len(evs) - charged, "ok": sum(1 for e in evs if e.ok),
+                   "result": fingerprint((not e.duplicate, e) for e in evs), "wall_s": wall, "cpu_s": cpu,
                    "per_min": 60.0 * len(evs) / wall if wall else 0.0, "phases": breakdown(t, evaluated, wall),
                    "counts": n, "load": load_average()}
             rows.append(row)
@@ -345,7 +356,7 @@ def table(rows: list[dict[str, Any]], header: str) -> str:
     lines += ["", "per operator:", ""]
     for r in rows:
         lines.append(f"  {r['part']:<8} {r['op']:<20} {r['method']:<13} charged {r['charged']:>3} free {r['free']:>3} "
-                     f"ok {r['ok']:>3} wall {r['wall_s']:>6.1f} s  {r['per_min']:>6.1f}/min  cpu {r.get('cpu_s', 0.0):>6.1f} s  "
+                     f"ok {r['ok']:>3} result {r.get('result', '-'):<12} wall {r['wall_s']:>6.1f} s  {r['per_min']:>6.1f}/min  cpu {r.get('cpu_s', 0.0):>6.1f} s  "
                      f"(load {r['load']})")
     return "\n".join(lines) + "\n"
 
