@@ -371,6 +371,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="write the table here too")
     ap.add_argument("--json", type=Path, default=None, help="write every row here")
     ap.add_argument("--label", default="", help="a line naming what was measured (e.g. the commit)")
+    ap.add_argument("--no-sandbox", action="store_true",
+                    help="run compilers and runners unconfined: sandboxed (bubblewrap) processes are not in this "
+                         "process's child CPU time, so CPU seconds count them only without it")
     ap.add_argument("--from-json", type=Path, nargs="+", default=None,
                     help="print the table of rows saved with --json (several runs: their rows together)")
     args = ap.parse_args(argv)
@@ -384,6 +387,11 @@ def main(argv: list[str] | None = None) -> int:
     from ascendopt.backends.sim import sandbox
     from ascendopt.backends.sim.build import SimBuilder
 
+    if args.no_sandbox:  # every policy set later (run_pair sets one per pair) is turned off too
+        import dataclasses
+
+        configure = sandbox.configure
+        sandbox.configure = lambda policy: configure(dataclasses.replace(policy, enabled=False))
     sandbox.configure(sandbox.Sandbox())
     sandbox.current().require()
     own = {p.parent.name: p.parent for p in (ROOT / "ops").rglob("op_kernel")}
@@ -404,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
                     if "methods" in parts else [])
         shutil.rmtree(work, ignore_errors=True)
     header = (f"bench_throughput: ops {args.ops}; methods {args.methods}; budget {args.budget}; repeats "
-              f"{args.repeats}; {os.cpu_count()} cores; load average {start_load} at start, {load_average()} at end; "
+              f"{args.repeats}; {'no sandbox; ' if args.no_sandbox else ''}{os.cpu_count()} cores; load average {start_load} at start, {load_average()} at end; "
               f"{time.perf_counter() - t0:.0f} s" + (f"\n{args.label}" if args.label else ""))
     text = table(rows, header)
     print(text)
