@@ -97,10 +97,13 @@ void FailHook(const char* kind, const char* message) {
 }
 
 bool ReadFile(const std::string& path, std::vector<uint8_t>& out) {
-    std::ifstream f(path, std::ios::binary);
+    std::ifstream f(path, std::ios::binary | std::ios::ate);  // one read, not a byte at a time
     if (!f) return false;
-    out.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-    return true;
+    std::streamoff size = f.tellg();
+    if (size < 0) return false;
+    out.resize(size_t(size));
+    f.seekg(0);
+    return size == 0 || bool(f.read(reinterpret_cast<char*>(out.data()), size));
 }
 
 std::string FromHex(const std::string& h) {

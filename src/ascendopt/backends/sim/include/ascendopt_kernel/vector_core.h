@@ -345,15 +345,44 @@ inline void Ew(const char* name, ao::rt::OpClass cls, uint32_t dtypeBytes, const
         }
         return;
     }
+    // General path, block by block: within a 32-byte block an operand's elements are
+    // contiguous, so each block costs one base index per operand (no per-element division).
+    const uint32_t be = p.blkElems;
+    const uint64_t blkFull = be >= 64 ? ~0ull : (1ull << be) - 1;
+    auto blockBits = [&](uint32_t r, uint32_t blk) -> uint64_t {  // active elements of a block
+        if (p.counter) {
+            uint64_t start = uint64_t(r) * p.perRep + uint64_t(blk) * be;
+            if (start >= p.count) return 0;
+            uint64_t left = p.count - start;
+            return left >= be ? blkFull : (1ull << left) - 1;
+        }
+        uint32_t i = blk * be;
+        return (p.w[i >> 6] >> (i & 63)) & blkFull;
+    };
+    auto base = [&](uint32_t r, uint32_t blk, uint32_t es, Strd s) {
+        return uint64_t(r) * s.rep * (ONE_BLK_SIZE / es) + uint64_t(blk) * s.blk * be;
+    };
     Hull hd, ha, hb;
     uint64_t n = 0;
     for (uint32_t r = 0; r < p.repeats; ++r)
-        for (uint32_t i = 0; i < p.perRep; ++i) {
-            if (!p.On(r, i)) continue;
-            hd.Add(Idx(p, r, i, sizeof(TD), ds));
-            if (a) ha.Add(Idx(p, r, i, sizeof(TA), as));
-            if (b) hb.Add(Idx(p, r, i, sizeof(TB), bs));
-            ++n;
+        for (uint32_t blk = 0; blk < DEFAULT_BLK_NUM; ++blk) {
+            uint64_t m = blockBits(r, blk);
+            if (m == 0) continue;
+            uint32_t lo = uint32_t(__builtin_ctzll(m)), hi = 63u - uint32_t(__builtin_clzll(m));
+            n += uint64_t(__builtin_popcountll(m));
+            uint64_t bd = base(r, blk, sizeof(TD), ds);
+            hd.Add(bd + lo);
+            hd.Add(bd + hi);
+            if (a) {
+                uint64_t ba = base(r, blk, sizeof(TA), as);
+                ha.Add(ba + lo);
+                ha.Add(ba + hi);
+            }
+            if (b) {
+                uint64_t bb = base(r, blk, sizeof(TB), bs);
+                hb.Add(bb + lo);
+                hb.Add(bb + hi);
+            }
         }
     ao::rt::Instr ins = VecInstr(name, cls, dtypeBytes, p.repeats, n);
     hd.AddTo(ins, d, true, name);
@@ -365,13 +394,29 @@ inline void Ew(const char* name, ao::rt::OpClass cls, uint32_t dtypeBytes, const
     TD tmp[256];
     TD* D = d.Data();
     for (uint32_t r = 0; r < p.repeats; ++r) {
-        for (uint32_t i = 0; i < p.perRep; ++i) {
-            if (!p.On(r, i)) continue;
-            tmp[i] = f(Idx(p, r, i, sizeof(TD), ds), a ? Idx(p, r, i, sizeof(TA), as) : 0,
-                       b ? Idx(p, r, i, sizeof(TB), bs) : 0);
+        uint64_t bits[DEFAULT_BLK_NUM];
+        for (uint32_t blk = 0; blk < DEFAULT_BLK_NUM; ++blk) {
+            uint64_t m = bits[blk] = blockBits(r, blk);
+            if (m == 0) continue;
+            uint64_t bd = base(r, blk, sizeof(TD), ds);
+            uint64_t ba = a ? base(r, blk, sizeof(TA), as) : 0;
+            uint64_t bb = b ? base(r, blk, sizeof(TB), bs) : 0;
+            TD* t = tmp + blk * be;
+            if (m == blkFull) {
+                for (uint32_t o = 0; o < be; ++o) t[o] = f(bd + o, a ? ba + o : 0, b ? bb + o : 0);
+            } else {
+                for (uint32_t o = 0; o < be; ++o)
+                    if ((m >> o) & 1u) t[o] = f(bd + o, a ? ba + o : 0, b ? bb + o : 0);
+            }
         }
-        for (uint32_t i = 0; i < p.perRep; ++i)
-            if (p.On(r, i)) D[Idx(p, r, i, sizeof(TD), ds)] = tmp[i];
+        for (uint32_t blk = 0; blk < DEFAULT_BLK_NUM; ++blk) {
+            uint64_t m = bits[blk];
+            if (m == 0) continue;
+            uint64_t bd = base(r, blk, sizeof(TD), ds);
+            const TD* t = tmp + blk * be;
+            for (uint32_t o = 0; o < be; ++o)
+                if ((m >> o) & 1u) D[bd + o] = t[o];
+        }
     }
 }
 
