@@ -287,6 +287,14 @@ inline uint64_t Idx(const Plan& p, uint32_t r, uint32_t i, uint32_t es, Strd s) 
     return uint64_t(r) * s.rep * (ONE_BLK_SIZE / es) + uint64_t(b) * s.blk * p.blkElems + o;
 }
 
+// Set bits of x, inline (without -mpopcnt the builtin is a library call).
+inline uint64_t Pop64(uint64_t x) {
+    x -= (x >> 1) & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (x * 0x0101010101010101ull) >> 56;
+}
+
 struct Hull {
     uint64_t lo = ~0ull, hi = 0;
     bool hasAny = false;
@@ -369,7 +377,7 @@ inline void Ew(const char* name, ao::rt::OpClass cls, uint32_t dtypeBytes, const
             uint64_t m = blockBits(r, blk);
             if (m == 0) continue;
             uint32_t lo = uint32_t(__builtin_ctzll(m)), hi = 63u - uint32_t(__builtin_clzll(m));
-            n += uint64_t(__builtin_popcountll(m));
+            n += Pop64(m);
             uint64_t bd = base(r, blk, sizeof(TD), ds);
             hd.Add(bd + lo);
             hd.Add(bd + hi);
