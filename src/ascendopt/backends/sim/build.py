@@ -38,7 +38,7 @@ from ascendopt.slots import ENV_VAR, SLOT_HEADER, HostSlots
 SIM_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = SIM_DIR / "include"
 RUNTIME_DIR = SIM_DIR / "runtime"
-RUNTIME_SOURCES = ("kernel_rt.cpp", "timing.cpp", "race.cpp", "host_rt.cpp", "knob_slot.cpp", "main.cpp")
+RUNTIME_SOURCES = ("kernel_rt.cpp", "core_role.cpp", "timing.cpp", "race.cpp", "host_rt.cpp", "knob_slot.cpp", "main.cpp")
 # The runner's main and the sandbox's pre-init function: linked as an object, first (not from
 # the archive), so it precedes the candidate's initializers and a candidate `main` clashes.
 RUNNER_MAIN = "main.cpp"

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ascendopt_kernel/testing.h"
+#include "core_role.h"
 #include "kernel_operator.h"
 #include "sim_config.h"
 #include "timing.h"
@@ -36,6 +37,9 @@ uint64_t NextDev(uint64_t bytes) {
     return d;
 }
 L2Model g_l2;  // shared by all cores of one launch (see timing.h)
+LaunchPlan g_plan;  // the cores of the current launch and their roles (core_role.h)
+// "block 3" / "AIV block 3" for messages from the current core.
+std::string CoreLabel() { return g_plan.Label(g_core->sim_idx); }
 }  // namespace
 
 uint64_t GmDeviceAddr(uint64_t host_addr) {
@@ -84,7 +88,7 @@ void Fail(ErrorKind kind, const char* fmt, ...) {
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     char full[2200];
-    if (g_core != nullptr) snprintf(full, sizeof full, "block %d: %s", g_core->block_idx, msg);
+    if (g_core != nullptr) snprintf(full, sizeof full, "%s: %s", CoreLabel().c_str(), msg);
     else snprintf(full, sizeof full, "%s", msg);
     if (g_fail_hook != nullptr) g_fail_hook(ErrorKindName(kind), full);
     fprintf(stderr, "ascendopt-error: %s: %s\n", ErrorKindName(kind), full);
@@ -139,7 +143,7 @@ void Warn(ErrorKind kind, const char* key, const char* fmt, ...) {
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     char full[2200];
-    if (g_core != nullptr) snprintf(full, sizeof full, "block %d: %s", g_core->block_idx, msg);
+    if (g_core != nullptr) snprintf(full, sizeof full, "%s: %s", CoreLabel().c_str(), msg);
     else snprintf(full, sizeof full, "%s", msg);
     g_warnings.push_back({kname, key, full, 1});
     fprintf(stderr, "ascendopt-warning: %s: %s\n", kname, full);
@@ -163,7 +167,7 @@ std::string WarningsJson() {
 void Printf(const char* fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    if (g_core != nullptr) fprintf(stderr, "[block %d] ", g_core->block_idx);
+    if (g_core != nullptr) fprintf(stderr, "[%s] ", CoreLabel().c_str());
     vfprintf(stderr, fmt, ap);
     va_end(ap);
 }
@@ -266,8 +270,14 @@ uint64_t SpaceBytes(Space s) {
 }
 
 void SetupCore(CoreBox& box, int idx, int num, uint64_t tiling_key, uint8_t* workspace) {
-    box.core.block_idx = idx;
+    const CoreRole& role = g_plan.cores[size_t(idx)];
+    box.core.sim_idx = idx;
+    box.core.block_idx = role.block_idx;
     box.core.block_num = num;
+    box.core.core_type = role.type;
+    box.core.sub_block_idx = role.sub_idx;
+    box.core.sub_block_num = role.sub_num;
+    box.core.task_ratio = role.ratio;
     box.core.tiling_key = tiling_key;
     box.core.workspace = workspace;
     for (int s = 1; s < int(Space::COUNT); ++s) {
@@ -277,23 +287,26 @@ void SetupCore(CoreBox& box, int idx, int num, uint64_t tiling_key, uint8_t* wor
         box.core.mem[s] = box.mem[s].get();
         box.core.cap[s] = n;
     }
-    box.model.reset(new TimingModel(g_soc, idx, num, &g_l2));
+    box.model.reset(new TimingModel(g_soc, idx, int(g_plan.cores.size()), &g_l2));
     box.core.model = box.model.get();
 }
 
 TimingModel& Model() { return *static_cast<TimingModel*>(g_core->model); }
 
 // Deterministic scheduler: exactly one core runs at a time; a core gives up its turn only in
-// SyncAll. Results therefore never depend on host thread scheduling.
+// SyncAll or a cross-core flag wait. Results therefore never depend on host thread scheduling.
+// Cores are the emulated cores of the launch plan (AICs and AIVs of a mixed kernel each count).
+constexpr int kBarrierClasses = 3;  // SyncAll among the AICs, among the AIVs, among all (core_role.h)
 struct Scheduler {
     std::mutex mu;
     std::condition_variable cv;
     int num = 0;
     int turn = 0;
     std::vector<int> state;  // 0 runnable, 1 waiting at SyncAll, 2 finished, 3 waiting on a cross-core flag
-    int waiting = 0;
-    double barrier_time = 0;
-    uint64_t generation = 0;
+    std::vector<int> barrier_of;  // barrier class a core waits at (state 1)
+    int waiting[kBarrierClasses] = {};
+    double barrier_time[kBarrierClasses] = {};
+    uint64_t generation[kBarrierClasses] = {};
     bool active = false;
 } g_sched;
 
@@ -317,12 +330,12 @@ constexpr size_t kCrossFlagMaxSets = 16;  // unconsumed sets of one flag on one 
 struct CrossFlags {
     // counter[core][id]: one entry per increment not yet consumed by a wait (the time it went up)
     std::vector<std::vector<std::deque<double>>> counter;
-    // round[id][core]: mode-0 set times of this core not yet matched by every other core
-    std::vector<std::vector<std::deque<double>>> round;
+    // round[mode][id][core]: set times of this core not yet matched by the other participants
+    std::vector<std::vector<std::deque<double>>> round[3];
     std::vector<int> waits_on;  // flag id a core waits on, -1 when none
     void Reset(int cores) {
         counter.assign(cores, std::vector<std::deque<double>>(kCrossFlagIds));
-        round.assign(kCrossFlagIds, std::vector<std::deque<double>>(cores));
+        for (auto& r : round) r.assign(kCrossFlagIds, std::vector<std::deque<double>>(cores));
         waits_on.assign(cores, -1);
     }
 } g_flags;
@@ -336,14 +349,16 @@ std::string BlockedCoresLocked() {
     for (int c = 0; c < g_sched.num; ++c) {
         if (g_sched.state[c] == 2) ++finished;
         if (g_sched.state[c] != 1 && g_sched.state[c] != 3) continue;
-        char buf[96];
-        if (g_sched.state[c] == 1) snprintf(buf, sizeof buf, "%sblock %d at SyncAll", out.empty() ? "" : ", ", c);
-        else snprintf(buf, sizeof buf, "%sblock %d in CrossCoreWaitFlag(%d)", out.empty() ? "" : ", ", c,
+        char buf[128];
+        std::string who = g_plan.Label(c);
+        if (g_sched.state[c] == 1) snprintf(buf, sizeof buf, "%s%s at SyncAll", out.empty() ? "" : ", ", who.c_str());
+        else snprintf(buf, sizeof buf, "%s%s in CrossCoreWaitFlag(%d)", out.empty() ? "" : ", ", who.c_str(),
                       g_flags.waits_on[c]);
         out += buf;
     }
-    char tail[64];
-    snprintf(tail, sizeof tail, "; %d of %d blocks finished", finished, g_sched.num);
+    char tail[96];
+    snprintf(tail, sizeof tail, "; %d of %d %s finished", finished, g_sched.num,
+             g_plan.kernel_type >= 0 ? "cores" : "blocks");
     return out + tail;
 }
 
@@ -362,8 +377,8 @@ void CrossFlagIncrementLocked(int core, uint32_t id, double when) {
     auto& q = g_flags.counter[core][id];
     if (q.size() >= kCrossFlagMaxSets)
         Fail(ErrorKind::InvalidArgument,
-             "CrossCoreSetFlag: flag %u of block %d set more than %zu times without a CrossCoreWaitFlag", id, core,
-             kCrossFlagMaxSets);
+             "CrossCoreSetFlag: flag %u of %s set more than %zu times without a CrossCoreWaitFlag", id,
+             g_plan.Label(core).c_str(), kCrossFlagMaxSets);
     q.push_back(when);
     if (g_sched.active && g_sched.state[core] == 3 && g_flags.waits_on[core] == int(id)) {
         g_sched.state[core] = 0;
@@ -377,21 +392,19 @@ void CrossCoreSet(int mode, Pipe pipe, uint32_t flag_id) {
         Fail(ErrorKind::InvalidArgument, "CrossCoreSetFlag: flag id %u outside 0..%u", flag_id, kCrossFlagIds - 1);
     double t = Model().CrossSet(pipe, CrossFlagKey(flag_id));
     std::unique_lock<std::mutex> lk(g_sched.mu);
-    int self = g_core->block_idx;
-    if (mode != 0) {  // one vector sub-core per block, cube and vector halves on one core
-        CrossFlagIncrementLocked(self, flag_id, t);
-        return;
-    }
-    auto& r = g_flags.round[flag_id];
+    int self = g_core->sim_idx;
+    std::vector<int> participants, targets;
+    FlagRound(g_plan, mode, self, participants, targets);
+    auto& r = g_flags.round[mode][flag_id];
     r[self].push_back(t);
-    for (const auto& q : r)
-        if (q.empty()) return;  // the round is not complete yet
+    for (int c : participants)
+        if (r[c].empty()) return;  // the round is not complete yet
     double release = 0;
-    for (auto& q : r) {
-        release = std::max(release, q.front());
-        q.pop_front();
+    for (int c : participants) {
+        release = std::max(release, r[c].front());
+        r[c].pop_front();
     }
-    for (int c = 0; c < int(r.size()); ++c) CrossFlagIncrementLocked(c, flag_id, release);
+    for (int c : targets) CrossFlagIncrementLocked(c, flag_id, release);
 }
 
 void CrossCoreWait(int mode, Pipe pipe, uint32_t flag_id) {
@@ -399,7 +412,7 @@ void CrossCoreWait(int mode, Pipe pipe, uint32_t flag_id) {
     if (flag_id >= kCrossFlagIds)
         Fail(ErrorKind::InvalidArgument, "CrossCoreWaitFlag: flag id %u outside 0..%u", flag_id, kCrossFlagIds - 1);
     std::unique_lock<std::mutex> lk(g_sched.mu);
-    int self = g_core->block_idx;
+    int self = g_core->sim_idx;
     auto& q = g_flags.counter[self][flag_id];
     if (q.empty()) {
         if (!g_sched.active) {
@@ -418,60 +431,81 @@ void CrossCoreWait(int mode, Pipe pipe, uint32_t flag_id) {
     Model().CrossWait(pipe, CrossFlagKey(flag_id), release);
 }
 
-void SyncAllCores() {
+namespace {
+// A core of barrier class `cls` finished while others of the class wait: they never meet.
+void FailBarrierLocked(std::unique_lock<std::mutex>& lk, int cls) {
+    int members = 0;
+    for (int c = 0; c < g_sched.num; ++c) members += InBarrierClass(g_plan, c, cls);
+    int waiting = g_sched.waiting[cls];
+    lk.unlock();
+    Fail(ErrorKind::Deadlock,
+         "SyncAll: %d of %d cores wait at the barrier but some cores already finished without calling it; "
+         "the device would hang",
+         waiting, members);
+}
+}  // namespace
+
+void SyncAllCores(bool aiv_only) {
     if (!g_sched.active) {  // single-core unit tests
         Model().LeaveAll(Model().ArriveAll());
         return;
     }
     std::unique_lock<std::mutex> lk(g_sched.mu);
-    int self = g_core->block_idx;
+    int self = g_core->sim_idx;
+    int cls = BarrierClassOf(g_plan, self, aiv_only);
     double t = Model().ArriveAll();
-    if (t > g_sched.barrier_time) g_sched.barrier_time = t;
+    if (t > g_sched.barrier_time[cls]) g_sched.barrier_time[cls] = t;
     g_sched.state[self] = 1;
-    g_sched.waiting += 1;
-    uint64_t gen = g_sched.generation;
-    if (g_sched.waiting == g_sched.num) {
-        // Everybody arrived: release all, restart from core 0.
-        for (auto& s : g_sched.state) s = 0;
-        g_sched.waiting = 0;
-        g_sched.generation += 1;
-        g_sched.turn = 0;
-        g_sched.cv.notify_all();
+    g_sched.barrier_of[self] = cls;
+    g_sched.waiting[cls] += 1;
+    uint64_t gen = g_sched.generation[cls];
+    int members = 0;
+    bool someone_finished = false;
+    for (int c = 0; c < g_sched.num; ++c) {
+        if (!InBarrierClass(g_plan, c, cls)) continue;
+        ++members;
+        someone_finished |= (g_sched.state[c] == 2);
+    }
+    if (g_sched.waiting[cls] == members) {
+        // Everybody arrived: release the class, the lowest runnable core goes on.
+        for (int c = 0; c < g_sched.num; ++c)
+            if (InBarrierClass(g_plan, c, cls) && g_sched.state[c] == 1 && g_sched.barrier_of[c] == cls)
+                g_sched.state[c] = 0;
+        g_sched.waiting[cls] = 0;
+        g_sched.generation[cls] += 1;
+        PassTurnLocked(g_sched.num - 1);
     } else {
-        bool someone_finished = false;
-        for (int s : g_sched.state) someone_finished |= (s == 2);
-        if (someone_finished) {
-            lk.unlock();
-            Fail(ErrorKind::Deadlock,
-                 "SyncAll: %d of %d cores wait at the barrier but some cores already finished without "
-                 "calling it; the device would hang",
-                 g_sched.waiting, g_sched.num);
-        }
+        if (someone_finished) FailBarrierLocked(lk, cls);
         PassTurnLocked(self);
         CheckProgressLocked(lk);
     }
-    g_sched.cv.wait(lk, [&] { return g_sched.generation != gen && g_sched.turn == self; });
-    double bt = g_sched.barrier_time;
+    g_sched.cv.wait(lk, [&] { return g_sched.generation[cls] != gen && g_sched.turn == self; });
+    double bt = g_sched.barrier_time[cls];
     lk.unlock();
     Model().LeaveAll(bt);
 }
 
 LaunchResult LaunchKernel(uint32_t block_dim, uint64_t tiling_key, void (*entry)(uint8_t** args), uint8_t** args,
                           uint8_t* workspace) {
+    g_plan = PlanLaunch(block_dim, tiling_key);
+    const uint32_t n = uint32_t(g_plan.cores.size());
     LaunchResult result;
-    result.cores.resize(block_dim);
-    g_sched.num = int(block_dim);
+    result.cores.resize(n);
+    g_sched.num = int(n);
     g_sched.turn = 0;
-    g_sched.state.assign(block_dim, 0);
-    g_sched.waiting = 0;
-    g_sched.barrier_time = 0;
-    g_sched.generation = 0;
+    g_sched.state.assign(n, 0);
+    g_sched.barrier_of.assign(n, -1);
+    for (int c = 0; c < kBarrierClasses; ++c) {
+        g_sched.waiting[c] = 0;
+        g_sched.barrier_time[c] = 0;
+        g_sched.generation[c] = 0;
+    }
     g_sched.active = true;
-    g_flags.Reset(int(block_dim));
-    g_l2.Reset(g_soc, int(block_dim));
+    g_flags.Reset(int(n));
+    g_l2.Reset(g_soc, int(n));
     std::vector<std::thread> threads;
-    threads.reserve(block_dim);
-    for (uint32_t i = 0; i < block_dim; ++i) {
+    threads.reserve(n);
+    for (uint32_t i = 0; i < n; ++i) {
         threads.emplace_back([&, i] {
             {
                 std::unique_lock<std::mutex> lk(g_sched.mu);
@@ -484,17 +518,8 @@ LaunchResult LaunchKernel(uint32_t block_dim, uint64_t tiling_key, void (*entry)
             result.cores[i] = box.model->Finish();
             std::unique_lock<std::mutex> lk(g_sched.mu);
             g_sched.state[i] = 2;
-            if (g_sched.waiting > 0) {
-                bool any_runnable = false;
-                for (int s : g_sched.state) any_runnable |= (s == 0);
-                if (!any_runnable) {
-                    lk.unlock();
-                    Fail(ErrorKind::Deadlock,
-                         "SyncAll: %d of %d cores wait at the barrier but the other cores finished without "
-                         "calling it; the device would hang",
-                         g_sched.waiting, g_sched.num);
-                }
-            }
+            for (int c = 0; c < kBarrierClasses; ++c)
+                if (g_sched.waiting[c] > 0 && InBarrierClass(g_plan, int(i), c)) FailBarrierLocked(lk, c);
             g_core = nullptr;
             PassTurnLocked(int(i));
             CheckProgressLocked(lk);
@@ -507,6 +532,8 @@ LaunchResult LaunchKernel(uint32_t block_dim, uint64_t tiling_key, void (*entry)
 
 void RunOnOneCore(void (*fn)(void*), void* arg) {
     CoreBox box;
+    g_plan = LaunchPlan{};
+    g_plan.cores.assign(1, CoreRole{});
     g_l2.Reset(g_soc, 1);
     g_flags.Reset(1);
     SetupCore(box, 0, 1, 0, nullptr);

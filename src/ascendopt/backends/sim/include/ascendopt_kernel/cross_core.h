@@ -2,13 +2,14 @@
 // Clean-room implementation of the documented semantics:
 //   every flag id (0..15) has a counter per core, initially 0. CrossCoreWaitFlag blocks the
 //   core while its counter is 0, then decrements it. CrossCoreSetFlag<mode, pipe> is issued on
-//   `pipe` (it takes effect when that pipe's earlier work is done) and increments counters:
-//     mode 0  all cores of the launch: once every core has set the flag (one round), the counter
-//             of every core goes up by one (an all-core barrier when followed by a wait);
-//     mode 1  the vector sub-cores of one AI core: the simulator runs one vector sub-core per
-//             block (GetSubBlockNum() == 1), so the block's own counter goes up;
-//     mode 2  cube <-> vector inside one AI core: cube and vector work of a block run on one
-//             emulated core in program order, so the block's own counter goes up.
+//   `pipe` (it takes effect when that pipe's earlier work is done) and increments counters once
+//   every participant of a round has set the flag (runtime/core_role.h, FlagRound):
+//     mode 0  the cores of the setter's type in the whole launch (all AIVs, or all AICs): an
+//             all-core meeting when followed by a wait;
+//     mode 1  the AIVs of one AI core (the two sub-blocks of a MIX 1:2 kernel) raise each other;
+//     mode 2  an AIC raises the AIVs of its AI core; the AIVs of an AI core together raise its AIC.
+//   A unified core (a kernel without a declared mixed type: cube and vector halves on one
+//   emulated core, core_role.h) is its own partner in modes 1 and 2.
 //   More than 16 unconsumed sets of one flag on one core is an error, as is a flag id above 15.
 // Cores run one at a time (see runtime/kernel_rt.cpp); a core that waits gives its turn to the
 // next runnable core, and when no core can run any more the launch fails with Deadlock.

@@ -858,6 +858,17 @@ __aicore__ inline void AoRegistMatmul(TPipe* pipe, T& obj, U& next, Rest&&... re
 
 namespace matmul = AscendC;
 
-#define REGIST_MATMUL_OBJ(tpipe, workspace, ...) ::AscendC::AoRegistMatmul((tpipe), __VA_ARGS__)
+// A kernel with a Matmul object is MIX 1:2 unless ASCENDC_CUBE_ONLY is defined before
+// lib/matmul_intf.h (which sets AO_MATMUL_KERNEL_TYPE). In a mixed launch the AIC only serves the
+// AIVs' requests and leaves the enclosing function here, as the library's REGIST_MATMUL_OBJ does;
+// the simulator computes each request on the AIV that makes it (core_role.h).
+#ifndef AO_MATMUL_KERNEL_TYPE
+#define AO_MATMUL_KERNEL_TYPE KERNEL_TYPE_MIX_AIC_1_2
+#endif
+#define REGIST_MATMUL_OBJ(tpipe, workspace, ...)                                                                   \
+    (void)::ao::rt::KernelTypeDecl<0, int(AO_MATMUL_KERNEL_TYPE), ::ao::rt::KernelTypeSource::Inferred>::registered; \
+    if (int(AO_MATMUL_KERNEL_TYPE) != int(KERNEL_TYPE_AIC_ONLY) && ::ao::rt::Cur().core_type == ::ao::rt::kCoreAic) \
+        return;                                                                                                    \
+    ::AscendC::AoRegistMatmul((tpipe), __VA_ARGS__)
 #define REGIST_MATMUL_OBJ_STATIC REGIST_MATMUL_OBJ
 #define REGIST_CUBE_OBJ REGIST_MATMUL_OBJ

@@ -102,8 +102,11 @@ struct MaskState {
 
 // Per-core state visible to the headers.
 struct Core {
-    int32_t block_idx = 0;
-    int32_t block_num = 1;
+    int32_t block_idx = 0;   // GetBlockIdx(): [0, blockDim) on AIC / unified, [0, ratio * blockDim) on AIV
+    int32_t block_num = 1;   // GetBlockNum(): the launch's blockDim
+    int8_t core_type = 0;    // core_role.h: 0 unified (both halves), 1 AIC, 2 AIV
+    int32_t sub_block_idx = 0, sub_block_num = 1, task_ratio = 1;
+    int32_t sim_idx = 0;     // index of this emulated core in the launch (all types)
     uint8_t* mem[int(Space::COUNT)] = {};
     uint64_t cap[int(Space::COUNT)] = {};
     MaskState mask;
@@ -129,7 +132,8 @@ void CheckGm(const void* addr, uint64_t bytes, const char* what, bool write = tr
 uint64_t SysWorkspaceSize();
 
 // Cross-core barrier (SyncAll). Deterministic: cores run one at a time in a fixed order.
-void SyncAllCores();
+// aiv_only: the cores of the caller's type meet (SyncAll<true>); otherwise every core of the launch.
+void SyncAllCores(bool aiv_only = true);
 
 // Kernel printf goes to the runner's stderr, prefixed with the block index.
 void Printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));

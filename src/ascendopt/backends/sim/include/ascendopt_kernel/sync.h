@@ -1,6 +1,7 @@
 // AscendOptimizer simulator: synchronisation, core identity, atomics, workspace, macros.
 #pragma once
 #include "ascendopt_kernel/tensor.h"
+#include "ascendopt_kernel/core_role.h"
 
 namespace AscendC {
 
@@ -81,16 +82,15 @@ __aicore__ inline void PipeBarrier() {
 
 __aicore__ inline int64_t GetBlockIdx() { return ao::rt::Cur().block_idx; }
 __aicore__ inline int64_t GetBlockNum() { return ao::rt::Cur().block_num; }
-__aicore__ inline int64_t GetSubBlockIdx() { return 0; }
-__aicore__ inline int64_t GetSubBlockNum() { return 1; }
-__aicore__ inline int64_t GetTaskRation() { return 1; }
 int64_t GetSystemCycle();
 
+// SyncAll<true>: every AIV of the launch (the cores of the caller's type); SyncAll<false>: every
+// core, AIC and AIV.
 template <bool isAIVOnly = true>
-__aicore__ inline void SyncAll() { ao::rt::SyncAllCores(); }
+__aicore__ inline void SyncAll() { ao::rt::SyncAllCores(isAIVOnly); }
 template <bool isAIVOnly = true>
 __aicore__ inline void SyncAll(const GlobalTensor<int32_t>&, const LocalTensor<int32_t>&, int32_t = 0) {
-    ao::rt::SyncAllCores();
+    ao::rt::SyncAllCores(isAIVOnly);
 }
 
 template <typename T>
@@ -156,8 +156,7 @@ struct AoNoTilingStruct { uint8_t unused; };
 #define GET_TILING_DATA_PTR_WITH_STRUCT(type, name, ptr) \
     const type* name = reinterpret_cast<const type*>(ptr)
 #define TILING_KEY_IS(k) (::ao::rt::Cur().tiling_key == uint64_t(k))
-#define KERNEL_TASK_TYPE_DEFAULT(t)
-#define KERNEL_TASK_TYPE(k, t)
+// KERNEL_TASK_TYPE_DEFAULT / KERNEL_TASK_TYPE: core_role.h
 #define REGISTER_TILING_DEFAULT(t)
 #define REGISTER_TILING_FOR_TILINGKEY(k, t)
 // ASSERT is a CPU-debug check that the device build compiles away: real kernels rely on that
@@ -171,16 +170,7 @@ struct AoNoTilingStruct { uint8_t unused; };
          : ::ao::rt::Fail(::ao::rt::ErrorKind::AssertFailed, "assert(%s) failed at %s:%d", #x, __FILE__, \
                           __LINE__))
 #define ASSERT_MSG(...)
-// Core-type guards. The simulator runs cube and vector work of a block on one emulated core,
-// so both guards are true and mixed kernels execute both halves in program order.
-namespace AscendC {
-enum CoreType : int8_t { AIC = 0, AIV = 1, MIX = 2 };
-constexpr CoreType g_coreType = AIV;
-}  // namespace AscendC
-#define ASCEND_IS_AIV (true)
-#define ASCEND_IS_AIC (true)
-#define ASCEND_IS_NOT_AIV (false)
-#define ASCEND_IS_NOT_AIC (false)
+// Core-type guards, GetSubBlockIdx / GetTaskRation and kernel types: core_role.h
 #ifndef __CCE_AICORE__
 #define __CCE_AICORE__ 220
 #endif
