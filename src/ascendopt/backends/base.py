@@ -159,6 +159,33 @@ class Backend(abc.ABC):
         """
         raise NotImplementedError(f"backend {self.name!r} cannot run the host tiling alone")
 
+    def measure(self, build: BuildResult, op: Any, case: Any, inputs: dict[str, Any], timeout_s: float) -> RunResult:
+        """A timed run of one case (a benchmark run): outputs, ``task_duration_us`` and the
+        profile summary, like :meth:`run`. A backend whose ordinary runs are not timed (the NPU:
+        correctness runs go without the profiler) profiles here; the default is :meth:`run`
+        (the simulator times every run)."""
+        return self.run(build, op, case, inputs, timeout_s)
+
+    def load_profile(self, run: RunResult, kernel_name: str, op_type: str | None = None) -> Any:
+        """The msprof-format :class:`~ascendopt.profile.Profile` of a measured run.
+
+        The default builds it from the run's own profile summary (the simulator's per-core
+        data); a backend that keeps msprof's output directory reads that instead.
+
+        Raises:
+            ascendopt.profile.ProfileError: The run carries no readable profile.
+        """
+        from ascendopt.profile import Profile
+
+        return Profile.from_run(run, kernel_name, op_type, self.soc)
+
+    @property
+    def concurrent_timing(self) -> bool:
+        """True when a measured run may overlap other runs without changing its result: an
+        exact model without noise draws. False for measured hardware (a benchmark run must
+        have the device to itself) and for injected noise (draws must stay in order)."""
+        return not self.noise_pct
+
     @property
     def toolchain_key(self) -> str:
         """Hash of the compiler and runtime identity; empty when the backend has none."""

@@ -61,11 +61,13 @@ def timed_build(backend: Any, op: Operator, dtypes: dict[str, str]) -> BuildResu
 
 def check_case(backend: Any, op: Operator, case: Case, build: BuildResult, seed: int,
                rtol: float | None = None, atol: float | None = None, timeout_s: float = 60.0,
-               run_result_hook: Callable[[RunResult], None] | None = None, strict: bool = False) -> CaseResult:
+               run_result_hook: Callable[[RunResult], None] | None = None, strict: bool = False,
+               measure: bool = False) -> CaseResult:
     """Runs one case with fresh seeded inputs and compares every output with the golden.
 
     With ``strict`` a warning-level hazard of the run fails the case as a ``runtime_error`` of
-    that hazard's kind (the warnings are kept either way).
+    that hazard's kind (the warnings are kept either way). With ``measure`` the run is a timed
+    benchmark run (``backend.measure``), checked the same way.
     """
     res = CaseResult(case.name, Status.OK.value, dtypes=case_dtypes(case), build_seconds=build.seconds, seed=seed)
     if not build.ok:
@@ -78,7 +80,7 @@ def check_case(backend: Any, op: Operator, case: Case, build: BuildResult, seed:
     except CaseError as e:
         res.status, res.error_kind, res.message = "case_error", "case", str(e)
         return res
-    rr = backend.run(build, op, case, inputs, timeout_s=timeout_s)
+    rr = (backend.measure if measure else backend.run)(build, op, case, inputs, timeout_s=timeout_s)
     if run_result_hook:
         run_result_hook(rr)
     res.block_dim, res.tiling_key, res.run_seconds = rr.block_dim, rr.tiling_key, rr.seconds

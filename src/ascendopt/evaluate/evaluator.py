@@ -432,11 +432,11 @@ class Evaluator:
             def bench_run(j: int, k: int, case: Case) -> tuple[CaseResult, RunResult | None]:
                 runs: list[RunResult] = []
                 r = check_case(self.backend, op, case, build_of(case), ev.seed + PROFILE_SEED_OFFSET + j * 1009 + k,
-                               cfg.rtol, cfg.atol, cfg.run_timeout_s, run_result_hook=runs.append)
+                               cfg.rtol, cfg.atol, cfg.run_timeout_s, run_result_hook=runs.append, measure=True)
                 return r, (runs[-1] if runs else None)
 
             bench_jobs = [(j, k, c) for j, c in enumerate(bench) for k in range(max(1, cfg.profile_repeats))]
-            overlap = not self.backend.noise_pct  # noise draws must stay in order
+            overlap = self.backend.concurrent_timing  # noise draws / a device measurement: alone, in order
             order = sorted(range(len(cases)), key=lambda i: -case_elements(cases[i]))
             futures: dict[int, Future] = {}
             bench_futures: list[Future] = []
@@ -521,9 +521,7 @@ class Evaluator:
         summary: dict[str, Any] = {"task_duration_us": sum(durations) / len(durations),
                                    "runs_us": durations, "block_dim": run.block_dim, "tiling_key": run.tiling_key}
         try:
-            from ascendopt.profile import Profile
-
-            prof = Profile.from_run(run, op.kernel_entry, soc=self.backend.soc)
+            prof = self.backend.load_profile(run, op.kernel_entry)
             summary.update(json.loads(json.dumps(prof.summary(top=5).to_dict(), default=str)))
             if self.config.profile_dir:
                 where = Path(self.config.profile_dir) / op.digest[:16] / _safe_name(case_name)

@@ -219,15 +219,8 @@ class SimBackend(Backend):
                 files += 1
                 path.write_bytes(arr.tobytes())
                 lines.append(_tensor_line("dyn_input" if spec.dynamic else "input", spec, path))
-        # An output named like an input and unknown to the OpDef is that input, updated in place.
-        outs = {p["name"] for p in sig.get("outputs", [])}
-        ins = {p["name"] for p in sig.get("inputs", [])}
-        for i, spec in enumerate(case.outputs):
-            tag = "ref_output" if spec.name not in outs and spec.name in ins else "output"
-            lines.append(_tensor_line(("dyn_" if spec.dynamic else "") + tag, spec, work / f"out{i}.bin"))
-        for name, value in case.attrs.items():
-            lines.append(_attr_line(name, case.attr_types.get(name, ""), value))
-        lines.append(f"result {work / 'result.json'}")
+        lines += manifest_tail(work, case, {p["name"] for p in sig.get("outputs", [])},
+                               {p["name"] for p in sig.get("inputs", [])})
         path = work / "manifest.txt"
         path.write_text("\n".join(lines) + "\n")
         return path
@@ -380,6 +373,20 @@ def _run_bounded(cmd: list[str], work: Path, timeout_s: float, memory_bytes: int
             raise subprocess.TimeoutExpired(cmd, timeout_s)
     return subprocess.CompletedProcess(cmd, sandbox.exit_status(p.returncode), _tail(work / "stdout.txt"),
                                        _tail(work / "stderr.txt"))
+
+
+def manifest_tail(work: Path, case: Case, opdef_outputs: set[str], opdef_inputs: set[str]) -> list[str]:
+    """A runner manifest's lines after the inputs: the outputs (``out<i>.bin`` in ``work``), the
+    attributes and the result file. An output named like an input and unknown to the OpDef is
+    that input, updated in place (``ref_output``)."""
+    lines = []
+    for i, spec in enumerate(case.outputs):
+        tag = "ref_output" if spec.name not in opdef_outputs and spec.name in opdef_inputs else "output"
+        lines.append(_tensor_line(("dyn_" if spec.dynamic else "") + tag, spec, work / f"out{i}.bin"))
+    for name, value in case.attrs.items():
+        lines.append(_attr_line(name, case.attr_types.get(name, ""), value))
+    lines.append(f"result {work / 'result.json'}")
+    return lines
 
 
 def _tensor_line(tag: str, spec: TensorSpec, path: Path) -> str:
