@@ -45,6 +45,14 @@ struct OpSignature {
         std::vector<int> dtypes;
         bool value_depend;
         bool scalar;
+        // Outputs: OpParamDef::InitValue, the element the framework fills the output's GM with
+        // before the launch; one for every dtype/format combination or one per combination.
+        struct Fill {
+            uint32_t width;  // bytes
+            uint64_t bits;   // little-endian pattern
+        };
+        std::vector<Fill> init;
+        bool shape_depend;  // OutputShapeDependOnCompute: the kernel reports the output's shape
     };
     std::vector<Param> inputs, outputs;
     struct Attr {

@@ -169,6 +169,12 @@ bool BuildRegistry(std::string* error) {
                 }
             }
             q.scalar = p.AoScalar();
+            for (const ops::ScalarVar& v : p.AoInitValues()) {
+                OpSignature::Param::Fill f{0, 0};
+                if (!ops::AoScalarElement(v, &f.width, &f.bits)) f = {1, 0};  // INVALID_DTYPE: zeroes
+                q.init.push_back(f);
+            }
+            q.shape_depend = !is_input && p.AoShapeDepend();
             out.push_back(q);
         }
         return out;
@@ -755,6 +761,18 @@ OpParamDef& OpParamDef::DataType(std::vector<ge::DataType> types) {
     return *this;
 }
 
+OpParamDef& OpParamDef::InitValue(uint64_t) {  // documented: only 0 (zero the output)
+    init_values_.assign(1, ScalarVar(ScalarType::UINT64, uint64_t(0)));
+    return *this;
+}
+OpParamDef& OpParamDef::InitValue(const ScalarVar& value) {
+    init_values_.assign(1, value);
+    return *this;
+}
+OpParamDef& OpParamDef::InitValue(const std::vector<ScalarVar>& values) {
+    init_values_ = values;
+    return *this;
+}
 OpParamDef& OpParamDef::DataTypeList(std::vector<ge::DataType> types) {
     dtypes_ = std::move(types);
     dtype_list_ = true;

@@ -30,6 +30,8 @@
 #include <vector>
 
 #include "host_api.h"
+#include "image_gm.h"
+#include "output_prep.h"
 #include "sandbox_rt.h"
 #include "sim_config.h"
 #include "tensor_list.h"
@@ -425,6 +427,16 @@ int main(int argc, char** argv) {
     std::vector<uint8_t*> op_outs;
     for (size_t i : op_output_idx) op_outs.push_back(outs[i]);
     const ao::host::OpSignature* sig = ao::host::GetRegisteredOp(&err);
+    // InitValue outputs start as the framework leaves them: zeroed or set to the typed value.
+    size_t combo = ao::rt::DtypeCombination(*sig, [&](size_t j, bool in) -> int {
+        const auto& groups = in ? tr.input_params : tr.output_params;
+        if (j >= groups.size() || groups[j].empty()) return -1;
+        return in ? m.inputs[groups[j][0]].dtype : op_outputs[groups[j][0]].dtype;
+    });
+    for (size_t j = 0; j < sig->outputs.size() && j < tr.output_params.size(); ++j)
+        for (size_t k : tr.output_params[j])
+            ao::rt::FillInitValue(op_outs[k], NumElems(op_outputs[k].shape) * uint64_t(DtypeSize(op_outputs[k].dtype)),
+                                  sig->outputs[j], combo);
     std::vector<uint8_t*> args;
     std::vector<std::pair<uint8_t*, std::vector<uint64_t>>> lists;  // input descriptors, to check after
     auto add_params = [&](const std::vector<ao::host::OpSignature::Param>& ps,
@@ -447,6 +459,20 @@ int main(int argc, char** argv) {
     };
     add_params(sig->inputs, tr.input_params, m.inputs, in_gm, "input");
     add_params(sig->outputs, tr.output_params, op_outputs, op_outs, "output");
+    // OutputShapeDependOnCompute: one more argument, the shapes the kernel reports.
+    std::vector<std::string> shape_names;
+    std::vector<std::vector<int64_t>> shape_expected;
+    for (size_t j = 0; j < sig->outputs.size() && j < tr.output_params.size(); ++j) {
+        if (!sig->outputs[j].shape_depend || tr.output_params[j].empty()) continue;
+        shape_names.push_back(sig->outputs[j].name);
+        shape_expected.push_back(op_outputs[tr.output_params[j][0]].shape);
+    }
+    uint64_t* shape_slots = nullptr;
+    if (!shape_names.empty()) {
+        shape_slots = reinterpret_cast<uint64_t*>(ao::rt::AllocGm(
+            shape_names.size() * ao::rt::kShapeSlots * sizeof(uint64_t), "output shapes", 0x7f));
+        args.push_back(reinterpret_cast<uint8_t*>(shape_slots));
+    }
     uint8_t* ws = ws_total ? ao::rt::AllocGm(ws_total, "workspace", 0x7f) : nullptr;
     args.push_back(ws);
     uint8_t* tiling = ao::rt::AllocGm(tr.tiling_data.size(), "tiling", 0);
@@ -456,10 +482,12 @@ int main(int argc, char** argv) {
     if (arity != int(args.size())) {
         WriteResult("{\"status\": \"runtime_error\", \"error_kind\": \"invalid_argument\", \"message\": "
                     "\"kernel entry takes " + std::to_string(arity) + " arguments but the OpDef gives " +
-                    std::to_string(args.size()) + " (inputs + outputs + workspace + tiling)\"" + g_partial + "}\n");
+                    std::to_string(args.size()) + " (inputs + outputs" +
+                    (shape_slots ? " + output shapes" : "") + " + workspace + tiling)\"" + g_partial + "}\n");
         return 0;
     }
 
+    ao::rt::RegisterImageConstants();  // static __gm__ data of the kernel binary
     ao::rt::SetTraceEnabled(!m.trace_path.empty());
     ao::rt::LaunchResult lr = ao::rt::LaunchKernel(tr.block_dim, tr.tiling_key, ascendopt_kernel_launch, args.data(), ws);
     for (size_t i = 0; i < m.inputs.size(); ++i) {  // inputs are read-only: a kernel writing one is caught
@@ -468,6 +496,14 @@ int main(int argc, char** argv) {
             WriteResult("{\"status\": \"runtime_error\", \"error_kind\": \"input_modified\", \"message\": "
                         "\"the kernel wrote into input " + Escape(TensorLabel(m.inputs, i)) +
                         " (inputs are read-only unless the case names it as an output too)\"" + g_partial + "}\n");
+            return 0;
+        }
+    }
+    if (shape_slots != nullptr) {
+        std::string bad = ao::rt::CheckOutputShapes(shape_slots, shape_names, shape_expected);
+        if (!bad.empty()) {
+            WriteResult("{\"status\": \"runtime_error\", \"error_kind\": \"output_shape\", \"message\": \"" +
+                        Escape(bad) + "\"" + g_partial + "}\n");
             return 0;
         }
     }

@@ -65,20 +65,15 @@ public:
     OpParamDef& To(ge::DataType) { return *this; }
     OpParamDef& To(const char*) { return *this; }
     // The documented forms: 0 (zero the output before the kernel), one typed value, or one per
-    // dtype/format combination. Recorded (AoInitValue); the runner does not pre-fill yet.
-    OpParamDef& InitValue(uint64_t) {
-        init_value_ = true;
+    // dtype/format combination (AoInitValues; the runner fills the output's GM with it).
+    OpParamDef& InitValue(uint64_t value);
+    OpParamDef& InitValue(const ScalarVar& value);
+    OpParamDef& InitValue(const std::vector<ScalarVar>& values);
+    // The kernel writes this output's real shape into the shape-out argument (AoShapeDepend).
+    OpParamDef& OutputShapeDependOnCompute() {
+        shape_depend_ = true;
         return *this;
     }
-    OpParamDef& InitValue(const ScalarVar&) {
-        init_value_ = true;
-        return *this;
-    }
-    OpParamDef& InitValue(const std::vector<ScalarVar>&) {
-        init_value_ = true;
-        return *this;
-    }
-    OpParamDef& OutputShapeDependOnCompute() { return *this; }
     OpParamDef& Follow(const char*) { return *this; }
     OpParamDef& Follow(const char*, FollowType) { return *this; }
     OpParamDef& Comment(const char*) { return *this; }
@@ -91,7 +86,10 @@ public:
     const std::vector<ge::Format>& AoFormats() const { return formats_; }
     bool AoValueDepend() const { return value_depend_; }
     bool AoScalar() const { return scalar_; }
-    bool AoInitValue() const { return init_value_; }
+    bool AoInitValue() const { return !init_values_.empty(); }
+    // One value (every combination) or one per dtype/format combination; empty: none.
+    const std::vector<ScalarVar>& AoInitValues() const { return init_values_; }
+    bool AoShapeDepend() const { return shape_depend_; }
 
 private:
     std::string name_;
@@ -101,7 +99,8 @@ private:
     bool dtype_list_ = false;
     bool value_depend_ = false;
     bool scalar_ = false;
-    bool init_value_ = false;
+    std::vector<ScalarVar> init_values_;
+    bool shape_depend_ = false;
 };
 
 class OpAttrDef {

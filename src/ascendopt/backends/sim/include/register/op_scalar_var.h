@@ -1,9 +1,10 @@
 // AscendOptimizer simulator (host side): ops::ScalarType / ScalarNum / ScalarVar, the typed
 // initial value an OpDef output can declare with OpParamDef::InitValue (documented: the output's
 // GM is set to that value, or zeroed, before the kernel runs; used with SetNeedAtomic(true)).
-// The OpDef records them; the runner does not pre-fill outputs yet (see InitValue in op_def.h).
+// The OpDef records them per output; the runner fills the output with AoScalarElement's bytes.
 #pragma once
 #include <cstdint>
+#include <cstring>
 
 namespace ops {
 
@@ -51,5 +52,50 @@ struct ScalarVar {
     }
     static constexpr bool IsFloat(ScalarType t) { return t == ScalarType::FLOAT32 || t == ScalarType::FLOAT16; }
 };
+
+// The element a memset of `v` writes: its width in bytes (the ScalarType's) and its
+// little-endian bit pattern (FLOAT16 rounded to nearest even). False for INVALID_DTYPE.
+inline bool AoScalarElement(const ScalarVar& v, uint32_t* width, uint64_t* bits) {
+    static const uint32_t kWidth[] = {8, 8, 4, 4, 2, 2, 1, 1, 4, 2};
+    uint32_t t = static_cast<uint32_t>(v.scalar_type);
+    if (t >= sizeof(kWidth) / sizeof(kWidth[0])) return false;
+    *width = kWidth[t];
+    if (v.scalar_type == ScalarType::FLOAT32) {
+        uint32_t u;
+        std::memcpy(&u, &v.scalar_num.value_f32, 4);
+        *bits = u;
+    } else if (v.scalar_type == ScalarType::FLOAT16) {
+        uint32_t u;
+        std::memcpy(&u, &v.scalar_num.value_f32, 4);
+        uint32_t sign = (u >> 16) & 0x8000u, e = (u >> 23) & 0xffu, m = u & 0x7fffffu;
+        uint32_t h;
+        if (e == 0xff) {
+            h = sign | 0x7c00u | (m ? 0x200u : 0u);  // inf, NaN
+        } else {
+            int32_t he = int32_t(e) - 127 + 15;
+            if (he >= 31) {
+                h = sign | 0x7c00u;  // overflow -> inf
+            } else if (he <= 0) {  // subnormal half (or zero)
+                if (he < -10) {
+                    h = sign;
+                } else {
+                    uint32_t mm = m | 0x800000u;
+                    uint32_t shift = uint32_t(14 - he);
+                    uint32_t q = mm >> shift, rem = mm & ((1u << shift) - 1), half = 1u << (shift - 1);
+                    if (rem > half || (rem == half && (q & 1u))) ++q;
+                    h = sign | q;
+                }
+            } else {
+                uint32_t q = (uint32_t(he) << 10) | (m >> 13), rem = m & 0x1fffu;
+                if (rem > 0x1000u || (rem == 0x1000u && (q & 1u))) ++q;  // may carry into the exponent
+                h = sign | q;
+            }
+        }
+        *bits = h;
+    } else {
+        *bits = *width == 8 ? v.scalar_num.value_u64 : (v.scalar_num.value_u64 & ((uint64_t(1) << (*width * 8)) - 1));
+    }
+    return true;
+}
 
 }  // namespace ops
