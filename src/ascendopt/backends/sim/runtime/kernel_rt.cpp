@@ -190,8 +190,16 @@ uint8_t* AllocGm(uint64_t bytes, const std::string& name, uint8_t fill) {
     return static_cast<uint8_t*>(p);
 }
 
+void RegisterImageGm(const void* base, uint64_t bytes, const std::string& name) {
+    GmAlloc a{static_cast<uint8_t*>(const_cast<void*>(base)), NextDev(bytes), bytes, bytes, name, bytes};
+    a.owned = false;
+    a.read_only = true;
+    g_gm.push_back(a);
+}
+
 void FreeAllGm() {
-    for (auto& a : g_gm) free(a.base);
+    for (auto& a : g_gm)
+        if (a.owned) free(a.base);
     g_gm.clear();
     g_next_dev = 0;
 }
@@ -204,6 +212,9 @@ void CheckGm(const void* addr, uint64_t bytes, const char* what, bool write) {
     auto p = static_cast<const uint8_t*>(addr);
     for (const auto& a : g_gm) {
         if (p >= a.base && p < a.base + (write ? a.padded : a.mapped)) {
+            if (write && a.read_only)
+                Fail(ErrorKind::GmOutOfBounds, "%s: GM write of %llu bytes into '%s' (read-only)", what,
+                     (unsigned long long)bytes, a.name.c_str());
             if (p + bytes <= a.base + a.padded) return;
             if (!write && p + bytes <= a.base + a.mapped) {
                 char key[512];

@@ -73,6 +73,8 @@ struct GmAlloc {
     std::string name;
     uint64_t mapped = 0;  // bytes up to the end of the allocator page holding the padded end:
                           // a read up to here does not fault on the device (host memory backs it)
+    bool owned = true;       // false: memory the runner did not allocate (not freed)
+    bool read_only = false;  // the kernel binary's constant data: a write is out of bounds
 };
 
 // Warning-level hazards recorded so far (Warn), as a JSON list of
@@ -80,6 +82,9 @@ struct GmAlloc {
 std::string WarningsJson();
 // Allocates GM the way aclrtMalloc does: 64-byte aligned start, size rounded up to 32 B + 32 B.
 uint8_t* AllocGm(uint64_t bytes, const std::string& name, uint8_t fill);
+// GM the kernel binary brings (static `__gm__` data, placed in GM when the kernel is loaded):
+// host memory of the runner's image, read-only here, never freed.
+void RegisterImageGm(const void* base, uint64_t bytes, const std::string& name);
 void FreeAllGm();
 
 struct LaunchResult {
