@@ -1,7 +1,8 @@
 """What the framework does to outputs around a launch, as the OpDef asks (runtime/output_prep.h):
 OpParamDef::InitValue fills an output before the kernel (0, one typed value, or one per dtype
-combination; the init_sum fixture only atomic-adds into them), and OutputShapeDependOnCompute
-gives the kernel a shape-out argument whose shape the runner checks (shape_out_prefix fixture)."""
+combination; the init_sum fixture only atomic-adds into them), OutputShapeDependOnCompute
+gives the kernel a shape-out argument whose shape the runner checks (shape_out_prefix fixture),
+and an output named like an input is that input (ref_head_add updates only part of it)."""
 
 from __future__ import annotations
 
@@ -66,3 +67,11 @@ def test_a_wrong_reported_shape_is_an_error(backend, prefix):
     res = run(backend, op, case)
     assert (res.status, res.error_kind) == ("runtime_error", "output_shape"), res.message
     assert "output y of shape [8]" in res.message and "expects [7]" in res.message
+
+
+def test_an_output_named_like_an_input_is_that_input(backend):
+    op = Operator.load(FIXTURE_OPS / "ref_head_add")
+    [case] = load_op_cases(FIXTURE_OPS / "ref_head_add")
+    res = run(backend, op, case)
+    assert res.status == "ok", f"{res.status} ({res.error_kind}): {res.message[:2000]}"
+    assert res.max_abs_err < 1e-6

@@ -404,9 +404,18 @@ int main(int argc, char** argv) {
         std::memcpy(in_gm[i], input_bytes[i].data(), input_bytes[i].size());
     }
     std::vector<bool> in_place(m.inputs.size(), false);  // inputs the kernel may write: ref outputs
+    const ao::host::OpSignature* sig = ao::host::GetRegisteredOp(&err);
+    // An OpDef output named like an OpDef input is that input (a reference parameter: the
+    // framework binds both to one tensor; the kernel gets it twice, the second as `<name>_ref`).
+    auto declared_ref = [&](const std::string& name) {
+        bool in = false, out = false;
+        for (const auto& p : sig->inputs) in = in || p.name == name;
+        for (const auto& p : sig->outputs) out = out || p.name == name;
+        return in && out;
+    };
     for (size_t i = 0; i < m.outputs.size(); ++i) {
         uint64_t bytes = NumElems(m.outputs[i].shape) * uint64_t(DtypeSize(m.outputs[i].dtype));
-        if (!m.outputs[i].ref) {
+        if (!m.outputs[i].ref && !declared_ref(m.outputs[i].name)) {
             outs[i] = ao::rt::AllocGm(bytes, "output " + TensorLabel(m.outputs, i), 0x7f);
             continue;
         }
@@ -426,7 +435,6 @@ int main(int argc, char** argv) {
     }
     std::vector<uint8_t*> op_outs;
     for (size_t i : op_output_idx) op_outs.push_back(outs[i]);
-    const ao::host::OpSignature* sig = ao::host::GetRegisteredOp(&err);
     // InitValue outputs start as the framework leaves them: zeroed or set to the typed value.
     size_t combo = ao::rt::DtypeCombination(*sig, [&](size_t j, bool in) -> int {
         const auto& groups = in ? tr.input_params : tr.output_params;
@@ -435,7 +443,8 @@ int main(int argc, char** argv) {
     });
     for (size_t j = 0; j < sig->outputs.size() && j < tr.output_params.size(); ++j)
         for (size_t k : tr.output_params[j])
-            ao::rt::FillInitValue(op_outs[k], NumElems(op_outputs[k].shape) * uint64_t(DtypeSize(op_outputs[k].dtype)),
+            if (!declared_ref(sig->outputs[j].name))  // a reference output holds its input
+                ao::rt::FillInitValue(op_outs[k], NumElems(op_outputs[k].shape) * uint64_t(DtypeSize(op_outputs[k].dtype)),
                                   sig->outputs[j], combo);
     std::vector<uint8_t*> args;
     std::vector<std::pair<uint8_t*, std::vector<uint64_t>>> lists;  // input descriptors, to check after
