@@ -14,7 +14,7 @@ from rich.text import Text
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC
 from ascendopt.cases import CaseError, load_op_cases
-from ascendopt.cli_options import UNSAFE_NO_SANDBOX, positive
+from ascendopt.cli_options import BACKEND, UNSAFE_NO_SANDBOX, positive
 from ascendopt.operator import Operator, OperatorError
 
 from ascendopt.cli_common import STATUS_STYLE as _STATUS_STYLE
@@ -47,9 +47,11 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
     strict: bool = typer.Option(False, "--strict", help="Fail a case on a warning-level hazard (a race, a GM "
                                 "read past a tensor's end) instead of reporting it."),
+    backend_kind: str = BACKEND,
     unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
 ) -> None:
-    """Build an operator on the simulator, run its cases and check them against the golden.
+    """Build an operator on the simulator (or ``--backend npu``: on the device), run its cases and
+    check them against the golden.
 
     Hazards the hardware tolerates (a race, a GM read a little past a tensor) are warnings:
     the case still passes, the table marks it ``ok*`` and lists them (``warnings`` per case in
@@ -57,7 +59,8 @@ def run(
     from ascendopt.evaluate.check import check_operator
 
     targets = _run_targets(op_dir, suite, src, cases, golden, case)
-    backend = _backend(soc, noise_pct, seed, unsafe_no_sandbox)
+    backend = _backend(soc, noise_pct, seed, unsafe_no_sandbox, backend_kind)
+    soc = backend.soc.name if backend.soc is not None else soc
     docs, any_failed = [], False
     for op, selected in targets:
         doc, failed = _run_one(check_operator, backend, op, selected, soc, seed, rtol, atol, timeout, as_json, strict)
@@ -171,18 +174,21 @@ def profile_cmd(
     timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed for the run."),
     top: int = typer.Option(8, "--top", min=1, help="Instructions to list by cycles."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
+    backend_kind: str = BACKEND,
     unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
 ) -> None:
-    """Profile one case on the simulator: msprof-format files plus a bottleneck summary."""
+    """Profile one case (simulator, or ``--backend npu``: msprof op on the device): msprof-format
+    files plus a bottleneck summary."""
     import tempfile
 
     from ascendopt.evaluate.check import case_dtypes, check_case
     from ascendopt.operator import snake_case
-    from ascendopt.profile import Profile, ProfileError
+    from ascendopt.profile import ProfileError
 
     op, selected = _load(op_dir, cases, golden, [case] if case else [])
     chosen = max(selected, key=_case_elements) if not case else selected[0]
-    backend = _backend(soc, unsafe_no_sandbox=unsafe_no_sandbox)
+    backend = _backend(soc, unsafe_no_sandbox=unsafe_no_sandbox, name=backend_kind)
+    soc = backend.soc.name if backend.soc is not None else soc
     try:
         op_type = op.op_type
         kernel = op.kernel_entry
@@ -199,9 +205,13 @@ def profile_cmd(
             def run(self, build, op_, case_, inputs, timeout_s=60.0):
                 return backend.run(build, op_, case_, inputs, timeout_s=timeout_s, trace_path=trace_csv)
 
+            measure = run
+
         def work():
             build = backend.build(op, case_dtypes(chosen))
-            return check_case(_Tracing(), op, chosen, build, seed, timeout_s=timeout, run_result_hook=runs.append)
+            runner = _Tracing() if backend.name == "sim" else backend  # the simulator's instruction trace
+            return check_case(runner, op, chosen, build, seed, timeout_s=timeout, run_result_hook=runs.append,
+                              measure=True)
 
         if as_json:
             result = work()
@@ -219,8 +229,7 @@ def profile_cmd(
                       code=1)
             raise typer.Exit(1)
         try:
-            prof = Profile.from_run(rr, kernel, op_type, backend.soc,
-                                    trace_path=trace_csv if trace_csv.exists() else None)
+            prof = backend.load_profile(rr, kernel, op_type)
             prof.meta.update({"case": chosen.name, "op_dir": str(op_dir), "check_status": result.status})
             prof.write(out_dir)
         except (ProfileError, OSError) as e:
@@ -264,9 +273,9 @@ def profile_cmd(
         console.print(it)
     for n in summ.notes:
         console.print(f"note: {n}", markup=False, highlight=False)
-    console.print(f"profile written to {out_dir}/ (OpBasicInfo.csv, PipeUtilization.csv, Memory.csv, "
-                  f"ArithmeticUtilization.csv, simulator/trace.json, simulator/core*/…_instr_exe.csv)",
-                  markup=False, highlight=False)
+    files = ("OpBasicInfo.csv, PipeUtilization.csv, Memory.csv, ArithmeticUtilization.csv, simulator/trace.json, "
+             "simulator/core*/…_instr_exe.csv") if backend.name == "sim" else "msprof op's CSVs"
+    console.print(f"profile written to {out_dir}/ ({files})", markup=False, highlight=False)
     raise typer.Exit(0 if ok else 1)
 
 
@@ -340,11 +349,13 @@ from ascendopt.cli_llm import llm_app  # noqa: E402
 from ascendopt.cli_optimize import optimize_command  # noqa: E402
 from ascendopt.cli_bench import bench_command  # noqa: E402
 from ascendopt.cli_compat import compat_command  # noqa: E402
+from ascendopt.cli_doctor import doctor_command  # noqa: E402
 
 app.command("rewind")(rewind_command)
 app.command("optimize")(optimize_command)
 app.command("bench")(bench_command)
 app.command("compat")(compat_command)
+app.command("doctor")(doctor_command)
 app.add_typer(bank_app, name="bank")
 app.add_typer(llm_app, name="llm")
 

@@ -45,10 +45,15 @@ def load(op_dir: Path, cases_files: list[Path], golden: Optional[str], names: li
     return op, cases
 
 
-def backend(soc: str, noise_pct: float = 0.0, noise_seed: int = 0, unsafe_no_sandbox: bool = False):
-    """The simulator backend, under the sandbox policy (exits when there is no sandbox and
-    ``--unsafe-no-sandbox`` was not given). The backend holds the policy: worker processes
-    (``--workers``) it is shipped to apply the same one."""
+def backend(soc: str, noise_pct: float = 0.0, noise_seed: int = 0, unsafe_no_sandbox: bool = False,
+            name: str = "sim"):
+    """The ``--backend`` (``sim``: the simulator, under the sandbox policy, exits when there is
+    no sandbox and ``--unsafe-no-sandbox`` was not given; the backend holds the policy: worker
+    processes (``--workers``) it is shipped to apply the same one. ``npu``: :func:`npu_backend`)."""
+    if name == "npu":
+        if noise_pct:
+            fail("--noise-pct injects noise into the simulator; the npu backend measures its own")
+        return npu_backend(unsafe_no_sandbox)
     from ascendopt.backends.sim import sandbox
     from ascendopt.backends.sim.backend import SimBackend
 
@@ -61,6 +66,34 @@ def backend(soc: str, noise_pct: float = 0.0, noise_seed: int = 0, unsafe_no_san
     try:
         return SimBackend(soc, noise_pct=noise_pct, noise_seed=noise_seed, sandbox=policy)
     except (SocError, ValueError) as e:
+        fail(str(e))
+
+
+def require_npu(unsafe_no_sandbox: bool):
+    """Exits (2) at once, with one line naming what is missing, unless this machine has the CANN
+    toolkit, a device and the tools; returns what was detected. Candidates then run on the device
+    outside the sandbox, which the user must accept with ``--unsafe-no-sandbox``."""
+    from ascendopt.backends.npu.detect import CannUnavailable, detect
+
+    cann = detect()
+    try:
+        cann.require()
+    except CannUnavailable as e:
+        fail(f"{e} (see `ascendopt doctor`)")
+    if not unsafe_no_sandbox:
+        fail("--backend npu runs candidate code (host tiling, kernels) on the device outside the sandbox, "
+             "which has no device access; pass --unsafe-no-sandbox to accept that")
+    return cann
+
+
+def npu_backend(unsafe_no_sandbox: bool):
+    """The NPU backend (:func:`require_npu` first)."""
+    from ascendopt.backends.npu.backend import NpuBackend
+
+    cann = require_npu(unsafe_no_sandbox)
+    try:
+        return NpuBackend(cann)
+    except ValueError as e:
         fail(str(e))
 
 

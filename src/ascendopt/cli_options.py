@@ -19,3 +19,19 @@ def positive(value: float) -> float:
 UNSAFE_NO_SANDBOX = typer.Option(
     False, "--unsafe-no-sandbox",
     help="Compile and run candidate code without the sandbox when this machine has none (bubblewrap).")
+
+
+def backend_name(value: str) -> str:
+    """Option callback: ``sim`` or ``npu``."""
+    if value not in ("sim", "npu"):
+        raise typer.BadParameter(f"{value!r} is not a backend (sim, npu)")
+    return value
+
+
+#: ``--backend`` (every command that builds or runs candidates: run, profile, tune, rewind,
+#: optimize, bench): ``sim`` (the simulator, default) or ``npu`` (an Ascend device through the
+#: CANN toolkit; ``ascendopt doctor`` says what this machine has). On ``npu`` the SoC is the
+#: device's and ``--soc`` is not used.
+BACKEND = typer.Option("sim", "--backend", callback=backend_name,
+                       help="sim (simulator, default) or npu (Ascend device with the CANN toolkit; see "
+                            "`ascendopt doctor`).")

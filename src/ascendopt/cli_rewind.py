@@ -13,7 +13,7 @@ from rich.table import Table
 from ascendopt.backends.sim.soc import DEFAULT_SOC
 from ascendopt.cli_common import backend as make_backend
 from ascendopt.cli_common import console, err_console, fail, load_targets, open_store
-from ascendopt.cli_options import UNSAFE_NO_SANDBOX, positive
+from ascendopt.cli_options import BACKEND, UNSAFE_NO_SANDBOX, positive
 from ascendopt.rewind.engine import DEFAULT_BUDGET, DEFAULT_DEPTH
 
 DEFAULT_BANK_FILE = Path("ascendopt-bank.db")
@@ -31,7 +31,8 @@ def rewind_command(
     seed: int = typer.Option(0, "--seed", min=0, help="Seed of the inputs (and of the noise)."),
     noise_pct: float = typer.Option(0.0, "--noise-pct", min=0.0, help="Seeded timing noise (percent std)."),
     repeats: int = typer.Option(0, "--repeats", min=0,
-                                help="Timed runs per candidate, for tau (default: 1 without noise, 5 with)."),
+                                help="Timed runs per candidate, for tau (default: 1 on the noise-free simulator, "
+                                     "else 5)."),
     sigmas: float = typer.Option(3.0, "--sigmas", callback=positive, help="tau = this many sigmas of the repeats."),
     min_effect: float = typer.Option(1.0, "--min-effect-pct", min=0.0, help="tau is at least this share of the latency."),
     workers: int = typer.Option(1, "--workers", min=1, help="Candidates evaluated in parallel (processes)."),
@@ -40,6 +41,7 @@ def rewind_command(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     llm: Optional[Path] = typer.Option(None, "--llm", help="LLM config file: adds the LLM rewinder to the motifs and "
                                        "distills with the LLM (default: the environment, else offline)."),
+    backend_kind: str = BACKEND,
     unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
 ) -> None:
     """Rewind: remove one optimization at a time, keep the removals that measurably hurt, and
@@ -63,8 +65,8 @@ def rewind_command(
         fail(f"unknown motif(s) {', '.join(unknown)}; known: {', '.join(reg)}")
     loaded = load_targets(op_dirs, suite, src)  # every usage error before anything runs
     _llm_client(llm, None)  # a bad LLM configuration is one too (nothing is opened yet)
-    backend = make_backend(soc, noise_pct, seed, unsafe_no_sandbox)
-    reps = repeats or (5 if noise_pct > 0 else 1)
+    backend = make_backend(soc, noise_pct, seed, unsafe_no_sandbox, backend_kind)
+    reps = repeats or (1 if backend.concurrent_timing else 5)  # noise (injected or measured): repeats
     store = open_store(db)
     client = _llm_client(llm, db)  # after the store: its response cache is a table of the record database
     try:

@@ -53,6 +53,7 @@ class PairTask:
         own_cases: Whether the operator's own ``tests/st/*.json`` are loaded too.
         bench_cases: Names of the timed cases (a manifest's ``benchmark``; empty: the largest
             case of each dtype combination).
+        backend: ``sim`` or ``npu`` (the device this process finds, its own build cache).
     """
 
     key: str
@@ -72,6 +73,7 @@ class PairTask:
     case_files: tuple[str, ...] = ()
     own_cases: bool = True
     bench_cases: tuple[str, ...] = ()
+    backend: str = "sim"
 
     def suite_op(self):
         """The :class:`~ascendopt.suites.SuiteOp` these fields describe."""
@@ -174,8 +176,13 @@ def _run(task: PairTask, emit: Emit, profiles: Path) -> tuple[Any, dict[str, str
     method = get_method(task.method)
     op = Operator.load(task.op_dir)
     cases, timed = suite_cases(task.suite_op())
-    builder = SimBuilder(cache_dir=Path(task.cache_dir)) if task.cache_dir else None
-    backend = SimBackend(task.soc, builder=builder)
+    if task.backend == "npu":
+        from ascendopt.backends.npu.backend import NpuBackend
+
+        backend = NpuBackend()
+    else:
+        builder = SimBuilder(cache_dir=Path(task.cache_dir)) if task.cache_dir else None
+        backend = SimBackend(task.soc, builder=builder)
     evaluator = Evaluator(backend, EvalConfig(seed=0, benchmark_cases=timed,
                                               run_timeout_s=task.timeout_s, jobs=task.jobs,
                                               profile_dir=str(profiles)))
