@@ -285,7 +285,7 @@ struct Manifest {
     }
     aclBoolArray *Attr_list_bool(const std::string &n) {
         auto &v = A(n);
-        bools.emplace_back(v.size() > 2 ? v.size() - 2 : 1);
+        bools.emplace_back(new bool[v.size() > 2 ? v.size() - 2 : 1]);
         bool *x = bools.back().get();
         for (size_t i = 2; i < v.size(); ++i) x[i - 2] = v[i] != "0";
         return aclCreateBoolArray(x, v.size() > 2 ? v.size() - 2 : 0);
