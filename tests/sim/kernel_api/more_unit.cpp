@@ -618,6 +618,13 @@ void RunFail(void* arg) {
         TQue<TPosition::VECIN, 1> q;
         pipe.InitBuffer(q, 1, 256);
         q.DeQue();
+    } else if (name == "tbuf_uninit_unused" || name == "tbuf_uninit_used") {
+        TBuf<TPosition::VECCALC> used, unused;  // `unused` never gets InitBuffer
+        pipe.InitBuffer(used, 256);
+        LocalTensor<float> a = used.Get<float>();
+        LocalTensor<float> t = unused.Get<float>();  // harmless while t is not used
+        Duplicate(a, 1.0f, 64);
+        if (name == "tbuf_uninit_used") Adds(a, t, 1.0f, 64);
     }
     std::fprintf(stderr, "case %s did not fail\n", name.c_str());
 }

@@ -52,3 +52,11 @@ def test_datacopypad_brace_lists(more_rows):
     exp[:10] = np.arange(10) + 0.5
     exp[16:21] = np.arange(16, 21) + 0.5
     np.testing.assert_array_equal(more_rows["pad_braces"], exp)
+
+
+def test_a_tbuf_without_initbuffer_fails_where_it_is_used(more_exe):
+    # Get on a TBuf that never got InitBuffer is harmless on the device (a kernel gets one for a
+    # path it does not take); using the tensor is the error.
+    ok = run_case(more_exe, "fail", "tbuf_uninit_unused")
+    assert ok.returncode == 0 and "ascendopt-error" not in ok.stderr, ok.stderr
+    assert_fails(more_exe, "tbuf_uninit_used", "invalid_argument")

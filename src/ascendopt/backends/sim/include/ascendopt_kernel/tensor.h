@@ -1,6 +1,7 @@
 // AscendOptimizer simulator: GlobalTensor, LocalTensor, TPipe, TQue, TQueBind, TBuf.
 #pragma once
 #include "ascendopt_kernel/runtime.h"
+#include "ascendopt_kernel/l2_cache.h"
 
 namespace AscendC {
 
@@ -16,15 +17,18 @@ public:
     __aicore__ inline void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize) {
         addr_ = buffer;
         size_ = bufferSize;
+        l2_policy_ = 0;  // a new address is an ordinary (cached) one
     }
     __aicore__ inline void SetGlobalBuffer(__gm__ T* buffer) {
         addr_ = buffer;
         size_ = 0;
+        l2_policy_ = 0;
     }
     __aicore__ inline GlobalTensor operator[](uint64_t offset) const {
         GlobalTensor r;
         r.addr_ = addr_ + offset;
         r.size_ = size_ > offset ? size_ - offset : 0;
+        r.l2_policy_ = l2_policy_;  // the hint travels with the address (an uncached alias on A2)
         return r;
     }
     __aicore__ inline T GetValue(uint64_t offset) const {
@@ -42,11 +46,14 @@ public:
     __aicore__ inline __gm__ T* GetPhyAddr() const { return addr_; }
     __aicore__ inline __gm__ T* GetPhyAddr(uint64_t offset) const { return addr_ + offset; }
     __aicore__ inline uint64_t GetSize() const { return size_; }
-    __aicore__ inline void SetL2CacheHint(int) {}
-    template <typename U> __aicore__ inline void SetL2CacheHint(U) {}
+    template <AscendC::CacheRwMode rwMode = AscendC::CacheRwMode::RW>
+    __aicore__ inline void SetL2CacheHint(CacheMode mode) { l2_policy_ = ao::k::L2Policy(mode); }
+    // Emulation: how DMA through this tensor uses the shared L2 (l2_cache.h).
+    __aicore__ inline uint8_t L2Policy() const { return l2_policy_; }
 
     __gm__ T* addr_ = nullptr;
     uint64_t size_ = 0;
+    uint8_t l2_policy_ = 0;
 
 private:
     void ScalarAccess(uint64_t offset, bool write) const {
@@ -436,11 +443,14 @@ public:
     __aicore__ inline LocalTensor<T> Get() const { return Get<T>(len_ / uint32_t(sizeof(T))); }
     template <typename T>
     __aicore__ inline LocalTensor<T> Get(uint32_t len) const {
-        if (!inited_) ao::rt::Fail(ao::rt::ErrorKind::QueueMisuse, "TBuf::Get before TPipe::InitBuffer");
+        LocalTensor<T> t;
+        t.pos_ = pos;
+        // Without InitBuffer the device hands out a tensor over no buffer; a kernel may take one
+        // on a path that never uses it. Here it is a tensor never allocated: any access fails.
+        if (!inited_) return t;
         if (uint64_t(len) * sizeof(T) > len_)
             ao::rt::Fail(ao::rt::ErrorKind::LocalOutOfBounds,
                          "TBuf::Get<%u-byte>(%u) exceeds the buffer of %u bytes", unsigned(sizeof(T)), len, len_);
-        LocalTensor<T> t;
         t.base_ = ao::rt::Cur().mem[int(ao::rt::SpaceOf(pos))];
         t.off_ = off_;
         t.size_ = len;
