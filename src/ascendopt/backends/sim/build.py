@@ -422,6 +422,9 @@ class SimBuilder:
             info = dtype_info(dt)
             up = re.sub(r"\W", "_", name).upper()
             defs += [f"-DDTYPE_{up}={info.cpp_type}", f"-DORIG_DTYPE_{up}={info.ge_name}"]
+            # An output named like an input (a reference parameter) is `<name>_ref` in the kernel.
+            if f"{name}_ref" not in dtypes and any(f"DTYPE_{up}_REF" in op.files[k] for k in op.kernel_files()):
+                defs += [f"-DDTYPE_{up}_REF={info.cpp_type}", f"-DORIG_DTYPE_{up}_REF={info.ge_name}"]
         if op.tiling_struct:
             defs.append(f"-DASCENDOPT_TILING_STRUCT={op.tiling_struct}")
         return defs
