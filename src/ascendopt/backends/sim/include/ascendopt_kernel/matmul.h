@@ -27,6 +27,7 @@
 #pragma once
 #include "ascendopt_kernel/cube.h"
 #include "ascendopt_kernel/matmul_config.h"
+#include "ascendopt_kernel/matmul_static.h"
 #include "ascendopt_kernel/sync.h"
 #include "ascendopt_kernel/tcube_tiling.h"
 
@@ -474,7 +475,7 @@ public:
     template <bool sync = true>
     __aicore__ inline bool Iterate(bool enPartialSum = false) {
         CheckReady("Iterate");
-        if constexpr (MM_CFG.scheduleType == ScheduleType::OUTER_PRODUCT)
+        if constexpr (ao::k::MmConfigOf(MM_CFG).scheduleType == ScheduleType::OUTER_PRODUCT)
             ao::rt::Fail(ao::rt::ErrorKind::Unsupported, "Matmul: ScheduleType::OUTER_PRODUCT is not emulated");
         uint32_t mIter = Ceil(uint32_t(singleM_), baseM_), nIter = Ceil(uint32_t(singleN_), baseN_);
         if (iter_ >= mIter * nIter) {
@@ -563,6 +564,13 @@ public:
 
     // REGIST_MATMUL_OBJ with an object but no tiling: the pipe is remembered for a later Init.
     __aicore__ inline void AoSetPipe(TPipe* p) { pipe_ = p; }
+    // REGIST_MATMUL_OBJ with a null tiling: a full-constant MM_CFG (MatmulApiStaticTiling) is the
+    // tiling; otherwise the pipe is remembered for a later Init.
+    __aicore__ inline void AoInitNoTiling(TPipe* p) {
+        pipe_ = p;
+        TCubeTiling t{};
+        if (ao::k::MmStaticTiling(MM_CFG, t)) Init(&t, p);
+    }
 
 private:
     template <typename T>
@@ -598,7 +606,8 @@ private:
         biasInited_ = true;
     }
     bool OrderN() const {
-        if constexpr (MM_CFG.iterateOrder != IterateOrder::UNDEF) return MM_CFG.iterateOrder == IterateOrder::ORDER_N;
+        constexpr MatmulConfig cfg = ao::k::MmConfigOf(MM_CFG);
+        if constexpr (cfg.iterateOrder != IterateOrder::UNDEF) return cfg.iterateOrder == IterateOrder::ORDER_N;
         return tiling_.iterateOrder == 1;
     }
     void BlockOf(uint32_t idx, uint32_t& mi, uint32_t& ni) const {
@@ -845,6 +854,13 @@ __aicore__ inline void AoRegistMatmul(TPipe* pipe, T& obj, Tl* tiling, Rest&&...
     obj.AoSetPipe(pipe);
     obj.SetSubBlockIdx(0);
     if (tiling != nullptr) obj.Init(reinterpret_cast<const TCubeTiling*>(tiling), pipe);
+    else obj.AoInitNoTiling(pipe);
+    if constexpr (sizeof...(rest) > 0) AoRegistMatmul(pipe, rest...);
+}
+template <class T, class... Rest>
+__aicore__ inline void AoRegistMatmul(TPipe* pipe, T& obj, std::nullptr_t, Rest&&... rest) {
+    obj.SetSubBlockIdx(0);
+    obj.AoInitNoTiling(pipe);
     if constexpr (sizeof...(rest) > 0) AoRegistMatmul(pipe, rest...);
 }
 template <class T, class U, class... Rest,
