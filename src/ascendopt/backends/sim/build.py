@@ -222,6 +222,10 @@ class SimBuilder:
         built = ",".join(k for k in sorted(host_files) if self._built_by_repo(op, k))
         host_key = _hash(self.toolchain_key, "host", f"pch={bool(pch)}", "slots" if slots else "", *ext, built,
                          *(k + "\0" + host_files[k] for k in sorted(host_files)))
+        outside = self._outside_include_flags(op)
+        if outside:  # only then: the keys of operators without such includes stay as they were
+            ext += (" ".join(outside),)
+            host_key = _hash(host_key, *ext)
         kernel_defines = self._kernel_defines(op, dtypes)
         kernel_key = _hash(self.toolchain_key, "kernel", " ".join(kernel_defines), *ext,
                            " ".join(self._kernel_repo_flags(op)), self._wrapper(op, Path("/")),
@@ -249,7 +253,7 @@ class SimBuilder:
             for i, rel in enumerate(k for k in sorted(host_files) if k.endswith((".cpp", ".cc", ".cxx"))
                                     and k not in graph and self._built_by_repo(op, k)):
                 out = host_tmp / f"h{i}.o"
-                extra = ["-include", SLOT_HEADER] if slots else []
+                extra = (["-include", SLOT_HEADER] if slots else []) + outside
                 host_jobs.append(_Job(self.host_compile_cmd(host_src / rel, out, extra, op.repo), out))
         shared, pending = self._shared_objects(op)
         shared_jobs = [j for j, _ in pending]
@@ -260,7 +264,7 @@ class SimBuilder:
             out = kern_tmp / "kernel.o"
             kern_jobs.append(_Job([self.cxx, *BASE_FLAGS, *USER_FLAGS, "-I", str(INCLUDE_DIR),
                                    "-I", str(src_dir / "op_kernel"), "-I", str(src_dir / "op_host"),
-                                   *self._kernel_repo_flags(op), *kernel_defines, "-c", str(wrapper),
+                                   *self._kernel_repo_flags(op), *outside, *kernel_defines, "-c", str(wrapper),
                                    "-o", str(out)], out))
         errs = self._run_each(host_jobs + shared_jobs + kern_jobs, policy)
         n_host = len(host_jobs) + len(shared_jobs)
@@ -396,6 +400,44 @@ class SimBuilder:
             flags += ["-iquote", str(d)]
         flags += [f"-D{x}" for x in op.repo.host_defines]  # what those shared host headers expect
         for d in dict.fromkeys(p.parent for p in op.external_tiling_headers()):
+            flags += ["-idirafter", str(d)]
+        return flags
+
+    def _outside_include_flags(self, op: Operator) -> list[str]:
+        """Include options for quoted includes that leave the operator directory by a relative
+        path (cann-ops operators share code across operator directories:
+        ``#include "../../mat_mul_v3/op_host/mat_mul_v3_tiling.h"``). The repository files so
+        reached (not through an include directory of the repository) are copied, at their place
+        relative to the repository, into a tree keyed by the operator's external fingerprint,
+        with empty op_host/ and op_kernel/ directories where the operator sits; those two are
+        quoted-include directories, so a relative path that leaves the operator lands on the
+        copies and nothing else changes (an empty directory shadows no header). The copies'
+        directories are added last (``-idirafter``) so the sandboxed compiler may read them.
+        Empty when the operator has no such include."""
+        repo = op.repo
+        if repo is None:
+            return []
+        dirs = (*repo.host_include_dirs, *repo.kernel_include_dirs)
+        outside = [p for p in op.external_files()
+                   if p not in repo.host_sources and not any(p.is_relative_to(d) for d in dirs)]
+        base = repo.src.parent
+        root = op.root.resolve()
+        if not outside or not root.is_relative_to(base):
+            return []
+        tree = self.cache_dir / "src" / ("ext-" + _hash(op.external_fingerprint, str(root.relative_to(base))))
+        anchor = tree / root.relative_to(base)
+        if not (tree / ".ok").exists():
+            tmp = Path(tempfile.mkdtemp(prefix="ext-", dir=self._mkdir(self.cache_dir / "tmp")))
+            for p in outside:
+                dest = tmp / p.relative_to(base)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(p, dest)
+            for sub in ("op_host", "op_kernel"):
+                (tmp / root.relative_to(base) / sub).mkdir(parents=True, exist_ok=True)
+            (tmp / ".ok").write_text("")
+            self._publish(tmp, tree)
+        flags = ["-iquote", str(anchor / "op_host"), "-iquote", str(anchor / "op_kernel")]
+        for d in dict.fromkeys((tree / p.relative_to(base)).parent for p in outside):
             flags += ["-idirafter", str(d)]
         return flags
 
