@@ -16,25 +16,13 @@
 
 #include "ascendopt_kernel/vector_core.h"
 #include "ascendopt_kernel/datacopy.h"
+#include "ascendopt_kernel/softmax_tiling_fields.h"
 
+#define AO_SOFTMAX_KERNEL_FIELD(name) uint32_t name = 0;
 struct SoftMaxTiling {
-    uint32_t srcM = 0;
-    uint32_t srcK = 0;
-    uint32_t srcSize = 0;
-    uint32_t outMaxM = 0;
-    uint32_t outMaxK = 0;
-    uint32_t outMaxSize = 0;
-    uint32_t splitM = 0;
-    uint32_t splitK = 0;
-    uint32_t splitSize = 0;
-    uint32_t reduceM = 0;
-    uint32_t reduceK = 0;
-    uint32_t reduceSize = 0;
-    uint32_t rangeM = 0;
-    uint32_t tailM = 0;
-    uint32_t tailSplitSize = 0;
-    uint32_t tailReduceSize = 0;
+    AO_SOFTMAX_TILING_FIELDS(AO_SOFTMAX_KERNEL_FIELD)
 };
+#undef AO_SOFTMAX_KERNEL_FIELD
 
 namespace AscendC {
 

@@ -1,5 +1,5 @@
 // AscendOptimizer simulator (host side): high-level API tiling entry header. The matmul
-// tiling API comes from ascendopt_host/matmul_tiling.h (softmax & co. are not emulated); this pulls in what tiling
+// tiling API comes from ascendopt_host/matmul_tiling.h (the SoftMax family's from ascendopt_host/softmax_tiling.h); this pulls in what tiling
 // code usually expects from it.
 #pragma once
 #include "graph/types.h"
@@ -8,4 +8,5 @@
 #include "kernel_tiling/kernel_tiling.h"
 #ifndef ASCENDOPT_KERNEL_SIDE
 #include "ascendopt_host/matmul_tiling.h"  // matmul_tiling::MatmulApiTiling & co., optiling::TCubeTiling
+#include "ascendopt_host/softmax_tiling.h"  // optiling::SoftMaxTiling, SoftMax*TilingFunc, Get*TmpSize
 #endif
