@@ -199,7 +199,7 @@ void MiscCases(Ctx& c) {
     BroadCast<half, 2, 0>(bi, bi, dst0, src0);
     Row("bc_axis0_inplace", bi, 64);
     uint32_t dst1[1] = {24}, src1[1] = {1};
-    BroadCast<float, 1, 0>(bd, bs[8], dst1, src1);
+    Broadcast<float, 1, 0>(bd, bs[8], dst1, src1);  // the API's current name
     Row("bc_dim1", bd, 24);
     // SetDeqScale scales int32 -> half casts.
     auto ci = c.Alloc<int32_t>(16);

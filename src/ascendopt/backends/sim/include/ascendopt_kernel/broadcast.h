@@ -1,4 +1,4 @@
-// AscendOptimizer simulator: BroadCast (high-level API; clean-room emulation).
+// AscendOptimizer simulator: BroadCast / Broadcast (high-level API; clean-room emulation).
 //   BroadCast<T, dim, axis>(dst, src, dstShape[dim], srcShape[dim] [, sharedTmpBuffer]):
 //   dim 1: src {1} -> dst {n}; dim 2: src {m, 1} -> dst {m, n} (axis 1) or src {1, n} -> dst
 //   {m, n} (axis 0). Row-major, dense. src and dst may be the same tensor (the source row or
@@ -56,6 +56,18 @@ __aicore__ inline void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>
 }
 template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
 __aicore__ inline void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim],
+                                 const uint32_t srcShape[dim]) {
+    ao::k::BroadCastRun<T, dim, axis>(dst, src, dstShape, srcShape);
+}
+// The same API under the name the current documentation gives it (Broadcast).
+template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
+__aicore__ inline void Broadcast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim],
+                                 const uint32_t srcShape[dim], const LocalTensor<uint8_t>& sharedTmpBuffer) {
+    (void)sharedTmpBuffer;
+    ao::k::BroadCastRun<T, dim, axis>(dst, src, dstShape, srcShape);
+}
+template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
+__aicore__ inline void Broadcast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim],
                                  const uint32_t srcShape[dim]) {
     ao::k::BroadCastRun<T, dim, axis>(dst, src, dstShape, srcShape);
 }
