@@ -68,6 +68,6 @@ def test_tiling_api_fits_or_refuses(tmp_path):
     assert res.returncode == 0, res.stderr[-4000:]
     out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60).stdout
     lines = out.strip().splitlines()
-    assert len(lines) == 6, out
+    assert len(lines) == 7, out
     bad = [ln for ln in lines if " ok" not in ln]
     assert not bad, out

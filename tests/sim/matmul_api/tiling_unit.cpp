@@ -63,6 +63,21 @@ int main() {
                     (long long)r, k.singleCoreM, k.singleCoreN, cores, k.baseM, k.baseN, k.baseK);
     }
     {
+        // Two cores, base block fixed at 128 x 128: splitting M (512 x 640 each) leaves whole base
+        // blocks, splitting N (1024 x 320) a padded 64-wide tail block per core.
+        MultiCoreMatmulTiling t(A2());
+        Types(t, DataType::DT_FLOAT16, DataType::DT_FLOAT, true);
+        t.SetDim(2);
+        t.SetShape(1024, 640, 256);
+        t.SetOrgShape(1024, 640, 256);
+        t.SetFixSplit(128, 128, -1);
+        AscendC::tiling::TCubeTiling k;
+        int64_t r = t.GetTiling(k);
+        bool ok = r == 0 && k.singleCoreM == 512 && k.singleCoreN == 640 && k.usedCoreNum == 2;
+        std::printf("split_in_whole_base_blocks %s r=%lld single=%dx%d\n", ok ? "ok" : "FAIL", (long long)r,
+                    k.singleCoreM, k.singleCoreN);
+    }
+    {
         MatmulApiTiling t(A2());
         Types(t, DataType::DT_FLOAT16, DataType::DT_FLOAT, false);
         t.SetShape(1024, 1024, 1024);

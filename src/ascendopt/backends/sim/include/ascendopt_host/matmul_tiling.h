@@ -128,9 +128,10 @@ struct MatmulConfigParams {
 //
 // Problem: C[M x N] = A[M x K] x B[K x N] (+ bias) on `dim` cores with the given buffer sizes.
 // 1. Core split (multi-core only, unless SetSingleShape fixed it): over every mDim x nDim <= dim
-//    take the one with the least per-core work, measured as cube work (sM * sN * K) plus operand
-//    loads ((sM + sN) * K, the data a core must read), sM = ceil(M / mDim) rounded up to the M
-//    alignment (16, or SetAlignSplit's), likewise sN; ties go to fewer cores. K is not split.
+//    take the one with the least per-core work, measured as cube work (sM * sN * K, sM and sN
+//    rounded up to whole base blocks: the fixed ones of SetFixSplit, else step 2's default) plus
+//    operand loads ((sM + sN) * K, the data a core must read), sM = ceil(M / mDim) rounded up to
+//    the M alignment (16, or SetAlignSplit's), likewise sN; ties go to fewer cores. K is not split.
 // 2. Base block (unless SetFixSplit fixed it): baseM = min(sM, 128), baseN = min(sN, 256), both
 //    rounded up to 16 and halved (the larger first) until one L0C buffer holds baseM x baseN fp32;
 //    with a bias, baseN also fits the bias table. baseK is the largest multiple of C0 (32 bytes of
@@ -178,7 +179,12 @@ inline bool AoCubeTilingSolve(const AoCubeProblem& p, AscendC::tiling::TCubeTili
                 if (cn > p.shapeN) cn = p.shapeN;
                 int64_t used = AoCeil(p.shapeM, cm) * AoCeil(p.shapeN, cn);
                 if (used > p.dim) continue;
-                double cost = double(cm) * double(cn) * double(sK) + double(cm + cn) * double(sK);
+                // The cube works in whole base blocks: a core whose share is not a multiple of
+                // the base block pays for a padded tail block.
+                int64_t bm = p.fixBaseM > 0 ? p.fixBaseM : std::min<int64_t>(AoAlignUp(cm, 16), 128);
+                int64_t bn = p.fixBaseN > 0 ? p.fixBaseN : std::min<int64_t>(AoAlignUp(cn, 16), 256);
+                double cube = double(AoCeil(cm, bm) * bm) * double(AoCeil(cn, bn) * bn) * double(sK);
+                double cost = cube + double(cm + cn) * double(sK);
                 if (best < 0 || cost < best * 0.999) {
                     best = cost;
                     sM = cm;
