@@ -25,6 +25,7 @@
 #include "ascendopt_kernel/cce_vector.h"
 #include "ascendopt_kernel/softmax.h"
 #include "ascendopt_kernel/softmax_grad.h"
+#include "ascendopt_kernel/softmax_flash.h"
 #include "ascendopt_kernel/scalar_cast.h"
 #include "ascendopt_kernel/gatherb.h"
 #include "ascendopt_kernel/cross_core.h"

@@ -35,8 +35,7 @@ inline void RowsCols(const ge::Shape& s, uint64_t& m, uint64_t& k) {
     m = 1;
     for (size_t i = 0; i + 1 < n; ++i) m *= uint64_t(std::max<int64_t>(s.GetDim(i), 0));
 }
-// Bytes of temporary space one row needs (`copies` float rows plus a reduction block each).
-inline uint64_t RowBytes(uint64_t k, uint32_t copies) { return copies * (k * sizeof(float) + 32); }
+using ao::softmax::RowBytes;  // bytes of temporary space one row needs
 inline uint32_t MinTmp(const ge::Shape& s, uint32_t copies) {
     uint64_t m, k;
     RowsCols(s, m, k);
@@ -52,24 +51,11 @@ inline void Fill(const ge::Shape& s, uint32_t dataTypeSize, uint32_t localWorkSp
     uint64_t m, k;
     RowsCols(s, m, k);
     if (m == 0 || k == 0 || dataTypeSize == 0) return;
-    uint64_t split = std::max<uint64_t>(1, std::min<uint64_t>(m, localWorkSpaceSize / RowBytes(k, copies)));
-    const uint32_t block = 32 / dataTypeSize, red = 8;  // output block of the input type; float reduce block
-    t.set_srcM(uint32_t(m));
-    t.set_srcK(uint32_t(k));
-    t.set_srcSize(uint32_t(m * k));
-    t.set_outMaxM(uint32_t(m));
-    t.set_outMaxK(block);
-    t.set_outMaxSize(uint32_t(m * block));
-    t.set_splitM(uint32_t(split));
-    t.set_splitK(uint32_t(k));
-    t.set_splitSize(uint32_t(split * k));
-    t.set_reduceM(uint32_t(split));
-    t.set_reduceK(red);
-    t.set_reduceSize(uint32_t(split * red));
-    t.set_rangeM(uint32_t(m / split));
-    t.set_tailM(uint32_t(m % split));
-    t.set_tailSplitSize(uint32_t(m % split * k));
-    t.set_tailReduceSize(uint32_t(m % split * red));
+    const ao::softmax::Plan p = ao::softmax::MakePlan(m, k, dataTypeSize, localWorkSpaceSize, copies);
+    int i = 0;
+#define AO_SOFTMAX_SET(name) t.set_##name(p.v[i++]);
+    AO_SOFTMAX_TILING_FIELDS(AO_SOFTMAX_SET)
+#undef AO_SOFTMAX_SET
 }
 }  // namespace ao_softmax
 

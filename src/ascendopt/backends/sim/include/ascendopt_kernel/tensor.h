@@ -2,6 +2,7 @@
 #pragma once
 #include "ascendopt_kernel/runtime.h"
 #include "ascendopt_kernel/l2_cache.h"
+#include "ascendopt_kernel/shape_info.h"
 
 namespace AscendC {
 
@@ -128,6 +129,8 @@ public:
     }
     __aicore__ inline void SetUserTag(int32_t tag) { tag_ = tag; }
     __aicore__ inline int32_t GetUserTag() const { return tag_; }
+    __aicore__ inline void SetShapeInfo(const ShapeInfo& shapeInfo) { shapeInfo_ = shapeInfo; }
+    __aicore__ inline ShapeInfo GetShapeInfo() const { return shapeInfo_; }
 
     // ---- emulation internals (used by the API implementations) ----
     __aicore__ inline T* Data() const { return reinterpret_cast<T*>(base_ + off_); }
@@ -166,6 +169,7 @@ public:
     void* que_ = nullptr;         // owning queue (TQueBase*), if allocated from one
     int16_t slot_ = -1;           // buffer index in that queue
     int32_t tag_ = 0;
+    ShapeInfo shapeInfo_{};
 
 private:
     void ScalarAccess(uint32_t index, bool write) const {
