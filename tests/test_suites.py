@@ -67,6 +67,7 @@ def test_manifest_resolves_against_src(suite_dir):
     (('golden = "goldens.py:triple"', 'golden = "goldens.py"'), "ok", "FILE.py:FUNC"),
     (("level = 2", "level = 7"), "ok", "level must be"),
     (("level = 2", "levle = 2"), "ok", "unknown key"),
+    (("level = 2", 'level = 2\nsoc = "Ascend999"'), "ok", "soc must be one of"),
 ])
 def test_manifest_errors_are_named(suite_dir, tmp_path, edit, src, words):
     if edit:
@@ -124,6 +125,28 @@ def test_run_cli_takes_a_suite(suite_dir, sim_cache, tmp_path, monkeypatch):
     assert doc["ops"][0]["cases"][0]["status"] == "wrong_result"
     res = runner.invoke(app, ["run", "--suite", str(suite_dir / "suite.toml")])
     assert res.exit_code == 2 and "give --src" in res.output
+
+
+def test_an_operator_runs_on_the_soc_its_suite_names(suite_dir, sim_cache, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from ascendopt.cli import app
+    from ascendopt.compat.targets import suite_targets
+
+    p = suite_dir / "suite.toml"
+    p.write_text(p.read_text().replace("level = 2", 'level = 2\nsoc = "Ascend910B4"'))
+    s = load_suite(str(p), FIXTURE_OPS)
+    assert [o.soc for o in s.ops] == [None, "Ascend910B4"]
+    assert [t.soc for t in suite_targets(str(p), FIXTURE_OPS)] == ["", "Ascend910B4"]
+    root = tmp_path / "cache"
+    root.mkdir()
+    (root / "sim").symlink_to(sim_cache, target_is_directory=True)
+    monkeypatch.setenv("ASCENDOPT_CACHE", str(root))
+    res = CliRunner().invoke(app, ["run", "block_sum", "--suite", str(p), "--src", str(FIXTURE_OPS), "--json"])
+    assert res.exit_code == 0, res.output
+    op = json.loads(res.stdout)["ops"][0]
+    # 3001 rows over the 40 vector cores of a 910B4 (48 on the default 910B2): 76 rows per core
+    assert op["soc"] == "Ascend910B4" and op["cases"][0]["block_dim"] == 40
 
 
 # Our cann-ops goldens are checked without a checkout: every manifest entry resolves against a

@@ -59,11 +59,15 @@ def run(
     from ascendopt.evaluate.check import check_operator
 
     targets = _run_targets(op_dir, suite, src, cases, golden, case)
-    backend = _backend(soc, noise_pct, seed, unsafe_no_sandbox, backend_kind)
-    soc = backend.soc.name if backend.soc is not None else soc
+    backends = {}  # per SoC: the run's, or the one a suite says an operator is written for
     docs, any_failed = [], False
-    for op, selected in targets:
-        doc, failed = _run_one(check_operator, backend, op, selected, soc, seed, rtol, atol, timeout, as_json, strict)
+    for op, selected, op_soc in targets:
+        want = op_soc or soc
+        if want not in backends:
+            backends[want] = _backend(want, noise_pct, seed, unsafe_no_sandbox, backend_kind)
+        backend = backends[want]
+        name = backend.soc.name if backend.soc is not None else want
+        doc, failed = _run_one(check_operator, backend, op, selected, name, seed, rtol, atol, timeout, as_json, strict)
         docs.append(doc)
         any_failed = any_failed or failed > 0
     if as_json:
@@ -72,8 +76,8 @@ def run(
 
 
 def _run_targets(op_dir, suite, src, cases, golden, case):
-    """(operator, cases) pairs of ``run``: one directory, or a suite's operators (its goldens,
-    case files and own-cases setting; ``op_dir`` then names one of them)."""
+    """(operator, cases, soc) of ``run``: one directory, or a suite's operators (its goldens,
+    case files, own-cases setting and SoC, "" when it names none; ``op_dir`` then names one)."""
     from ascendopt.cases import CaseError
     from ascendopt.operator import Operator, OperatorError
     from ascendopt.suites import SuiteError, load_suite
@@ -83,7 +87,7 @@ def _run_targets(op_dir, suite, src, cases, golden, case):
             _fail("give an operator directory or --suite")
         if src is not None:
             _fail("--src goes with --suite")
-        return [_load(Path(op_dir), cases, golden, case)]
+        return [(*_load(Path(op_dir), cases, golden, case), "")]
     try:
         s = load_suite(suite, src)
     except SuiteError as e:
@@ -101,7 +105,7 @@ def _run_targets(op_dir, suite, src, cases, golden, case):
             _fail(f"{o.name}: {e}")
         if not selected:
             _fail(f"{o.name}: no cases (the suite names none and {o.dir}/tests/st has none)")
-        out.append((op, selected))
+        out.append((op, selected, o.soc or ""))
     return out
 
 

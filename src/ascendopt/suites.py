@@ -15,6 +15,8 @@ repository (e.g. a cann-ops checkout) and is resolved against ``--src PATH``::
     cases = ["cases/abs.json"]        # our case files, relative to the manifest (optional)
     own_cases = true                  # also the operator's own tests/st/*.json (default true)
     benchmark = ["abs_bench_f32"]     # names of the (large) cases that are timed (optional)
+    soc = "Ascend910B4"               # the SoC the operator is written for (optional; it wins
+                                      # over --soc: e.g. tiling arrays sized for 40 vector cores)
 
 ``--suite`` takes ``own``, the name of a shipped suite (``suites/<name>/suite.toml``), a
 manifest file, or a directory (every operator directory under it: one holding both
@@ -50,6 +52,7 @@ class SuiteOp:
         cases: Our case files (resolved paths).
         own_cases: Whether the operator's own ``tests/st/*.json`` are loaded too.
         benchmark: Names of the cases that are timed (empty: the evaluator's default).
+        soc: The SoC the operator is written for (None: the caller's choice).
     """
 
     dir: Path
@@ -58,6 +61,7 @@ class SuiteOp:
     cases: tuple[Path, ...] = ()
     own_cases: bool = True
     benchmark: tuple[str, ...] = ()
+    soc: str | None = None
 
     @property
     def name(self) -> str:
@@ -152,7 +156,7 @@ def resolve_suite(name: str, src: str | Path | None = None) -> list[Path]:
     return load_suite(name, src).dirs
 
 
-_OP_KEYS = {"dir", "level", "golden", "cases", "own_cases", "benchmark", "note"}
+_OP_KEYS = {"dir", "level", "golden", "cases", "own_cases", "benchmark", "note", "soc"}
 
 
 def _str_list(entry: dict, key: str, where: str) -> tuple[str, ...]:
@@ -184,8 +188,14 @@ def _manifest_op(entry: object, where: str, base: Path, src: Path) -> SuiteOp:
         raise SuiteError(f"{where}: own_cases must be true or false, got {own_cases!r}")
     if "note" in entry and not isinstance(entry["note"], str):
         raise SuiteError(f"{where}: note must be a string, got {entry['note']!r}")
+    soc = entry.get("soc")
+    if soc is not None:
+        from ascendopt.backends.sim.soc import available_socs
+
+        if not isinstance(soc, str) or soc not in available_socs():
+            raise SuiteError(f"{where}: soc must be one of {', '.join(available_socs())}, got {soc!r}")
     cases = tuple((base / c).resolve() for c in _str_list(entry, "cases", where))
-    return SuiteOp(src / entry["dir"], level, golden, cases, own_cases, _str_list(entry, "benchmark", where))
+    return SuiteOp(src / entry["dir"], level, golden, cases, own_cases, _str_list(entry, "benchmark", where), soc)
 
 
 def _load_manifest(path: Path, src: str | Path | None) -> Suite:

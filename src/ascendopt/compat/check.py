@@ -41,6 +41,7 @@ def check_target(target: Target, case_timeout_s: float = 60.0, max_cases: int | 
         msg = f"{type(e).__name__}: {e}" if not isinstance(e, CaseError) else str(e)
         return _set(row, "case_error", "case files not understood: " + _strip(msg, target.dir), CASES,
                     detail=first_line(msg))
+    soc = target.soc or soc  # the SoC the suite says the operator is written for wins
     backend = SimBackend(soc) if soc else SimBackend()
     if not cases:
         return _build_only(backend, op, row)

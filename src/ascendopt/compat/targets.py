@@ -25,6 +25,7 @@ class Target:
         golden: ``/abs/FILE.py:FUNC`` overriding its case files' goldens ("" : theirs).
         cases: Further case files (a suite's own).
         own_cases: Whether its ``tests/st/*.json`` are loaded.
+        soc: The SoC it is checked on ("": the run's).
     """
 
     dir: Path
@@ -32,6 +33,7 @@ class Target:
     golden: str = ""
     cases: tuple[Path, ...] = ()
     own_cases: bool = True
+    soc: str = ""
 
     @property
     def name(self) -> str:
@@ -45,7 +47,7 @@ class Target:
     @staticmethod
     def from_dict(d: dict) -> "Target":
         return Target(Path(d["dir"]), d["category"], d.get("golden", ""), tuple(Path(c) for c in d.get("cases", ())),
-                      d.get("own_cases", True))
+                      d.get("own_cases", True), d.get("soc", ""))
 
 
 def dir_targets(root: Path) -> list[Target]:
@@ -76,7 +78,8 @@ def suite_targets(suite: str, src: Path | None) -> list[Target]:
         s = load_suite(suite, src)
     except SuiteError as e:
         raise TargetError(str(e)) from None
-    return [Target(o.dir, o.dir.parent.name, o.golden or "", tuple(o.cases), o.own_cases) for o in s.ops]
+    return [Target(o.dir, o.dir.parent.name, o.golden or "", tuple(o.cases), o.own_cases, o.soc or "")
+            for o in s.ops]
 
 
 def select(targets: list[Target], only: Iterable[str]) -> list[Target]:
