@@ -15,6 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Mapping
 
+from ascendopt.opdef_params import as_written
 from ascendopt.oprepo import OpRepo, external_files, find_repo, fingerprint
 
 if TYPE_CHECKING:
@@ -209,11 +210,11 @@ class Operator:
 
     @property
     def op_type(self) -> str:
-        """The op type the op_host sources register (``OP_ADD``), written literally or made
-        by a macro (then found in the preprocessed sources)."""
+        """The op type the op_host sources register (``OP_ADD``), written literally (not in a
+        macro's body) or made by a macro (then found in the preprocessed sources)."""
         if "op_type" not in self._memo:
             for k in self.host_files():
-                m = _OP_ADD.search(_strip_comments(self.files[k]))
+                m = _OP_ADD.search(as_written(self.files[k]))
                 if m:
                     self._memo["op_type"] = m.group(1)
                     break

@@ -4,8 +4,10 @@ sources are run through the C preprocessor with the simulator's host headers and
 repository's include directories (the same search path as the host build), and the
 expanded ``OP_ADD`` — our :file:`register/op_def.h` turns it into an ``AoOpDefRegistrar``
 named after the op type — is read from the output. The expanded OpDef constructors also give
-the data types of each parameter (:func:`opdef_dtypes`) where they are written as a list, or
-as a variable initialised with one (what the cann-ops foreach macros expand to).
+the parameters in declaration order (:func:`opdef_params`, the order of the generated aclnn
+API's arguments) and the data types of each (:func:`opdef_dtypes`) where they are written as a
+list, or as a variable initialised with one (what the cann-ops foreach macros expand to); both
+are read by :mod:`ascendopt.opdef_params`, as the npu harness reads a literal OpDef.
 
 Results are cached in memory and on disk under a hash of the host sources, the external
 files they use and the emulation headers.
@@ -20,12 +22,11 @@ import re
 import tempfile
 from pathlib import Path
 
+from ascendopt.opdef_params import Param, parse_params
 from ascendopt.operator import Operator, graph_level_sources
 
 SCAN_TIMEOUT_S = 60.0
 _REGISTRAR = re.compile(r'\bAoOpDefRegistrar\s+\w+\s*(?:__attribute__\s*\(\([^)]*\)\)\s*)?\(\s*"(\w+)"')
-_PARAM = re.compile(r'\bthis\s*->\s*(?:Input|Output)\s*\(\s*"(\w+)"\s*\)([^;]*);')
-_DATATYPE = re.compile(r"\.DataType\s*\(\s*(\{[^}]*\}|\w+)\s*\)")
 _LINE_MARK = re.compile(r'^# \d+ "([^"]*)"', re.M)
 _memo: dict[str, dict] = {}
 
@@ -43,6 +44,12 @@ def opdef_dtypes(op: Operator, cxx: str = "g++") -> dict[str, list[str]]:
     return {k: list(v) for k, v in _scan_cached(op, cxx)["dtypes"].items()}
 
 
+def opdef_params(op: Operator, cxx: str = "g++") -> list[Param]:
+    """The parameters of the first preprocessed op_host source that declares any (source
+    order), in declaration order; empty when none does."""
+    return [Param(r, n, k, tuple(d)) for r, n, k, d in _scan_cached(op, cxx)["params"]]
+
+
 def _scan_cached(op: Operator, cxx: str) -> dict:
     from ascendopt.backends.sim.build import INCLUDE_DIR, SimBuilder, _tree_hash, default_cache_dir
 
@@ -56,7 +63,7 @@ def _scan_cached(op: Operator, cxx: str) -> dict:
     cache = default_cache_dir() / "opdef_scan" / f"{key}.json"
     try:
         found = json.loads(cache.read_text())
-        assert isinstance(found, dict) and {"types", "dtypes"} <= set(found)
+        assert isinstance(found, dict) and {"types", "dtypes", "params"} <= set(found)
     except (OSError, ValueError, AssertionError):
         found = _scan(op, host, sources, SimBuilder(cxx=cxx, timeout_s=SCAN_TIMEOUT_S), INCLUDE_DIR)
         cache.parent.mkdir(parents=True, exist_ok=True)
@@ -75,6 +82,7 @@ def _scan(op: Operator, host: dict[str, str], sources: list[str], builder, inclu
     repo = op.repo
     names: list[str] = []
     dtypes: dict[str, list[str]] = {}
+    params: list[list] = []
     with tempfile.TemporaryDirectory(prefix="aoscan-") as d:
         tmp = Path(d)
         for rel, text in host.items():
@@ -95,9 +103,13 @@ def _scan(op: Operator, host: dict[str, str], sources: list[str], builder, inclu
             if out.exists():
                 text = out.read_text(errors="replace")
                 names += [n for n in _REGISTRAR.findall(text) if n not in names]
-                for k, v in _param_dtypes(_own_lines(text, src)).items():
-                    dtypes.setdefault(k, v)
-    return {"types": names, "dtypes": dtypes}
+                found = parse_params(_own_lines(text, src))
+                for p in found:
+                    if p.role != "attr" and p.dtypes:
+                        dtypes.setdefault(p.name, list(p.dtypes))
+                if not params:
+                    params = [[p.role, p.name, p.kind, list(p.dtypes)] for p in found]
+    return {"types": names, "dtypes": dtypes, "params": params}
 
 
 def _own_lines(text: str, src: Path) -> str:
@@ -111,21 +123,3 @@ def _own_lines(text: str, src: Path) -> str:
     if own:
         parts.append(text[pos:])
     return "".join(parts)
-
-
-def _param_dtypes(text: str) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for name, chain in _PARAM.findall(text):
-        m = _DATATYPE.search(chain)
-        if m is None:
-            continue
-        arg = m.group(1)
-        if not arg.startswith("{"):
-            init = re.search(r"\b" + re.escape(arg) + r"\s*=?\s*(\{[^}]*\})", text)
-            if init is None:
-                continue
-            arg = init.group(1)
-        types = re.findall(r"\bDT_\w+", arg)
-        if types:
-            out.setdefault(name, types)
-    return out
