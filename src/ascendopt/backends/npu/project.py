@@ -7,7 +7,9 @@ Per candidate (content-addressed, like the simulator's cache)::
       project/           ``msopgen gen -i op.json -c ai_core-<SoC> -lan cpp -out project``, its
                          op_host/ and op_kernel/ sources replaced by the candidate's, its
                          CMakePresets.json pointed at this toolkit, this SoC and a vendor name of
-                         its own; built with ``bash build.sh`` -> build_out/custom_opp_*.run
+                         its own, for an operator of a repository with shared code the
+                         repository's conventions and the files it uses (:mod:`.repo_project`);
+                         built with ``bash build.sh`` -> build_out/custom_opp_*.run
       opp/vendors/<vendor>/   ``custom_opp_*.run --install-path=<cache>/npu/<key>/opp``
       harness/           the aclnn host harness (:mod:`.harness`), ``cmake -S . -B build``
       result.json        what the build gave (written last: its presence means done)
@@ -46,10 +48,11 @@ from typing import Any
 from ascendopt.backends.base import BuildResult
 from ascendopt.backends.npu.detect import CannInfo
 from ascendopt.backends.npu.harness import HARNESS_NAME, Param, aclnn_names, opdef_signature, write_harness
+from ascendopt.backends.npu.repo_project import apply_repo
 from ascendopt.operator import Operator, OperatorError, snake_case
 
 #: Bumped when the project layout, the build steps or the harness change (part of every key).
-PROJECT_FORMAT = 1
+PROJECT_FORMAT = 2
 BUILD_TIMEOUT_S = 1800.0
 _ERROR_CHARS = 8000
 _ERROR_LINE = re.compile(r"\berror\b|\bError\b|FAILED|fatal", re.I)
@@ -90,8 +93,11 @@ class NpuBuilder:
         return hashlib.sha256("\0".join(ident).encode()).hexdigest()[:16]
 
     def key(self, op: Operator) -> str:
-        """Content key of a candidate's build: everything that goes into it and nothing else."""
+        """Content key of a candidate's build: everything that goes into it and nothing else (the
+        repository's conventions and the contents of the external files the build reads, as in
+        the simulator's keys, included)."""
         h = hashlib.sha256(f"npu-project-{PROJECT_FORMAT}\0{self.toolchain_key}\0{self.soc}\0".encode())
+        h.update((op.repo.describe() if op.repo else "").encode() + b"\0")
         h.update(op.external_fingerprint.encode() + b"\0" + op.op_type.encode() + b"\0")
         for rel in sorted(op.files):
             if rel.startswith(("op_host/", "op_kernel/")):
@@ -142,6 +148,7 @@ class NpuBuilder:
                 return err
         try:
             overlay_sources(proj, op)
+            apply_repo(proj, op)
             set_presets(proj / "CMakePresets.json", vendor, str(self.cann.home), compute_unit(self.soc))
         except (OSError, ValueError) as e:
             return {"ok": False, "error": f"the msOpGen project is not as expected: {e}"}
