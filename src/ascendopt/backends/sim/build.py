@@ -1,7 +1,8 @@
 """Builds runner executables for the simulator backend.
 
 One executable per (operator sources, dtype combination, toolchain): the emulation runtime
-(``runtime/*.cpp``) is compiled once into a static library; each host source is its own
+(``runtime/*.cpp``) is compiled once into a static library, and beside it the timer executable
+(:mod:`~ascendopt.backends.sim.timer`: our runtime sources only, no candidate code); each host source is its own
 object; the kernel is compiled through a generated wrapper that includes the tiling headers
 in kernel mode, renames the ``extern "C"`` entry, and adds a launcher. Every artifact is
 cached under a content hash that includes the compiler identity and flags; failed builds are
@@ -38,7 +39,14 @@ from ascendopt.slots import ENV_VAR, SLOT_HEADER, HostSlots
 SIM_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = SIM_DIR / "include"
 RUNTIME_DIR = SIM_DIR / "runtime"
-RUNTIME_SOURCES = ("kernel_rt.cpp", "core_role.cpp", "timing.cpp", "race.cpp", "host_rt.cpp", "knob_slot.cpp", "main.cpp")
+RUNTIME_SOURCES = ("kernel_rt.cpp", "core_role.cpp", "diag.cpp", "stream_enc.cpp", "timing.cpp", "race.cpp",
+                   "host_rt.cpp", "knob_slot.cpp", "main.cpp")
+# The timer (runtime/timer.cpp): replays a runner's timing stream through the timing model. Its
+# own executable, linked from these and the model's objects only, once per toolchain key (which
+# covers every runtime source); the SoC's parameters reach it at run time, from the driver.
+TIMER_SOURCES = ("timer.cpp", "timer_report.cpp")
+TIMER_RUNTIME = ("timing.cpp", "race.cpp", "diag.cpp")
+TIMER = "timer"
 # The runner's main and the sandbox's pre-init function: linked as an object, first (not from
 # the archive), so it precedes the candidate's initializers and a candidate `main` clashes.
 RUNNER_MAIN = "main.cpp"
@@ -165,7 +173,7 @@ class SimBuilder:
 
     def runtime_lib(self, sandbox: Sandbox | None = None) -> Path:
         """Builds (once) the static library holding the emulation runtime, and beside it the
-        runner's main object (:meth:`runner_main`)."""
+        runner's main object (:meth:`runner_main`) and the timer (:meth:`timer_exe`)."""
         if self._runtime is not None:
             return self._runtime
         out_dir = self.cache_dir / "runtime" / self.toolchain_key
@@ -175,13 +183,17 @@ class SimBuilder:
             jobs = [
                 _Job([self.cxx, *BASE_FLAGS, *RUNTIME_FLAGS, "-I", str(INCLUDE_DIR), "-I", str(RUNTIME_DIR), "-c",
                       str(RUNTIME_DIR / src), "-o", str(tmp / (src + ".o"))], tmp / (src + ".o"))
-                for src in RUNTIME_SOURCES
+                for src in RUNTIME_SOURCES + TIMER_SOURCES
             ]
             err = self._run_jobs(jobs, sandbox)
+            if not err:
+                objs = [str(tmp / (src + ".o")) for src in TIMER_SOURCES + TIMER_RUNTIME]
+                err = self._run_jobs([_Job([self.cxx, *BASE_FLAGS, *objs, "-o", str(tmp / TIMER)], tmp / TIMER)],
+                                     sandbox)
             if err:
                 raise RuntimeError(f"building the simulator runtime failed:\n{err}")
             subprocess.run(["ar", "rcs", str(tmp / "libaosim.a"),
-                            *[str(j.out) for j in jobs if j.out.name != RUNNER_MAIN + ".o"]], check=True)
+                            *[str(tmp / (src + ".o")) for src in RUNTIME_SOURCES if src != RUNNER_MAIN]], check=True)
             self._publish(tmp, out_dir)
         self._runtime = lib
         return lib
@@ -189,6 +201,10 @@ class SimBuilder:
     def runner_main(self, sandbox: Sandbox | None = None) -> Path:
         """The runner's main object (built with :meth:`runtime_lib`)."""
         return self.runtime_lib(sandbox).with_name(RUNNER_MAIN + ".o")
+
+    def timer_exe(self, sandbox: Sandbox | None = None) -> Path:
+        """The timer executable (built with :meth:`runtime_lib`)."""
+        return self.runtime_lib(sandbox).with_name(TIMER)
 
     # ------------------------------------------------------------------------ operator build
     def build(self, op: Operator, dtypes: dict[str, str], sandbox: Sandbox | None = None) -> BuildResult:

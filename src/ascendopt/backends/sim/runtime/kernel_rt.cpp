@@ -1,5 +1,6 @@
 // AscendOptimizer simulator: kernel-side runtime — cores, deterministic scheduling, GM
-// registry, typed failures, and the bridge from emulated APIs to the timing model.
+// registry, typed failures, and the bridge from emulated APIs to the timing model: in the
+// runner, the timing stream to the timer (stream.h); in unit tests, the in-process model.
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -15,8 +16,10 @@
 
 #include "ascendopt_kernel/testing.h"
 #include "core_role.h"
+#include "diag.h"
 #include "kernel_operator.h"
 #include "sim_config.h"
+#include "stream.h"
 #include "timing.h"
 
 namespace ao::rt {
@@ -54,33 +57,6 @@ const SocParams& Soc() { return g_soc; }
 void SetSoc(const SocParams& soc) { g_soc = soc; }
 void SetFailHook(FailHook hook) { g_fail_hook = hook; }
 
-const char* ErrorKindName(ErrorKind k) {
-    switch (k) {
-        case ErrorKind::UbOverflow: return "ub_overflow";
-        case ErrorKind::Misaligned: return "misaligned";
-        case ErrorKind::GmOutOfBounds: return "gm_out_of_bounds";
-        case ErrorKind::LocalOutOfBounds: return "local_out_of_bounds";
-        case ErrorKind::QueueMisuse: return "queue_misuse";
-        case ErrorKind::Deadlock: return "deadlock";
-        case ErrorKind::Race: return "race";
-        case ErrorKind::AssertFailed: return "assert_failed";
-        case ErrorKind::InvalidArgument: return "invalid_argument";
-        case ErrorKind::Unsupported: return "unsupported";
-        case ErrorKind::GmReadPastEnd: return "gm_read_past_end";
-    }
-    return "unknown";
-}
-
-const char* SpaceName(Space s) {
-    static const char* names[] = {"GM", "UB", "L1", "L0A", "L0B", "L0C", "BT", "FB"};
-    return int(s) < int(Space::COUNT) ? names[int(s)] : "?";
-}
-
-const char* PipeName(Pipe p) {
-    static const char* names[] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL"};
-    return int(p) < int(Pipe::COUNT) ? names[int(p)] : "?";
-}
-
 void Fail(ErrorKind kind, const char* fmt, ...) {
     char msg[2048];
     va_list ap;
@@ -90,79 +66,15 @@ void Fail(ErrorKind kind, const char* fmt, ...) {
     char full[2200];
     if (g_core != nullptr) snprintf(full, sizeof full, "%s: %s", CoreLabel().c_str(), msg);
     else snprintf(full, sizeof full, "%s", msg);
+    if (Stream().On()) Stream().Drain();  // the timer reports the races up to here
     if (g_fail_hook != nullptr) g_fail_hook(ErrorKindName(kind), full);
     fprintf(stderr, "ascendopt-error: %s: %s\n", ErrorKindName(kind), full);
     fflush(stderr);
     _exit(3);
 }
 
-namespace {
-struct WarningRec {
-    std::string kind, key, message;
-    uint64_t count = 0;
-};
-std::mutex g_warn_mu;
-std::vector<WarningRec> g_warnings;
-constexpr size_t kMaxWarnings = 32;  // distinct sites kept; later ones are only counted
-std::map<std::string, uint64_t> g_warnings_dropped;  // by kind
-
-std::string JsonEscape(const std::string& s) {
-    std::string o;
-    for (char c : s) {
-        if (c == '"' || c == '\\') {
-            o += '\\';
-            o += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            char b[8];
-            snprintf(b, sizeof b, "\\u%04x", c);
-            o += b;
-        } else {
-            o += c;
-        }
-    }
-    return o;
-}
-}  // namespace
-
-void Warn(ErrorKind kind, const char* key, const char* fmt, ...) {
-    std::lock_guard<std::mutex> lk(g_warn_mu);
-    const char* kname = ErrorKindName(kind);
-    for (auto& w : g_warnings) {
-        if (w.kind == kname && w.key == key) {
-            w.count += 1;
-            return;
-        }
-    }
-    if (g_warnings.size() >= kMaxWarnings) {
-        g_warnings_dropped[kname] += 1;
-        return;
-    }
-    char msg[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    char full[2200];
-    if (g_core != nullptr) snprintf(full, sizeof full, "%s: %s", CoreLabel().c_str(), msg);
-    else snprintf(full, sizeof full, "%s", msg);
-    g_warnings.push_back({kname, key, full, 1});
-    fprintf(stderr, "ascendopt-warning: %s: %s\n", kname, full);
-}
-
-std::string WarningsJson() {
-    std::lock_guard<std::mutex> lk(g_warn_mu);
-    std::string s = "[";
-    for (size_t i = 0; i < g_warnings.size(); ++i) {
-        const auto& w = g_warnings[i];
-        s += (i ? ", " : "") + std::string("{\"kind\": \"") + JsonEscape(w.kind) + "\", \"message\": \"" +
-             JsonEscape(w.message) + "\", \"count\": " + std::to_string(w.count) + "}";
-    }
-    for (const auto& [kind, n] : g_warnings_dropped)
-        s += std::string(s.size() > 1 ? ", " : "") + "{\"kind\": \"" + JsonEscape(kind) + "\", \"message\": \"" +
-             std::to_string(n) + " more occurrences at other sites (not itemised)\", \"count\": " +
-             std::to_string(n) + "}";
-    return s + "]";
-}
+std::string CurrentCoreLabel() { return g_core != nullptr ? CoreLabel() : std::string(); }
+uint64_t WarnPosition() { return Stream().Records(); }
 
 void Printf(const char* fmt, ...) {
     va_list ap;
@@ -298,11 +210,15 @@ void SetupCore(CoreBox& box, int idx, int num, uint64_t tiling_key, uint8_t* wor
         box.core.mem[s] = box.mem[s].get();
         box.core.cap[s] = n;
     }
-    box.model.reset(new TimingModel(g_soc, idx, int(g_plan.cores.size()), &g_l2));
+    if (!Stream().On()) box.model.reset(new TimingModel(g_soc, idx, int(g_plan.cores.size()), &g_l2));  // else: the timer's
     box.core.model = box.model.get();
 }
 
 TimingModel& Model() { return *static_cast<TimingModel*>(g_core->model); }
+
+// The later of two model times. Streaming, the runner holds the timer's ids of times, never
+// times: the timer computes the maximum (stream.h).
+double LaterTime(double a, double b) { return Stream().On() ? Stream().Max(a, b) : std::max(a, b); }
 
 // Deterministic scheduler: exactly one core runs at a time; a core gives up its turn only in
 // SyncAll or a cross-core flag wait. Results therefore never depend on host thread scheduling.
@@ -401,7 +317,7 @@ void CrossFlagIncrementLocked(int core, uint32_t id, double when) {
 void CrossCoreSet(int mode, Pipe pipe, uint32_t flag_id) {
     if (flag_id >= kCrossFlagIds)
         Fail(ErrorKind::InvalidArgument, "CrossCoreSetFlag: flag id %u outside 0..%u", flag_id, kCrossFlagIds - 1);
-    double t = Model().CrossSet(pipe, CrossFlagKey(flag_id));
+    double t = Stream().On() ? Stream().CrossSet(pipe, CrossFlagKey(flag_id)) : Model().CrossSet(pipe, CrossFlagKey(flag_id));
     std::unique_lock<std::mutex> lk(g_sched.mu);
     int self = g_core->sim_idx;
     std::vector<int> participants, targets;
@@ -412,7 +328,7 @@ void CrossCoreSet(int mode, Pipe pipe, uint32_t flag_id) {
         if (r[c].empty()) return;  // the round is not complete yet
     double release = 0;
     for (int c : participants) {
-        release = std::max(release, r[c].front());
+        release = LaterTime(release, r[c].front());
         r[c].pop_front();
     }
     for (int c : targets) CrossFlagIncrementLocked(c, flag_id, release);
@@ -439,7 +355,8 @@ void CrossCoreWait(int mode, Pipe pipe, uint32_t flag_id) {
     double release = q.front();
     q.pop_front();
     lk.unlock();
-    Model().CrossWait(pipe, CrossFlagKey(flag_id), release);
+    if (Stream().On()) Stream().CrossWait(pipe, CrossFlagKey(flag_id), release);
+    else Model().CrossWait(pipe, CrossFlagKey(flag_id), release);
 }
 
 namespace {
@@ -464,8 +381,8 @@ void SyncAllCores(bool aiv_only) {
     std::unique_lock<std::mutex> lk(g_sched.mu);
     int self = g_core->sim_idx;
     int cls = BarrierClassOf(g_plan, self, aiv_only);
-    double t = Model().ArriveAll();
-    if (t > g_sched.barrier_time[cls]) g_sched.barrier_time[cls] = t;
+    double t = Stream().On() ? Stream().Arrive() : Model().ArriveAll();
+    g_sched.barrier_time[cls] = LaterTime(g_sched.barrier_time[cls], t);
     g_sched.state[self] = 1;
     g_sched.barrier_of[self] = cls;
     g_sched.waiting[cls] += 1;
@@ -493,7 +410,8 @@ void SyncAllCores(bool aiv_only) {
     g_sched.cv.wait(lk, [&] { return g_sched.generation[cls] != gen && g_sched.turn == self; });
     double bt = g_sched.barrier_time[cls];
     lk.unlock();
-    Model().LeaveAll(bt);
+    if (Stream().On()) Stream().Leave(bt);
+    else Model().LeaveAll(bt);
 }
 
 LaunchResult LaunchKernel(uint32_t block_dim, uint64_t tiling_key, void (*entry)(uint8_t** args), uint8_t** args,
@@ -514,6 +432,7 @@ LaunchResult LaunchKernel(uint32_t block_dim, uint64_t tiling_key, void (*entry)
     g_sched.active = true;
     g_flags.Reset(int(n));
     g_l2.Reset(g_soc, int(n));
+    if (Stream().On()) Stream().Launch(n, n);
     std::vector<std::thread> threads;
     threads.reserve(n);
     for (uint32_t i = 0; i < n; ++i) {
@@ -525,8 +444,10 @@ LaunchResult LaunchKernel(uint32_t block_dim, uint64_t tiling_key, void (*entry)
             CoreBox box;
             SetupCore(box, int(i), int(block_dim), tiling_key, workspace);
             g_core = &box.core;
+            if (Stream().On()) Stream().Begin(int(i), n, CurrentCoreLabel().c_str());
             entry(args);
-            result.cores[i] = box.model->Finish();
+            if (Stream().On()) Stream().Mark(ts::kFinish);
+            else result.cores[i] = box.model->Finish();
             std::unique_lock<std::mutex> lk(g_sched.mu);
             g_sched.state[i] = 2;
             for (int c = 0; c < kBarrierClasses; ++c)
@@ -555,10 +476,22 @@ void RunOnOneCore(void (*fn)(void*), void* arg) {
 }
 
 // ----------------------------------------------------------------------- hooks from headers
-void Issue(Instr& ins) { Model().Issue(ins); }
-void SyncSet(Pipe src, Pipe dst, uint64_t key) { Model().SyncSet(src, dst, key); }
-void SyncWait(Pipe src, Pipe dst, uint64_t key) { Model().SyncWait(src, dst, key); }
-void Barrier(Pipe p) { Model().Barrier(p); }
+void Issue(Instr& ins) {
+    if (Stream().On()) Stream().Issue(ins);
+    else Model().Issue(ins);
+}
+void SyncSet(Pipe src, Pipe dst, uint64_t key) {
+    if (Stream().On()) Stream().Sync(ts::kSyncSet, src, dst, key);
+    else Model().SyncSet(src, dst, key);
+}
+void SyncWait(Pipe src, Pipe dst, uint64_t key) {
+    if (Stream().On()) Stream().Sync(ts::kSyncWait, src, dst, key);
+    else Model().SyncWait(src, dst, key);
+}
+void Barrier(Pipe p) {
+    if (Stream().On()) Stream().Barrier(p);
+    else Model().Barrier(p);
+}
 
 }  // namespace ao::rt
 
@@ -573,7 +506,8 @@ uint32_t NextQueueUid() {
 TPipe::TPipe() { ao::rt::Cur().tpipe = this; }
 TPipe::~TPipe() {
     // Releasing the pipe's buffers ends their use: the library synchronises all pipes here.
-    if (ao::rt::g_core != nullptr && ao::rt::g_core->model != nullptr) ao::rt::Model().EndOfPipe();
+    if (ao::rt::g_core != nullptr && ao::rt::Stream().On()) ao::rt::Stream().Mark(ao::ts::kEndOfPipe);
+    else if (ao::rt::g_core != nullptr && ao::rt::g_core->model != nullptr) ao::rt::Model().EndOfPipe();
     if (ao::rt::g_core != nullptr && ao::rt::Cur().tpipe == this) ao::rt::Cur().tpipe = nullptr;
 }
 
@@ -593,6 +527,7 @@ TPipe* GetTPipePtr() { return static_cast<TPipe*>(ao::rt::Cur().tpipe); }
 
 // The system counter runs at 50 MHz (AscendC GetSystemCycle docs: 50 ticks per microsecond).
 int64_t GetSystemCycle() {
+    if (ao::rt::Stream().On()) return ao::rt::Stream().Query();  // the timer answers
     double ghz = ao::rt::Soc().Get("clock_ghz", 1.85);
     return int64_t(ao::rt::Model().Now() / (ghz * 1000.0) * 50.0);
 }

@@ -18,6 +18,8 @@
 //   attr <name> list_int|list_float|list_bool <n> <values...>
 //   result <path>                              where result.json goes
 //   trace <path>                               optional: per-instruction CSV trace (docs/timing-model.md)
+//   timing <event_fd> <reply_fd>               optional: stream the kernel's timing events to the timer
+//                                              (stream.h) instead of timing them in this process
 //   tiling_only                                optional: stop after the host tiling and report the launch
 //                                              it asks for (block dim, tiling key, workspace, tiling data)
 // Outputs are written as raw little-endian bytes to their paths.
@@ -34,6 +36,7 @@
 #include "output_prep.h"
 #include "sandbox_rt.h"
 #include "sim_config.h"
+#include "stream.h"
 #include "tensor_list.h"
 
 extern "C" void ascendopt_kernel_launch(uint8_t** args);
@@ -53,6 +56,7 @@ struct Manifest {
     std::vector<ao::host::AttrArg> attrs;
     std::string result_path;
     std::string trace_path;
+    int timing_fd = -1, reply_fd = -1;
     bool tiling_only = false;
 };
 
@@ -200,6 +204,8 @@ bool ParseManifest(const char* path, Manifest& m, std::string& err) {
             in >> m.result_path;
         } else if (tag == "trace") {
             in >> m.trace_path;
+        } else if (tag == "timing") {
+            in >> m.timing_fd >> m.reply_fd;
         } else if (tag == "tiling_only") {
             m.tiling_only = true;
         }
@@ -498,7 +504,9 @@ int main(int argc, char** argv) {
 
     ao::rt::RegisterImageConstants();  // static __gm__ data of the kernel binary
     ao::rt::SetTraceEnabled(!m.trace_path.empty());
+    if (m.timing_fd >= 0) ao::rt::Stream().Open(m.timing_fd, m.reply_fd);
     ao::rt::LaunchResult lr = ao::rt::LaunchKernel(tr.block_dim, tr.tiling_key, ascendopt_kernel_launch, args.data(), ws);
+    if (ao::rt::Stream().On()) ao::rt::Stream().End();
     for (size_t i = 0; i < m.inputs.size(); ++i) {  // inputs are read-only: a kernel writing one is caught
         if (in_gm[i] != nullptr && !in_place[i] &&
             std::memcmp(in_gm[i], input_bytes[i].data(), input_bytes[i].size()) != 0) {

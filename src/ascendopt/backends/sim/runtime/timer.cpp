@@ -1,0 +1,457 @@
+// AscendOptimizer simulator: the timer executable (issue 18; stream.h describes the protocol).
+//
+//   timer MANIFEST
+//
+// MANIFEST is written by the Python driver (never by the runner):
+//   soc <name>
+//   param <key> <number>       SoC parameter
+//   result <path>              where the timing result (JSON) goes
+//   trace <path>               optional: per-instruction trace CSV
+//   stream <event_fd> <reply_fd>
+// It reads the runner's event stream, replays it through the timing model, L2 model and race
+// detector, and writes {"status": "ok", "block_dim", timing fields, "warnings": [races], "cores"}.
+// A stream that is not one the runtime writes (bad header, unknown opcode or enum, a count, id
+// or size out of range, events in an impossible order, bytes after the end record) gives
+// {"status": "malformed", "message": "forged or malformed timing stream: ..."}; a stream that
+// stops early (the runner failed or was cut short) gives "incomplete". It is built from our
+// runtime sources only and runs under the same sandbox as the runner (it parses untrusted input).
+#include <signal.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdarg>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "diag.h"
+#include "sandbox_rt.h"
+#include "stream.h"
+#include "timer_report.h"
+#include "timing.h"
+
+__attribute__((section(".preinit_array"), used)) static void (*const kSandboxPreInit)(int, char**, char**) =
+    &ao::sandbox::PreInit;
+
+namespace ao::rt {
+
+thread_local Core* g_core = nullptr;
+uint64_t GmDeviceAddr(uint64_t addr) { return addr; }  // the stream carries device addresses
+
+namespace {
+
+struct Malformed {
+    std::string what;
+};
+struct Incomplete {
+    std::string what;
+};
+
+[[noreturn]] void Bad(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+void Bad(const char* fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    throw Malformed{msg};
+}
+
+// The event pipe, read in kBufBytes chunks.
+class Reader {
+public:
+    explicit Reader(int fd) : fd_(fd) {}
+    // Reads n bytes; false at the end of the stream before the first of them (a record
+    // boundary). The end inside the n bytes is a truncated record.
+    bool Get(void* dst, size_t n) {
+        auto* out = static_cast<uint8_t*>(dst);
+        size_t got = 0;
+        while (got < n) {
+            if (pos_ == len_ && !Fill()) {
+                if (got == 0) return false;
+                Bad("truncated record at byte %" PRIu64, offset_);
+            }
+            size_t k = std::min(n - got, len_ - pos_);
+            std::memcpy(out + got, buf_ + pos_, k);
+            pos_ += k;
+            got += k;
+            offset_ += k;
+        }
+        return true;
+    }
+    void Need(void* dst, size_t n) {
+        if (!Get(dst, n)) Bad("truncated record at byte %" PRIu64, offset_);
+    }
+    uint64_t Offset() const { return offset_; }
+
+private:
+    bool Fill() {
+        for (;;) {
+            ssize_t r = read(fd_, buf_, sizeof buf_);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) return false;
+            pos_ = 0;
+            len_ = size_t(r);
+            return true;
+        }
+    }
+    int fd_;
+    size_t pos_ = 0, len_ = 0;
+    uint64_t offset_ = 0;
+    uint8_t buf_[ts::kBufBytes];
+};
+
+uint64_t g_position = 0;
+std::string g_label;
+
+class Replayer {
+public:
+    Replayer(const SocParams& soc, int event_fd, int reply_fd) : soc_(soc), in_(event_fd), reply_fd_(reply_fd) {}
+    void Run();
+    std::vector<CoreStats> stats;
+    uint32_t Cores() const { return uint32_t(cores_.size()); }
+
+private:
+    struct Slot {
+        int state = 0;  // 0 not begun, 1 running, 2 at a SyncAll (arrived), 3 finished
+        std::unique_ptr<TimingModel> model;
+        std::string label;
+        Core stub;
+    };
+    Slot& Running(const char* what);
+    double Time(uint64_t id, const char* what) {
+        if (id >= times_.size()) Bad("%s names time id %" PRIu64 " of %zu", what, id, times_.size());
+        return times_[id];
+    }
+    Pipe PipeOf(uint8_t v, const char* what) {
+        if (v >= uint8_t(Pipe::COUNT)) Bad("%s: pipe %u out of range", what, v);
+        return Pipe(v);
+    }
+    void OnIssue();
+    void Switch(uint32_t core);
+
+    const SocParams& soc_;
+    Reader in_;
+    int reply_fd_;
+    std::deque<std::string> names_;  // stable storage: instruction names are compared by address
+    std::vector<Slot> cores_;
+    std::vector<double> times_{0.0};
+    L2Model l2_;
+    bool launched_ = false;
+    int cur_ = -1;
+    uint64_t records_ = 0;
+    uint64_t names_bytes_ = 0;
+};
+
+Replayer::Slot& Replayer::Running(const char* what) {
+    if (cur_ < 0) Bad("%s before any core began", what);
+    Slot& s = cores_[size_t(cur_)];
+    if (s.state != 1) Bad("%s on core %d, which is %s", what, cur_, s.state == 2 ? "at a SyncAll" : "finished");
+    return s;
+}
+
+void Replayer::Switch(uint32_t core) {
+    if (core >= cores_.size() || cores_[core].state == 0 || cores_[core].state == 3)
+        Bad("switch to core %u, which is not running", core);
+    cur_ = int(core);
+    g_core = &cores_[core].stub;
+    g_label = cores_[core].label;
+}
+
+void Replayer::OnIssue() {
+    ts::IssueRec r;
+    in_.Need(&r, sizeof r);
+    Slot& s = Running("instruction");
+    if (r.name >= names_.size()) Bad("instruction name id %u unknown", r.name);
+    if (r.pipe >= uint8_t(Pipe::COUNT) || r.cls > uint8_t(OpClass::Sync) || r.n_access > kMaxAccess)
+        Bad("instruction with pipe %u, class %u, %u accesses", r.pipe, r.cls, r.n_access);
+    constexpr uint64_t kMaxSpan = uint64_t(1) << 40;
+    if (r.bytes > kMaxSpan || r.burst_bytes > kMaxSpan || r.elems > kMaxSpan)
+        Bad("instruction moving %" PRIu64 " bytes", r.bytes);
+    // Bounded work per instruction: the L2 model visits every line of every burst.
+    double line = std::max(32.0, soc_.Get("l2_line_bytes", 512));
+    uint64_t bursts = std::max<uint32_t>(1, r.bursts);
+    uint64_t len = r.burst_bytes ? r.burst_bytes : (r.bytes + bursts - 1) / bursts;
+    if (double(bursts) * (double(len) / line + 2) > double(uint64_t(1) << 28))
+        Bad("instruction of %" PRIu64 " bursts of %" PRIu64 " bytes", bursts, len);
+    Instr ins;
+    ins.name = names_[r.name].c_str();
+    ins.pipe = Pipe(r.pipe);
+    ins.cls = OpClass(r.cls);
+    ins.dtype_bytes = r.dtype_bytes;
+    ins.repeats = r.repeats;
+    ins.elems = r.elems;
+    ins.bytes = r.bytes;
+    ins.bursts = r.bursts;
+    ins.burst_bytes = r.burst_bytes;
+    ins.gm_addr = r.gm_addr;
+    ins.ub_stride_conflicts = r.ub_stride_conflicts;
+    for (int k = 0; k < r.n_access; ++k) {
+        ts::AccessRec a;
+        in_.Need(&a, sizeof a);
+        if (a.space >= uint8_t(Space::COUNT) || a.write > 1 || a.end < a.begin || a.end - a.begin > kMaxSpan)
+            Bad("access to space %u [%" PRIu64 ", %" PRIu64 ")", a.space, a.begin, a.end);
+        Access acc;
+        acc.space = Space(a.space);
+        acc.write = a.write != 0;
+        acc.begin = a.begin;
+        acc.end = a.end;
+        ins.Add(acc);
+    }
+    s.model->Issue(ins);
+}
+
+void Replayer::Run() {
+    uint32_t head[2];
+    if (!in_.Get(head, sizeof head)) throw Incomplete{"the runner wrote no timing stream"};
+    if (head[0] != ts::kMagic || head[1] != ts::kVersion) Bad("bad header %08x %u", head[0], head[1]);
+    uint32_t max_cores = uint32_t(std::max(1.0, soc_.Get("max_block_dim", 65535))) * 3;  // AIC + 2 AIV
+    for (;;) {
+        uint8_t op;
+        g_position = records_;
+        if (!in_.Get(&op, 1))
+            throw Incomplete{"the timing stream ended without its end record after " + std::to_string(records_) +
+                             " records"};
+        ++records_;
+        switch (op) {
+            case ts::kName: {
+                uint32_t id;
+                uint16_t len;
+                in_.Need(&id, sizeof id);
+                in_.Need(&len, sizeof len);
+                if (id != names_.size() || len > ts::kMaxNameBytes) Bad("name id %u (expected %zu), %u bytes", id,
+                                                                        names_.size(), len);
+                names_bytes_ += len + 32;
+                if (names_bytes_ > (uint64_t(64) << 20)) Bad("more than 64 MiB of names");
+                std::string s(len, '\0');
+                in_.Need(s.data(), len);
+                for (char c : s)  // API names and core labels: printable ASCII
+                    if (c < 0x20 || c > 0x7e) Bad("name %u holds byte 0x%02x", id, unsigned(uint8_t(c)));
+                names_.push_back(std::move(s));
+                break;
+            }
+            case ts::kLaunch: {
+                ts::LaunchRec r;
+                in_.Need(&r, sizeof r);
+                if (launched_) Bad("a second launch");
+                if (r.cores == 0 || r.cores > max_cores || r.l2_blocks == 0 || r.l2_blocks > max_cores)
+                    Bad("launch of %u cores (L2 for %u)", r.cores, r.l2_blocks);
+                launched_ = true;
+                cores_.resize(r.cores);
+                stats.resize(r.cores);
+                l2_.Reset(soc_, int(r.l2_blocks));
+                break;
+            }
+            case ts::kBegin: {
+                ts::BeginRec r;
+                in_.Need(&r, sizeof r);
+                if (!launched_ || r.core >= cores_.size() || cores_[r.core].state != 0)
+                    Bad("begin of core %u (launched: %d)", r.core, int(launched_));
+                if (r.model_num == 0 || r.model_num > max_cores || r.label >= names_.size())
+                    Bad("begin of core %u for %u cores, label %u", r.core, r.model_num, r.label);
+                Slot& s = cores_[r.core];
+                s.state = 1;
+                s.label = names_[r.label];
+                s.stub.block_idx = int32_t(r.core);
+                s.model.reset(new TimingModel(soc_, int(r.core), int(r.model_num), &l2_));
+                Switch(r.core);
+                break;
+            }
+            case ts::kSwitch: {
+                uint32_t c;
+                in_.Need(&c, sizeof c);
+                Switch(c);
+                break;
+            }
+            case ts::kIssue: OnIssue(); break;
+            case ts::kSyncSet:
+            case ts::kSyncWait: {
+                ts::SyncRec r;
+                in_.Need(&r, sizeof r);
+                Slot& s = Running("flag");
+                Pipe src = PipeOf(r.src, "flag"), dst = PipeOf(r.dst, "flag");
+                if (op == ts::kSyncSet) s.model->SyncSet(src, dst, r.key);
+                else s.model->SyncWait(src, dst, r.key);
+                break;
+            }
+            case ts::kBarrier: {
+                uint8_t p;
+                in_.Need(&p, 1);
+                Running("barrier").model->Barrier(PipeOf(p, "barrier"));
+                break;
+            }
+            case ts::kEndOfPipe: Running("end of TPipe").model->EndOfPipe(); break;
+            case ts::kArrive: {
+                Slot& s = Running("SyncAll arrival");
+                times_.push_back(s.model->ArriveAll());
+                s.state = 2;
+                break;
+            }
+            case ts::kLeave: {
+                uint64_t t;
+                in_.Need(&t, sizeof t);
+                if (cur_ < 0 || cores_[size_t(cur_)].state != 2) Bad("SyncAll leave without an arrival");
+                Slot& s = cores_[size_t(cur_)];
+                s.state = 1;
+                s.model->LeaveAll(Time(t, "SyncAll leave"));
+                break;
+            }
+            case ts::kCrossSet: {
+                uint8_t p;
+                uint64_t key;
+                in_.Need(&p, 1);
+                in_.Need(&key, sizeof key);
+                times_.push_back(Running("cross-core set").model->CrossSet(PipeOf(p, "cross-core set"), key));
+                break;
+            }
+            case ts::kCrossWait: {
+                uint8_t p;
+                uint64_t key, t;
+                in_.Need(&p, 1);
+                in_.Need(&key, sizeof key);
+                in_.Need(&t, sizeof t);
+                Slot& s = Running("cross-core wait");
+                s.model->CrossWait(PipeOf(p, "cross-core wait"), key, Time(t, "cross-core wait"));
+                break;
+            }
+            case ts::kMax: {
+                uint64_t v[2];
+                in_.Need(v, sizeof v);
+                double a = Time(v[0], "max"), b = Time(v[1], "max");
+                times_.push_back(a > b ? a : b);
+                break;
+            }
+            case ts::kFinish: {
+                Slot& s = Running("finish");
+                stats[size_t(cur_)] = s.model->Finish();
+                s.model.reset();
+                s.state = 3;
+                break;
+            }
+            case ts::kQuery: {
+                Slot& s = Running("GetSystemCycle");
+                double ghz = soc_.Get("clock_ghz", 1.85);
+                int64_t v = int64_t(s.model->Now() / (ghz * 1000.0) * 50.0);
+                ssize_t w = write(reply_fd_, &v, sizeof v);  // a runner that stopped listening: ignored
+                (void)w;
+                break;
+            }
+            case ts::kEnd: {
+                uint64_t n;
+                in_.Need(&n, sizeof n);
+                if (n != records_ - 1) Bad("end record counts %" PRIu64 " records, %" PRIu64 " came", n, records_ - 1);
+                if (!launched_) Bad("end record without a launch");
+                for (size_t c = 0; c < cores_.size(); ++c)
+                    if (cores_[c].state != 3) Bad("end record while core %zu has not finished", c);
+                uint8_t extra;
+                if (in_.Get(&extra, 1)) Bad("bytes after the end record");
+                return;
+            }
+            default: Bad("unknown record type %u at byte %" PRIu64, op, in_.Offset() - 1);
+        }
+    }
+}
+
+bool ParseManifest(const char* path, SocParams& soc, std::string& result, std::string& trace, int& ev, int& reply) {
+    std::ifstream f(path);
+    if (!f) return false;
+    std::string line;
+    while (std::getline(f, line)) {
+        std::istringstream in(line);
+        std::string tag;
+        if (!(in >> tag)) continue;
+        if (tag == "soc") in >> soc.name;
+        else if (tag == "param") {
+            std::string k;
+            double v;
+            if (in >> k >> v) soc.values[k] = v;
+        } else if (tag == "result") in >> result;
+        else if (tag == "trace") in >> trace;
+        else if (tag == "stream") in >> ev >> reply;
+    }
+    return !result.empty() && ev >= 0;
+}
+
+void WriteFile(const std::string& path, const std::string& body) {
+    if (sandbox::Active()) {
+        int fd = sandbox::WriteFd(path);
+        if (fd == sandbox::g_result_fd) {
+            sandbox::Rewrite(body);
+            return;
+        }
+        FILE* f = sandbox::Reopen(fd, path, "w");
+        if (f != nullptr) {
+            fputs(body.c_str(), f);
+            fclose(f);
+        }
+        return;
+    }
+    FILE* f = fopen(path.c_str(), "w");
+    if (f == nullptr) return;
+    fputs(body.c_str(), f);
+    fclose(f);
+}
+
+}  // namespace
+
+std::string CurrentCoreLabel() { return g_core != nullptr ? g_label : std::string(); }
+uint64_t WarnPosition() { return g_position; }
+
+}  // namespace ao::rt
+
+int main(int argc, char** argv) {
+    using namespace ao::rt;
+    if (ao::sandbox::Requested() && !ao::sandbox::Active()) {
+        fprintf(stderr, "ascendopt-timer: sandbox: the filter was not installed\n");
+        return 2;
+    }
+    SocParams soc;
+    std::string result, trace;
+    int ev = -1, reply = -1;
+    if (argc != 2 || !ParseManifest(argv[1], soc, result, trace, ev, reply)) {
+        fprintf(stderr, "usage: %s MANIFEST (soc, param, result, trace, stream lines)\n", argv[0]);
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    // A runner that asks GetSystemCycle and stops reading must not block the timer.
+    if (reply >= 0) fcntl(reply, F_SETFL, fcntl(reply, F_GETFL) | O_NONBLOCK);
+    SetTraceEnabled(!trace.empty());
+    std::unique_ptr<Replayer> r(new Replayer(soc, ev, reply));
+    std::string status = "ok", message;
+    try {
+        r->Run();
+    } catch (const Malformed& e) {
+        status = "malformed";
+        message = "forged or malformed timing stream: " + e.what;
+    } catch (const Incomplete& e) {
+        status = "incomplete";
+        message = e.what;
+    } catch (const std::bad_alloc&) {
+        status = "malformed";
+        message = "forged or malformed timing stream: it needs more memory than the timer may use";
+    }
+    g_core = nullptr;
+    std::string body = "{\"status\": \"" + status + "\", \"message\": \"" + JsonEscape(message) +
+                       "\", \"cores_timed\": " + std::to_string(r->Cores());
+    if (status == "ok") body += TimingFields(r->stats, soc);
+    body += ", \"warnings\": " + WarningsJson() + "}\n";
+    WriteFile(result, body);
+    if (status == "ok" && !trace.empty()) {
+        FILE* tf = ao::sandbox::Active() ? ao::sandbox::Reopen(ao::sandbox::WriteFd(trace), trace, "w")
+                                         : fopen(trace.c_str(), "w");
+        if (tf != nullptr) {
+            WriteTrace(tf, r->stats);
+            fclose(tf);
+        }
+    }
+    return 0;
+}
