@@ -13,7 +13,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Callable
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from ascendopt.backends.base import Backend, BuildResult, Launch, RunResult, Sta
 from ascendopt.backends.sim.build import SimBuilder
 from ascendopt.backends.sim.sandbox import VIOLATION, VIOLATION_STDERR, Sandbox, current
 from ascendopt.backends.sim.soc import DEFAULT_SOC, Soc, load_soc
+from ascendopt.backends.sim.timer import TIMING_KEYS, Timing, TimerRun
 from ascendopt.cases import Case, TensorSpec, group_params
 from ascendopt.dtypes import dtype_info, format_code
 from ascendopt.operator import Operator
@@ -119,9 +120,11 @@ class SimBackend(Backend):
         """Runs one case; outputs come back by tensor key (the name; ``name[i]`` for the
         tensors of a list). Never raises for a bad candidate.
 
-        With ``trace_path`` the runner is asked (manifest line ``trace <path>``) for its
-        instruction/synchronisation trace CSV, which is kept at ``trace_path`` and named in
-        ``profile["trace_path"]`` when the runner wrote one.
+        The runner (candidate code) streams its timing events to a timer process
+        (:mod:`~ascendopt.backends.sim.timer`): cycles, statistics, races and the trace come
+        only from the timer. With ``trace_path`` the timer writes the instruction /
+        synchronisation trace CSV, which is kept at ``trace_path`` and named in
+        ``profile["trace_path"]``.
         """
         t0 = time.perf_counter()
         sig = self.signature(build)
@@ -133,23 +136,21 @@ class SimBackend(Backend):
             return RunResult(Status.TILING_ERROR, "registration", sig["error"], seconds=time.perf_counter() - t0)
         work = Path(tempfile.mkdtemp(prefix="aorun-"))
         try:
-            extra = [f"trace {work / 'trace.csv'}"] if trace_path is not None else []
-            try:
-                proc = self._invoke(build, sig, case, inputs, work, timeout_s, extra)
-            except subprocess.TimeoutExpired:
-                return RunResult(Status.TIMEOUT, "timeout",
-                                 f"the run did not finish within {timeout_s:g} s (kernel loop or hang?)",
-                                 seconds=time.perf_counter() - t0)
-            result = self._collect(work, proc, case, time.perf_counter() - t0)
-            if trace_path is not None and (work / "trace.csv").exists():
+            with TimerRun(self.builder.timer_exe(self.sandbox), self.soc, self.sandbox, self.memory_bytes,
+                          trace=trace_path is not None) as timer:
                 try:
-                    with _open_scratch(work / "trace.csv") as src:
-                        Path(trace_path).parent.mkdir(parents=True, exist_ok=True)
-                        with open(trace_path, "wb") as dst:
-                            shutil.copyfileobj(src, dst)
+                    proc = self._invoke(build, sig, case, inputs, work, timeout_s, [], timer)
+                except subprocess.TimeoutExpired:
+                    return RunResult(Status.TIMEOUT, "timeout",
+                                     f"the run did not finish within {timeout_s:g} s (kernel loop or hang?)",
+                                     seconds=time.perf_counter() - t0)
+                timing = timer.finish()
+                result = self._collect(work, proc, case, time.perf_counter() - t0, timing)
+                if trace_path is not None and result.status == Status.OK and timer.trace_path is not None \
+                        and timer.trace_path.exists():
+                    Path(trace_path).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(timer.trace_path, trace_path)
                     result.profile["trace_path"] = str(trace_path)
-                except OSError:
-                    pass  # no trace (not a regular file): the run itself stands
             return result
         finally:
             shutil.rmtree(work, ignore_errors=True)
@@ -185,17 +186,24 @@ class SimBackend(Backend):
 
     # ----------------------------------------------------------------------------- helpers
     def _invoke(self, build: BuildResult, sig: dict[str, Any], case: Case, inputs: dict[str, np.ndarray],
-                work: Path, timeout_s: float, extra: list[str]) -> subprocess.CompletedProcess:
+                work: Path, timeout_s: float, extra: list[str], timer: TimerRun | None = None
+                ) -> subprocess.CompletedProcess:
         """Writes the manifest (plus ``extra`` lines) into ``work`` and runs the runner on it,
-        bounded. Raises subprocess.TimeoutExpired at the timeout."""
+        bounded, streaming its timing to ``timer`` (started first). Raises
+        subprocess.TimeoutExpired at the timeout."""
         manifest = self._manifest(work, sig, case, inputs)
+        if timer is not None:
+            extra = [*extra, timer.manifest_line]
         if extra:
             with manifest.open("a") as mf:
                 mf.write("".join(line + "\n" for line in extra))
         writable = [work / f"out{i}.bin" for i in range(len(case.outputs))]
-        writable += [Path(line.split(" ", 1)[1]) for line in extra if line.startswith("trace ")]
+        if timer is not None:
+            timer.start()
         return _run_bounded([str(build.artifact), str(manifest)], work, timeout_s, self.memory_bytes,
-                            dict(build.run_env), self.sandbox, writable)
+                            dict(build.run_env), self.sandbox, writable,
+                            pass_fds=timer.runner_fds if timer else (),
+                            started=timer.runner_started if timer else None)
 
     def _manifest(self, work: Path, sig: dict[str, Any], case: Case, inputs: dict[str, np.ndarray]) -> Path:
         """The runner's manifest: inputs in the OpDef's order, the tensors of a list parameter
@@ -225,7 +233,10 @@ class SimBackend(Backend):
         path.write_text("\n".join(lines) + "\n")
         return path
 
-    def _collect(self, work: Path, proc: subprocess.CompletedProcess, case: Case, seconds: float) -> RunResult:
+    def _collect(self, work: Path, proc: subprocess.CompletedProcess, case: Case, seconds: float,
+                 timing: Timing | None = None) -> RunResult:
+        """The run's result: outputs, status and typed errors from the runner's files; cycles,
+        statistics and races only from the ``timing`` its timer reported (issue 18)."""
         res: dict[str, Any] = {}
         unreadable = ""
         try:
@@ -238,8 +249,10 @@ class SimBackend(Backend):
             res = {}
         if not isinstance(res, dict):
             res = {}
-        common = dict(block_dim=int(res.get("block_dim", 0)), tiling_key=int(res.get("tiling_key", 0)),
-                      seconds=seconds, warnings=_warnings(res))
+        common = dict(block_dim=_int(res.get("block_dim")), tiling_key=_int(res.get("tiling_key")),
+                      seconds=seconds, warnings=_warnings(res, timing))
+        if timing is not None and timing.status == "malformed":  # whatever the runner says
+            return RunResult(Status.RUNTIME_ERROR, VIOLATION, timing.message, **common)
         if proc.returncode < 0:
             sig = -proc.returncode
             kind = _SIGNALS.get(signal.Signals(sig), f"signal_{sig}") if sig in signal.Signals._value2member_map_ else f"signal_{sig}"
@@ -260,6 +273,13 @@ class SimBackend(Backend):
             return RunResult(Status.RUNTIME_ERROR, kind,
                              f"runner exited with code {proc.returncode} without a result{why}\n{tail}".strip(),
                              **common)
+        # The runner says it finished: its timing must have come through the timer, complete.
+        if timing is not None and timing.status == "timeout":
+            return RunResult(Status.TIMEOUT, "timeout", timing.message, **common)
+        if timing is None or timing.status != "ok":
+            why = timing.message if timing is not None else "no timer priced the run"
+            return RunResult(Status.RUNTIME_ERROR, VIOLATION, "forged or malformed timing stream: the runner "
+                             f"reported a result, but {why}", **common)
         outputs = {}
         for i, spec in enumerate(case.outputs):
             want = int(np.prod(spec.shape, dtype=np.int64)) * np.dtype(spec.np_dtype).itemsize
@@ -272,11 +292,9 @@ class SimBackend(Backend):
                 return RunResult(Status.RUNTIME_ERROR, "runner", f"output {spec.key} has {len(raw)} bytes, "
                                                                  f"expected {want}", **common)
             outputs[spec.key] = np.frombuffer(raw, dtype=spec.np_dtype).reshape(spec.shape).copy()
-        profile = {k: res[k] for k in ("cores", "max_core_cycles", "clock_ghz", "workspace_bytes", "tiling_bytes",
-                                       "inferred_output_shapes", "gm_bytes_total", "l2_hit_bytes", "vector_elems",
-                                       "cube_fractals", "launch_overhead_us", "hbm_bytes_total", "task_cycles")
-                   if k in res}
-        duration = float(res.get("task_duration_us", 0.0))
+        profile = {k: timing.data[k] for k in TIMING_KEYS if k in timing.data}
+        profile.update({k: res[k] for k in ("workspace_bytes", "tiling_bytes", "inferred_output_shapes") if k in res})
+        duration = float(timing.data.get("task_duration_us", 0.0))
         if self.noise_pct > 0:
             profile["modeled_task_duration_us"] = duration
             duration *= max(0.01, 1.0 + self._noise.normal(0.0, self.noise_pct / 100.0))
@@ -291,13 +309,26 @@ def _unescape(body: str) -> str:
         return body
 
 
-def _warnings(res: dict[str, Any]) -> list[dict[str, Any]]:
-    """The runner's warning-level hazards, normalised to ``{"kind", "message", "count"}``."""
-    out = []
-    for w in res.get("warnings") or ():
-        if isinstance(w, dict) and w.get("kind"):
-            out.append({"kind": str(w["kind"]), "message": str(w.get("message", "")), "count": int(w.get("count", 1))})
-    return out
+def _int(v: Any) -> int:
+    try:
+        return int(v or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _warnings(res: dict[str, Any], timing: Timing | None = None) -> list[dict[str, Any]]:
+    """The run's warning-level hazards, normalised to ``{"kind", "message", "count"}``: races
+    from the timer only, the runner's other hazards (a GM read past a tensor), in the order
+    they arose (their position in the timing stream)."""
+    found = []
+    sources = [[w for w in res.get("warnings") or () if isinstance(w, dict) and w.get("kind") != "race"]]
+    sources.append(timing.warnings if timing is not None else [])
+    for src, ws in enumerate(sources):
+        for i, w in enumerate(ws):
+            if isinstance(w, dict) and w.get("kind"):
+                found.append(((_int(w.get("at")), src, i), {"kind": str(w["kind"]), "message": str(w.get("message", "")),
+                                                            "count": _int(w.get("count", 1)) or 1}))
+    return [w for _, w in sorted(found, key=lambda x: x[0])]
 
 
 _OUTPUT_TAIL_BYTES = 64 << 10
@@ -341,19 +372,24 @@ def _tail(path: Path) -> str:
 
 def _run_bounded(cmd: list[str], work: Path, timeout_s: float, memory_bytes: int,
                  env: dict[str, str] | None = None, sandbox: Sandbox | None = None,
-                 writable: list[Path] | tuple[Path, ...] = ()) -> subprocess.CompletedProcess:
+                 writable: list[Path] | tuple[Path, ...] = (), pass_fds: tuple[int, ...] = (),
+                 started: Callable[[], None] | None = None) -> subprocess.CompletedProcess:
     """Runs candidate code: own process group (killed whole at the timeout), RLIMIT_AS, and
     stdout/stderr to files of which only the tail is read (a kernel printing garbage cannot
     flood the driver's memory or break decoding). In the sandbox the runner may write
-    ``work/result.json`` and ``writable`` only."""
+    ``work/result.json`` and ``writable`` only. It inherits ``pass_fds`` (the timer's pipes);
+    ``started`` is called once it runs."""
     sandbox = sandbox if sandbox is not None else current()
     with (work / "stdout.txt").open("wb") as so, (work / "stderr.txt").open("wb") as se, \
             sandbox.run_command(cmd, memory_bytes, work, env, writable, report=work / "result.json") as c:
         # Its own process group (killed whole at the timeout), not a new session: a session is a
         # new scheduler autogroup, a few ms per run on a loaded machine.
         p = subprocess.Popen(c.argv, stdout=so, stderr=se, stdin=subprocess.DEVNULL, process_group=0,
-                             preexec_fn=c.preexec, pass_fds=c.pass_fds, env={**os.environ, **env} if env else None)
+                             preexec_fn=c.preexec, pass_fds=(*c.pass_fds, *pass_fds),
+                             env={**os.environ, **env} if env else None)
         c.close()
+        if started is not None:
+            started()
         fired = threading.Event()
 
         def kill() -> None:  # a timer, not Popen.wait(timeout=), which polls with sleeps

@@ -42,9 +42,14 @@ in which case commands run with the resource limits only. A policy is a plain va
 simulator backend keeps the one it was made with, so it travels with the backend to worker
 processes (``--workers``, Ray) instead of living in one process's globals.
 
-Not covered: code that runs inside the runner process can still lie about its own results
-in memory (the timing model shares the process with the kernel); the checks in
-:mod:`ascendopt.evaluate.check` cover what the driver can verify from outside.
+Timing is not the runner's to report: the runner streams the events the timing model consumes
+to a separate **timer** process (:mod:`~ascendopt.backends.sim.timer`: our code only, run under
+the same policy, since it parses what the candidate's process wrote), and cycles, statistics and
+races come only from the timer's file, outside the runner's sandbox; a forged or broken stream
+is a ``sandbox_violation``. Not covered: a runner can still *describe* less work than it did (its
+stream is its own account of the emulated APIs it called, and plain C++ arithmetic in a kernel is
+never timed); the checks in :mod:`ascendopt.evaluate.check` cover what the driver can verify from
+outside (outputs, inputs, hazards).
 """
 
 from __future__ import annotations

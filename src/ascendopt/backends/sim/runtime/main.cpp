@@ -17,9 +17,9 @@
 //   attr <name> str <hex-bytes>
 //   attr <name> list_int|list_float|list_bool <n> <values...>
 //   result <path>                              where result.json goes
-//   trace <path>                               optional: per-instruction CSV trace (docs/timing-model.md)
-//   timing <event_fd> <reply_fd>               optional: stream the kernel's timing events to the timer
-//                                              (stream.h) instead of timing them in this process
+//   timing <event_fd> <reply_fd>               the pipes to the timer (stream.h): the runner streams
+//                                              the kernel's timing events there and reports no timing
+//                                              itself (cycles, statistics, trace and races are the timer's)
 //   tiling_only                                optional: stop after the host tiling and report the launch
 //                                              it asks for (block dim, tiling key, workspace, tiling data)
 // Outputs are written as raw little-endian bytes to their paths.
@@ -55,7 +55,6 @@ struct Manifest {
     std::vector<std::string> input_paths, output_paths;
     std::vector<ao::host::AttrArg> attrs;
     std::string result_path;
-    std::string trace_path;
     int timing_fd = -1, reply_fd = -1;
     bool tiling_only = false;
 };
@@ -202,8 +201,6 @@ bool ParseManifest(const char* path, Manifest& m, std::string& err) {
             m.attrs.push_back(a);
         } else if (tag == "result") {
             in >> m.result_path;
-        } else if (tag == "trace") {
-            in >> m.trace_path;
         } else if (tag == "timing") {
             in >> m.timing_fd >> m.reply_fd;
         } else if (tag == "tiling_only") {
@@ -276,36 +273,6 @@ void PrintSignature() {
            ascendopt_kernel_arity());
 }
 
-std::string CoreStatsJson(const std::vector<ao::rt::CoreStats>& cores, double clock_ghz) {
-    static const char* pipes[] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL"};
-    std::string s = "[";
-    for (size_t c = 0; c < cores.size(); ++c) {
-        const auto& cs = cores[c];
-        char buf[512];
-        snprintf(buf, sizeof buf, "{\"block\": %zu, \"cycles\": %.1f, \"time_us\": %.4f, \"gm_bytes_in\": %" PRIu64
-                 ", \"gm_bytes_out\": %" PRIu64 ", \"vector_elems\": %" PRIu64 ", \"cube_fractals\": %" PRIu64
-                 ", \"l2_hit_bytes\": %" PRIu64 ", \"hbm_bytes\": %" PRIu64 ", \"pipes\": {",
-                 c, cs.total_cycles, cs.total_cycles / (clock_ghz * 1e3), cs.gm_bytes_in, cs.gm_bytes_out,
-                 cs.vector_elems, cs.cube_fractals, cs.l2_hit_bytes, cs.hbm_bytes);
-        s += buf;
-        for (int p = 0; p < 7; ++p) {
-            snprintf(buf, sizeof buf, "%s\"%s\": {\"busy_cycles\": %.1f, \"instrs\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",
-                     p ? ", " : "", pipes[p], cs.pipes[p].busy_cycles, cs.pipes[p].instrs, cs.pipes[p].bytes);
-            s += buf;
-        }
-        s += "}, \"instrs\": [";
-        for (size_t i = 0; i < cs.instrs.size(); ++i) {
-            const auto& in = cs.instrs[i];
-            snprintf(buf, sizeof buf, "%s{\"name\": \"%s\", \"pipe\": \"%s\", \"count\": %" PRIu64 ", \"cycles\": %.1f}",
-                     i ? ", " : "", Escape(in.name).c_str(), pipes[in.pipe], in.count, in.cycles);
-            s += buf;
-        }
-        s += "]}";
-        if (c + 1 < cores.size()) s += ", ";
-    }
-    return s + "]";
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -343,7 +310,6 @@ int main(int argc, char** argv) {
     }
     // Sandbox: the files this run writes were opened before any candidate code ran (sandbox_rt.h).
     std::vector<int> out_fds(m.output_paths.size(), -1);
-    int trace_fd = -1;
     if (ao::sandbox::Active()) {
         if (ao::sandbox::g_result_fd < 0 || ao::sandbox::WriteFd(g_result_path) != ao::sandbox::g_result_fd) {
             fprintf(stderr, "ascendopt: sandbox: the result file %s is not the one the driver made writable\n",
@@ -351,7 +317,6 @@ int main(int argc, char** argv) {
             return 2;
         }
         for (size_t i = 0; i < m.output_paths.size(); ++i) out_fds[i] = ao::sandbox::WriteFd(m.output_paths[i]);
-        if (!m.trace_path.empty()) trace_fd = ao::sandbox::WriteFd(m.trace_path);
     }
     ao::host::PlatformConfig pc;
     pc.soc_name = m.soc.name;
@@ -503,9 +468,10 @@ int main(int argc, char** argv) {
     }
 
     ao::rt::RegisterImageConstants();  // static __gm__ data of the kernel binary
-    ao::rt::SetTraceEnabled(!m.trace_path.empty());
+    // Without a `timing` line the kernel runs against the in-process model and no timing is
+    // reported: a run's timing comes only from the timer.
     if (m.timing_fd >= 0) ao::rt::Stream().Open(m.timing_fd, m.reply_fd);
-    ao::rt::LaunchResult lr = ao::rt::LaunchKernel(tr.block_dim, tr.tiling_key, ascendopt_kernel_launch, args.data(), ws);
+    ao::rt::LaunchKernel(tr.block_dim, tr.tiling_key, ascendopt_kernel_launch, args.data(), ws);
     if (ao::rt::Stream().On()) ao::rt::Stream().End();
     for (size_t i = 0; i < m.inputs.size(); ++i) {  // inputs are read-only: a kernel writing one is caught
         if (in_gm[i] != nullptr && !in_place[i] &&
@@ -542,59 +508,9 @@ int main(int argc, char** argv) {
         }
         fclose(f);
     }
-    double clock_ghz = m.soc.Get("clock_ghz", 1.85);
-    double launch_us = m.soc.Get("launch_overhead_us", 3.0);
-    double max_cycles = 0;
-    for (const auto& c : lr.cores) max_cycles = c.total_cycles > max_cycles ? c.total_cycles : max_cycles;
-    // Task duration = launch overhead + the slowest physical core. With more blocks than
-    // physical cores, blocks are dispatched in order to the earliest free core (waves).
-    double task_cycles = max_cycles;
-    {
-        size_t phys = size_t(m.soc.Get("aiv_cores", 48) < 1 ? 1 : m.soc.Get("aiv_cores", 48));
-        if (lr.cores.size() > phys) {
-            std::vector<double> free_at(phys, 0.0);
-            for (const auto& c : lr.cores) {
-                size_t best = 0;
-                for (size_t k = 1; k < phys; ++k)
-                    if (free_at[k] < free_at[best]) best = k;
-                free_at[best] += c.total_cycles;
-            }
-            task_cycles = 0;
-            for (double f : free_at) task_cycles = f > task_cycles ? f : task_cycles;
-        }
-    }
-    double duration_us = launch_us + task_cycles / (clock_ghz * 1e3);
-    uint64_t gm_total = 0, l2_hit = 0, hbm_total = 0;
-    for (const auto& c : lr.cores) {
-        gm_total += c.gm_bytes_in + c.gm_bytes_out;
-        l2_hit += c.l2_hit_bytes;
-        hbm_total += c.hbm_bytes;
-    }
-    if (!m.trace_path.empty()) {
-        static const char* pn[] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL"};
-        FILE* tf = ao::sandbox::Reopen(trace_fd, m.trace_path, "w");
-        if (tf != nullptr) {
-            for (size_t b = 0; b < lr.cores.size(); ++b) {
-                for (const auto& ev : lr.cores[b].trace) {
-                    if (ev.kind == 'i')
-                        fprintf(tf, "i,%zu,%s,%s,%.1f,%.1f\n", b, pn[ev.pipe & 7], ev.name, ev.start, ev.end);
-                    else
-                        fprintf(tf, "f,%zu,%s,%s,%.1f,%.1f\n", b, pn[ev.pipe & 7], pn[ev.dst & 7], ev.start, ev.end);
-                }
-            }
-            if (ao::rt::TraceDropped() > 0) fprintf(tf, "truncated,%" PRIu64 "\n", ao::rt::TraceDropped());
-            fclose(tf);
-        }
-    }
     std::string shapes = ShapesJson(tr.inferred_output_shapes);
-    char buf[512];
-    snprintf(buf, sizeof buf, ", \"task_duration_us\": %.4f, \"max_core_cycles\": %.1f, \"clock_ghz\": %.3f"
-             ", \"launch_overhead_us\": %.3f, \"task_cycles\": %.1f, \"gm_bytes_total\": %" PRIu64
-             ", \"l2_hit_bytes\": %" PRIu64 ", \"hbm_bytes_total\": %" PRIu64,
-             duration_us, max_cycles, clock_ghz, launch_us, task_cycles, gm_total, l2_hit, hbm_total);
-    WriteResult("{\"status\": \"ok\"" + g_partial + buf + ", \"inferred_output_shapes\": " + shapes +
-                ", \"warnings\": " + ao::rt::WarningsJson() + ", \"cores\": " + CoreStatsJson(lr.cores, clock_ghz) +
-                "}\n");
+    WriteResult("{\"status\": \"ok\"" + g_partial + ", \"inferred_output_shapes\": " + shapes +
+                ", \"warnings\": " + ao::rt::WarningsJson() + "}\n");
     ao::rt::FreeAllGm();
     return 0;
 }
