@@ -22,6 +22,7 @@
 #include "ascendopt_kernel/tensor_expr.h"
 #include "ascendopt_kernel/select_bytes.h"
 #include "ascendopt_kernel/sum_arange.h"
+#include "ascendopt_kernel/mean.h"
 #include "ascendopt_kernel/cce_vector.h"
 #include "ascendopt_kernel/softmax.h"
 #include "ascendopt_kernel/softmax_grad.h"

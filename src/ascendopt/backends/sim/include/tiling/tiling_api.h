@@ -9,4 +9,5 @@
 #ifndef ASCENDOPT_KERNEL_SIDE
 #include "ascendopt_host/matmul_tiling.h"  // matmul_tiling::MatmulApiTiling & co., optiling::TCubeTiling
 #include "ascendopt_host/softmax_tiling.h"  // optiling::SoftMaxTiling, SoftMax*TilingFunc, Get*TmpSize
+#include "ascendopt_host/math_tmp_size.h"  // Get{Sigmoid,Tanh,Mean}MaxMinTmpSize
 #endif
