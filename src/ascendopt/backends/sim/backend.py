@@ -176,8 +176,9 @@ class SimBackend(Backend):
                 return Launch(Status.RUNTIME_ERROR, f"the tiling run exited with {proc.returncode} without a "
                                                     f"result\n{tail}".strip())
             if res.get("status") != "tiling":
-                kind = Status.TILING_ERROR if res.get("status") == "tiling_error" else Status.RUNTIME_ERROR
-                return Launch(kind, str(res.get("message", "")))
+                if res.get("status") == "tiling_error":
+                    return Launch(Status.TILING_ERROR, _with_host_output(str(res.get("message", "")), proc))
+                return Launch(Status.RUNTIME_ERROR, str(res.get("message", "")))
             keep = ("block_dim", "tiling_key", "workspace_bytes", "workspace_sizes", "schedule_mode",
                     "inferred_output_shapes", "tiling_data")
             return Launch(Status.OK, fields=tuple((k, res.get(k)) for k in keep))
@@ -263,7 +264,7 @@ class SimBackend(Backend):
             return RunResult(Status.RUNTIME_ERROR, kind, msg + ("\n" + "\n".join(tail) if tail else ""), **common)
         status = res.get("status")
         if status == "tiling_error":
-            return RunResult(Status.TILING_ERROR, "tiling", res.get("message", ""), **common)
+            return RunResult(Status.TILING_ERROR, "tiling", _with_host_output(res.get("message", ""), proc), **common)
         if status == "runtime_error":
             return RunResult(Status.RUNTIME_ERROR, res.get("error_kind", "runtime"), res.get("message", ""), **common)
         if status != "ok":
@@ -368,6 +369,27 @@ def _tail(path: Path) -> str:
             return f.read().decode("utf-8", errors="replace")
     except OSError as e:
         return f"({path.name} unreadable: {e.strerror or e})"
+
+
+_HOST_SAID_LINES = 3
+_HOST_SAID_CHARS = 300
+
+
+def _with_host_output(message: str, proc: subprocess.CompletedProcess) -> str:
+    """A failed InferShape / TilingParse / tiling function's message, with what the host code
+    printed on its way out, on the same line: operators report why they return GRAPH_FAILED
+    through their own log macros (often ``std::printf`` to stdout; ours write ``[E]`` lines to
+    stderr), and only the runner's message would otherwise reach the report. Nothing of the
+    kernel has run when tiling fails, so everything printed is the host code's; the last few
+    lines are kept."""
+    said = [ln.strip() for ln in (proc.stdout or "").splitlines() if ln.strip()]
+    said += [ln.strip() for ln in (proc.stderr or "").splitlines() if ln.startswith(("[E]", "[W]"))]
+    if not said:
+        return message
+    text = "; ".join(said[-_HOST_SAID_LINES:])
+    if len(text) > _HOST_SAID_CHARS:
+        text = text[: _HOST_SAID_CHARS - 3] + "..."
+    return f"{message} (the operator printed: {text})"
 
 
 def _run_bounded(cmd: list[str], work: Path, timeout_s: float, memory_bytes: int,
