@@ -78,72 +78,70 @@ inline Hull SrcHull(const Plan& p, Strd ss, uint64_t& n) {
     return h;
 }
 
-// Level-2 reductions over `count` contiguous elements; intermediate results of each stage go to
-// workLocal (as the library does) when more than one repeat is needed.
+// Level-2 ReduceMax/ReduceMin over `count` contiguous elements; intermediate results of each
+// stage go to workLocal (as the library does) when more than one repeat is needed. The value and
+// global index are found directly (the stage structure only affects timing and accesses).
 template <RedOp OP, typename T>
 inline void ReduceAll(const char* name, const LocalTensor<T>& dst, const LocalTensor<T>& src,
                       const LocalTensor<T>& work, uint64_t count, bool calIndex) {
+    static_assert(OP != RedOp::Sum, "the count-form ReduceSum is ReduceSumAcc");
     RedCheck<T>(name);
     if (count == 0) return;
     const uint32_t perRep = ONE_REPEAT_BYTE_SIZE / sizeof(T);
-    // Stage 1 runs on src; following stages on work. Values are rounded to T between stages.
+    const T* S = src.Data();
+    float bestVal = ToF32(S[0]);
+    uint64_t bestIdx = 0;
+    for (uint64_t i = 1; i < count; ++i) {
+        float v = ToF32(S[i]);
+        bool better = OP == RedOp::Max ? v > bestVal : v < bestVal;
+        if (better) { bestVal = v; bestIdx = i; }
+    }
     uint64_t n = count;
     bool first = true;
-    float bestVal = 0.0f;
-    uint64_t bestIdx = 0;
-    // Max/Min: value and global index found directly (stage structure only affects timing).
-    if constexpr (OP != RedOp::Sum) {
-        const T* S = src.Data();
-        bestVal = ToF32(S[0]);
-        for (uint64_t i = 1; i < count; ++i) {
-            float v = ToF32(S[i]);
-            bool better = OP == RedOp::Max ? v > bestVal : v < bestVal;
-            if (better) { bestVal = v; bestIdx = i; }
-        }
-    }
-    float stageVals[256];
-    // Sum: stage buffers hold partial sums in T precision.
-    T* W = work.Data();
-    const T* S = src.Data();
     while (true) {
         uint64_t groups = (n + perRep - 1) / perRep;
         bool last = groups == 1;
         ao::rt::Instr ins = VecInstr(name, ao::rt::OpClass::VecReduce, sizeof(T), uint32_t(groups), n);
         if (first) ins.Add(src.Range(0, n, false, name));
         else ins.Add(work.Range(0, n, false, name));
-        if (last) ins.Add(dst.Range(0, (OP != RedOp::Sum && calIndex) ? 2 : 1, true, name));
+        if (last) ins.Add(dst.Range(0, calIndex ? 2 : 1, true, name));
         else ins.Add(work.Range(0, groups, true, name));
         ao::rt::Issue(ins);
-        if constexpr (OP == RedOp::Sum) {
-            const T* in = first ? S : W;
-            // Compute all group sums before writing (in-place on work is then safe).
-            T outv[256];
-            uint64_t done = 0;
-            while (done < groups) {
-                uint64_t chunk = groups - done > 256 ? 256 : groups - done;
-                for (uint64_t g = 0; g < chunk; ++g) {
-                    uint64_t b = (done + g) * perRep;
-                    uint32_t m = uint32_t(n - b < perRep ? n - b : perRep);
-                    for (uint32_t k = 0; k < m; ++k) stageVals[k] = ToF32(in[b + k]);
-                    outv[g] = FromF32<T>(TreeSum(stageVals, m));
-                }
-                if (last) {
-                    dst.Data()[0] = outv[0];
-                    SetAccRegister(ToF32(outv[0]));
-                }
-                else for (uint64_t g = 0; g < chunk; ++g) W[done + g] = outv[g];
-                done += chunk;
-            }
-        }
         if (last) break;
         n = groups;
         first = false;
     }
-    if constexpr (OP != RedOp::Sum) {
-        dst.Data()[0] = FromF32<T>(bestVal);
-        if (calIndex) dst.Data()[1] = IndexAs<T>(uint32_t(bestIdx));
-        SetMaxMinRegister(FromF32<T>(bestVal), uint32_t(bestIdx));
+    dst.Data()[0] = FromF32<T>(bestVal);
+    if (calIndex) dst.Data()[1] = IndexAs<T>(uint32_t(bestIdx));
+    SetMaxMinRegister(FromF32<T>(bestVal), uint32_t(bestIdx));
+}
+
+// Level-2 ReduceSum on A2: one vcadd in counter mode whose sum goes to the ACC register (read by
+// GetAccVal) and to dst[0]. Each repeat is summed as a binary tree and the repeat sums are added
+// in order (the documented accumulation of the count form on A2); sharedTmpBuffer is not used,
+// so nothing but dst[0] is written. `p` says which elements: `count` of them when the API sets
+// the mask (isSetMask), otherwise the mask the kernel set (a counter value, or one repeat of its
+// normal-mode bits).
+template <typename T>
+inline void ReduceSumAcc(const Plan& p, const LocalTensor<T>& dst, const LocalTensor<T>& src) {
+    RedCheck<T>("ReduceSum");
+    uint64_t n = 0;
+    Hull hs = SrcHull<T>(p, Strd{}, n);
+    if (n == 0) return;  // count 0: a NOP, dst not written
+    ao::rt::Instr ins = VecInstr("ReduceSum", ao::rt::OpClass::VecReduce, sizeof(T), p.repeats, n);
+    hs.AddTo(ins, src, false, "ReduceSum");
+    ins.Add(dst.Range(0, 1, true, "ReduceSum"));
+    ao::rt::Issue(ins);
+    const T* S = src.Data();
+    float acc = 0.0f;
+    for (uint32_t r = 0; r < p.repeats; ++r) {
+        uint32_t idx = 0;
+        bool hasAny = false;
+        float v = RepReduce<RedOp::Sum, T>(p, r, S, Strd{}, idx, hasAny);
+        if (hasAny) acc = ToF32(FromF32<T>(acc + ToF32(FromF32<T>(v))));
     }
+    dst.Data()[0] = FromF32<T>(acc);
+    SetAccRegister(acc);
 }
 
 // Level-0 ReduceSum/Max/Min: all active elements of all repeats into dst[0] (and dst[1] index).
@@ -289,12 +287,20 @@ namespace AscendC {
 
 // ---------------------------------------------------------------------------------------------
 // ReduceSum / ReduceMax / ReduceMin.
-template <typename T, bool isReuseSource = false>
+// Count form: isSetMask (default) sums the first `count` elements and leaves the mask register in
+// normal mode, all ones; isSetMask = false sums what the mask the kernel set selects (count has no
+// effect). workLocal is not used on A2 (see ReduceSumAcc).
+template <typename T, bool isSetMask = true>
 __aicore__ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& workLocal,
                                  const int32_t count) {
+    (void)workLocal;
     if (count < 0) ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "ReduceSum: negative count %d", count);
-    ao::k::ReduceAll<ao::k::RedOp::Sum, T>("ReduceSum", dst, src, workLocal, uint64_t(count), false);
-    ao::k::AfterCountForm();
+    if constexpr (isSetMask) {
+        ao::k::ReduceSumAcc<T>(ao::k::PlanCount("ReduceSum", sizeof(T), count), dst, src);
+        ao::k::AfterCountForm();
+    } else {
+        ao::k::ReduceSumAcc<T>(ao::k::PlanFromState(sizeof(T), 1), dst, src);
+    }
 }
 template <typename T>
 __aicore__ inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& workLocal,
