@@ -404,6 +404,15 @@ void Intrinsics(Ctx& c) {
     Row("cce_vor_a", j16, 256);
     Row("cce_vor_b", k16, 256);
     Row("cce_vor", i16, 256);
+    // set_mask_count / set_mask_norm switch the vector mask mode; Conditional picks a type.
+    static_assert(std::is_same_v<AscendC::Conditional<true, int, float>::type, int> &&
+                  std::is_same_v<AscendC::Conditional<false, int, float>::type, float>);
+    double modes[2] = {0, 0};
+    set_mask_count();
+    modes[0] = double(ao::rt::Cur().mask.counter_mode);
+    set_mask_norm();
+    modes[1] = double(ao::rt::Cur().mask.counter_mode);
+    Row("cce_mask_modes", modes, 2);
     // copy_ubuf_to_ubuf: 2 bursts of 1 block (8 floats), source gap 1 block, no destination gap.
     auto cd = c.Alloc<float>(32);
     Fill(cd, 32, -1.0f);

@@ -16,6 +16,10 @@ def test_vector_dup_uses_the_mask_register(more_rows):
     np.testing.assert_array_equal(more_rows["cce_dup"], exp)
 
 
+def test_mask_mode_intrinsics(more_rows):
+    np.testing.assert_array_equal(more_rows["cce_mask_modes"], [1.0, 0.0])
+
+
 def test_vcadd_sums_each_repeat(more_rows):
     x = more_rows["cce_vcadd_in"]
     exp = np.full(8, -1.0)

@@ -61,6 +61,9 @@ __aicore__ inline void wait_flag(pipe_t src, pipe_t dst, int64_t eventId) {
 __aicore__ inline uint64_t get_max_min_cnt() {
     return (uint64_t(ao::rt::Cur().maxmin_index) << 32) | uint64_t(ao::rt::Cur().maxmin_value_bits);
 }
+// Vector mask mode: normal (bit masks) or counter (element counts), as SetMaskNorm / SetMaskCount.
+__aicore__ inline void set_mask_norm() { AscendC::SetMaskNorm(); }
+__aicore__ inline void set_mask_count() { AscendC::SetMaskCount(); }
 __aicore__ inline int64_t get_block_idx() { return ao::rt::Cur().block_idx; }
 __aicore__ inline int64_t get_block_num() { return ao::rt::Cur().block_num; }
 inline constexpr ao::k::DeviceVar<&ao::k::BlockIdxNow> block_idx{};
@@ -102,6 +105,11 @@ template <typename T, typename U>
 struct IsSameType { static constexpr bool value = false; };
 template <typename T>
 struct IsSameType<T, T> { static constexpr bool value = true; };
+// Conditional<b, T1, T2>::type: T1 when b, else T2 (the AscendC type utility).
+template <bool b, typename T1, typename T2>
+struct Conditional { using type = T1; };
+template <typename T1, typename T2>
+struct Conditional<false, T1, T2> { using type = T2; };
 
 // The bits of a scalar as an unsigned integer of the same size (padding values, duplicates).
 template <typename T>
