@@ -167,8 +167,10 @@ class SimBuilder:
                 ver = subprocess.run([self.cxx, "--version"], capture_output=True, text=True, timeout=30).stdout
             except (OSError, subprocess.TimeoutExpired) as e:
                 raise RuntimeError(f"C++ compiler {self.cxx!r} is not usable: {e}") from e
+            # The source lists too: a process started before a runtime source was added builds
+            # the library from its own (older) list, which must not land under the new tree's key.
             self._toolchain = _hash(ver, " ".join(BASE_FLAGS + RUNTIME_FLAGS + USER_FLAGS + HOST_FLAGS),
-                                    _tree_hash(INCLUDE_DIR, RUNTIME_DIR))
+                                    " ".join(RUNTIME_SOURCES + TIMER_SOURCES), _tree_hash(INCLUDE_DIR, RUNTIME_DIR))
         return self._toolchain
 
     def runtime_lib(self, sandbox: Sandbox | None = None) -> Path:
