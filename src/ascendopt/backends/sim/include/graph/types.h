@@ -41,6 +41,11 @@
 
 namespace ge {
 
+// The toolkit's character and float aliases (nodeName_ members are `const ge::char_t*`).
+using char_t = char;
+using float32_t = float;
+using float64_t = double;
+
 enum DataType {
     DT_FLOAT = 0,
     DT_FLOAT16 = 1,
