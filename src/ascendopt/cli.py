@@ -14,7 +14,7 @@ from rich.text import Text
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC
 from ascendopt.cases import CaseError, load_op_cases
-from ascendopt.cli_options import BACKEND, UNSAFE_NO_SANDBOX, positive
+from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
 from ascendopt.operator import Operator, OperatorError
 
 from ascendopt.cli_common import STATUS_STYLE as _STATUS_STYLE
@@ -48,6 +48,7 @@ def run(
     strict: bool = typer.Option(False, "--strict", help="Fail a case on a warning-level hazard (a race, a GM "
                                 "read past a tensor's end) instead of reporting it."),
     backend_kind: str = BACKEND,
+    npu_mode: str = NPU_MODE,
     unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
 ) -> None:
     """Build an operator on the simulator (or ``--backend npu``: on the device), run its cases and
@@ -64,7 +65,7 @@ def run(
     for op, selected, op_soc in targets:
         want = op_soc or soc
         if want not in backends:
-            backends[want] = _backend(want, noise_pct, seed, unsafe_no_sandbox, backend_kind)
+            backends[want] = _backend(want, noise_pct, seed, unsafe_no_sandbox, backend_kind, npu_mode)
         backend = backends[want]
         name = backend.soc.name if backend.soc is not None else want
         doc, failed = _run_one(check_operator, backend, op, selected, name, seed, rtol, atol, timeout, as_json, strict)
@@ -179,6 +180,7 @@ def profile_cmd(
     top: int = typer.Option(8, "--top", min=1, help="Instructions to list by cycles."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
     backend_kind: str = BACKEND,
+    npu_mode: str = NPU_MODE,
     unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
 ) -> None:
     """Profile one case (simulator, or ``--backend npu``: msprof op on the device): msprof-format
@@ -191,7 +193,7 @@ def profile_cmd(
 
     op, selected = _load(op_dir, cases, golden, [case] if case else [])
     chosen = max(selected, key=_case_elements) if not case else selected[0]
-    backend = _backend(soc, unsafe_no_sandbox=unsafe_no_sandbox, name=backend_kind)
+    backend = _backend(soc, unsafe_no_sandbox=unsafe_no_sandbox, name=backend_kind, npu_mode=npu_mode)
     soc = backend.soc.name if backend.soc is not None else soc
     try:
         op_type = op.op_type

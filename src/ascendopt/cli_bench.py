@@ -11,7 +11,7 @@ import typer
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC
 from ascendopt.cli_common import console, err_console, fail, require_npu
-from ascendopt.cli_options import BACKEND, UNSAFE_NO_SANDBOX, positive
+from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
 
 
 def _ints(text: str, what: str) -> list[int]:
@@ -64,6 +64,7 @@ def bench_command(
     timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
     as_json: bool = typer.Option(False, "--json", help="Print bench.json to stdout."),
     backend_kind: str = BACKEND,
+    npu_mode: str = NPU_MODE,
     unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
 ) -> None:
     """Benchmark methods on a suite: GM speedup, fast_p, correctness, evaluations to the first
@@ -96,10 +97,12 @@ def bench_command(
     if llm is not None and not llm.is_file():
         fail(f"--llm {llm}: no such file")
     if backend_kind == "npu":
-        if workers > 1 or executor != "local":
+        _, npu_mode, soc = require_npu(unsafe_no_sandbox, npu_mode, soc)
+        if npu_mode == "device" and (workers > 1 or executor != "local"):
             fail("--backend npu runs one pair at a time (--workers 1, --executor local): a measurement needs "
                  "the device to itself")
-        soc = require_npu(unsafe_no_sandbox).soc
+    elif npu_mode != "device":
+        fail("--npu-mode is for --backend npu")
     from ascendopt.backends.sim import sandbox
 
     try:  # refuse now, not in every worker; workers apply the same policy
@@ -122,7 +125,7 @@ def bench_command(
     cfg = BenchConfig(out=out, budget=budget, methods=names, seeds=list(range(seeds)), soc=soc, timeout_s=timeout,
                       workers=workers, executor=executor, ray_address=ray_address,
                       llm=None if llm is None else str(llm), resume=resume, options=options, suite=suite,
-                      unsafe_no_sandbox=unsafe_no_sandbox, backend=backend_kind)
+                      unsafe_no_sandbox=unsafe_no_sandbox, backend=backend_kind, npu_mode=npu_mode)
     for m, o in options.items():
         unknown = set(o) - set(METHODS[m].options)
         if unknown:

@@ -46,14 +46,17 @@ def load(op_dir: Path, cases_files: list[Path], golden: Optional[str], names: li
 
 
 def backend(soc: str, noise_pct: float = 0.0, noise_seed: int = 0, unsafe_no_sandbox: bool = False,
-            name: str = "sim"):
+            name: str = "sim", npu_mode: str = "device"):
     """The ``--backend`` (``sim``: the simulator, under the sandbox policy, exits when there is
     no sandbox and ``--unsafe-no-sandbox`` was not given; the backend holds the policy: worker
-    processes (``--workers``) it is shipped to apply the same one. ``npu``: :func:`npu_backend`)."""
+    processes (``--workers``) it is shipped to apply the same one. ``npu``: :func:`npu_backend`,
+    in ``npu_mode``; ``soc`` is what the CANN simulator simulates when no device is listed)."""
     if name == "npu":
         if noise_pct:
             fail("--noise-pct injects noise into the simulator; the npu backend measures its own")
-        return npu_backend(unsafe_no_sandbox)
+        return npu_backend(unsafe_no_sandbox, npu_mode, soc)
+    if npu_mode != "device":
+        fail("--npu-mode is for --backend npu")
     from ascendopt.backends.sim import sandbox
     from ascendopt.backends.sim.backend import SimBackend
 
@@ -69,30 +72,35 @@ def backend(soc: str, noise_pct: float = 0.0, noise_seed: int = 0, unsafe_no_san
         fail(str(e))
 
 
-def require_npu(unsafe_no_sandbox: bool):
+def require_npu(unsafe_no_sandbox: bool, npu_mode: str = "device", soc: str = ""):
     """Exits (2) at once, with one line naming what is missing, unless this machine has the CANN
-    toolkit, a device and the tools; returns what was detected. Candidates then run on the device
-    outside the sandbox, which the user must accept with ``--unsafe-no-sandbox``."""
+    toolkit, the tools and a device (``npu_mode`` ``simulator``: the CANN simulator of the
+    device's SoC, else of ``soc``; ``auto``: the simulator when no device is listed); returns
+    ``(what was detected, the mode, the SoC)``. Candidates then run outside the sandbox, which
+    the user must accept with ``--unsafe-no-sandbox``."""
     from ascendopt.backends.npu.detect import CannUnavailable, detect
+    from ascendopt.backends.npu.simulator import resolve_mode
 
     cann = detect()
+    target = cann.soc or soc
+    mode = resolve_mode(npu_mode, cann.home is not None, bool(cann.chips), target in cann.simulators)
     try:
-        cann.require()
+        cann.require(mode, target)
     except CannUnavailable as e:
         fail(f"{e} (see `ascendopt doctor`)")
     if not unsafe_no_sandbox:
         fail("--backend npu runs candidate code (host tiling, kernels) on the device outside the sandbox, "
              "which has no device access; pass --unsafe-no-sandbox to accept that")
-    return cann
+    return cann, mode, cann.soc if mode == "device" else target
 
 
-def npu_backend(unsafe_no_sandbox: bool):
+def npu_backend(unsafe_no_sandbox: bool, npu_mode: str = "device", soc: str = ""):
     """The NPU backend (:func:`require_npu` first)."""
     from ascendopt.backends.npu.backend import NpuBackend
 
-    cann = require_npu(unsafe_no_sandbox)
+    cann, mode, target = require_npu(unsafe_no_sandbox, npu_mode, soc)
     try:
-        return NpuBackend(cann)
+        return NpuBackend(cann, mode=mode, soc=target)
     except ValueError as e:
         fail(str(e))
 

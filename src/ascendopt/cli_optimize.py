@@ -12,7 +12,7 @@ import typer
 from ascendopt.backends.sim.soc import DEFAULT_SOC
 from ascendopt.cli_common import backend as make_backend
 from ascendopt.cli_common import console, err_console, fail, load_targets, open_store
-from ascendopt.cli_options import BACKEND, UNSAFE_NO_SANDBOX, positive
+from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
 
 DEFAULT_BANK_FILE = Path("ascendopt-bank.db")
 
@@ -43,6 +43,7 @@ def optimize_command(
     timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     backend_kind: str = BACKEND,
+    npu_mode: str = NPU_MODE,
     unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
 ) -> None:
     """Optimize operators: rewind (if the bank does not know them), then rounds of Stage I
@@ -60,7 +61,7 @@ def optimize_command(
     loaded = load_targets(op_dirs, suite, src)
     if out is not None and out.exists() and not out.is_dir():
         fail(f"--out {out}: exists and is not a directory")
-    backend = make_backend(soc, unsafe_no_sandbox=unsafe_no_sandbox, name=backend_kind)
+    backend = make_backend(soc, unsafe_no_sandbox=unsafe_no_sandbox, name=backend_kind, npu_mode=npu_mode)
     store = open_store(db)
     try:
         fresh = not bank_file.exists()

@@ -35,3 +35,22 @@ def backend_name(value: str) -> str:
 BACKEND = typer.Option("sim", "--backend", callback=backend_name,
                        help="sim (simulator, default) or npu (Ascend device with the CANN toolkit; see "
                             "`ascendopt doctor`).")
+
+
+def npu_mode_name(value: str) -> str:
+    """Option callback: ``device``, ``simulator`` or ``auto``."""
+    from ascendopt.backends.npu.simulator import MODES
+
+    if value not in MODES:
+        raise typer.BadParameter(f"{value!r} is not an npu mode ({', '.join(MODES)})")
+    return value
+
+
+#: ``--npu-mode`` (with ``--backend npu``): ``device`` (default; the Ascend device, msprof op),
+#: ``simulator`` (no device: the CANN simulator runs the harness and ``msprof op simulator``
+#: times it; the SoC is the device's when npu-smi lists one, else ``--soc``) or ``auto``
+#: (the simulator when the toolkit is installed, npu-smi lists no device and the simulator for
+#: the SoC is present).
+NPU_MODE = typer.Option("device", "--npu-mode", callback=npu_mode_name,
+                        help="With --backend npu: device (default), simulator (the CANN simulator, "
+                             "msprof op simulator) or auto (simulator when npu-smi lists no device).")

@@ -13,7 +13,7 @@ from rich.table import Table
 from ascendopt.backends.sim.soc import DEFAULT_SOC
 from ascendopt.cli_common import backend as make_backend
 from ascendopt.cli_common import console, err_console, fail, load_targets, open_store
-from ascendopt.cli_options import BACKEND, UNSAFE_NO_SANDBOX, positive
+from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
 from ascendopt.rewind.engine import DEFAULT_BUDGET, DEFAULT_DEPTH
 
 DEFAULT_BANK_FILE = Path("ascendopt-bank.db")
@@ -42,6 +42,7 @@ def rewind_command(
     llm: Optional[Path] = typer.Option(None, "--llm", help="LLM config file: adds the LLM rewinder to the motifs and "
                                        "distills with the LLM (default: the environment, else offline)."),
     backend_kind: str = BACKEND,
+    npu_mode: str = NPU_MODE,
     unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
 ) -> None:
     """Rewind: remove one optimization at a time, keep the removals that measurably hurt, and
@@ -65,7 +66,7 @@ def rewind_command(
         fail(f"unknown motif(s) {', '.join(unknown)}; known: {', '.join(reg)}")
     loaded = load_targets(op_dirs, suite, src)  # every usage error before anything runs
     _llm_client(llm, None)  # a bad LLM configuration is one too (nothing is opened yet)
-    backend = make_backend(soc, noise_pct, seed, unsafe_no_sandbox, backend_kind)
+    backend = make_backend(soc, noise_pct, seed, unsafe_no_sandbox, backend_kind, npu_mode)
     reps = repeats or (1 if backend.concurrent_timing else 5)  # noise (injected or measured): repeats
     store = open_store(db)
     client = _llm_client(llm, db)  # after the store: its response cache is a table of the record database

@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC
-from ascendopt.cli_options import BACKEND, UNSAFE_NO_SANDBOX, positive
+from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
 
 
 def show_space(space, as_json: bool) -> None:
@@ -85,6 +85,7 @@ def tune_command(
     timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     backend_kind: str = BACKEND,
+    npu_mode: str = NPU_MODE,
     unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
 ) -> None:
     """Stage II: search the host tiling program's knobs with profiling in the loop."""
@@ -98,7 +99,8 @@ def tune_command(
 
     op, cases, suite_bench = _target(op_dir, suite, src, cases_files, golden, case)
     bench_case = list(bench_case) or list(suite_bench)
-    device = _backend(soc, unsafe_no_sandbox=unsafe_no_sandbox, name="npu") if backend_kind == "npu" else None
+    device = _backend(soc, unsafe_no_sandbox=unsafe_no_sandbox, name="npu", npu_mode=npu_mode) \
+        if backend_kind == "npu" else None
     soc = device.soc.name if device is not None else soc  # the device's: the knob space's limits
     space = KnobSpace.from_operator(op, soc=soc)
     if show_space_only:
@@ -121,7 +123,7 @@ def tune_command(
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         _fail(f"--out {out}: cannot create the output directory: {e}")
-    backend = device or _backend(soc, unsafe_no_sandbox=unsafe_no_sandbox)
+    backend = device or _backend(soc, unsafe_no_sandbox=unsafe_no_sandbox, npu_mode=npu_mode)
     evaluator = Evaluator(backend, EvalConfig(seed=seed, benchmark_cases=tuple(bench_case), run_timeout_s=timeout))
     store = open_store(db)
     executor = LocalExecutor(workers) if workers > 1 else InlineExecutor()

@@ -54,6 +54,7 @@ class PairTask:
         bench_cases: Names of the timed cases (a manifest's ``benchmark``; empty: the largest
             case of each dtype combination).
         backend: ``sim`` or ``npu`` (the device this process finds, its own build cache).
+        npu_mode: With ``npu``: ``device`` or ``simulator`` (the CANN simulator of ``soc``).
     """
 
     key: str
@@ -74,6 +75,7 @@ class PairTask:
     own_cases: bool = True
     bench_cases: tuple[str, ...] = ()
     backend: str = "sim"
+    npu_mode: str = "device"
 
     def suite_op(self):
         """The :class:`~ascendopt.suites.SuiteOp` these fields describe."""
@@ -179,7 +181,7 @@ def _run(task: PairTask, emit: Emit, profiles: Path) -> tuple[Any, dict[str, str
     if task.backend == "npu":
         from ascendopt.backends.npu.backend import NpuBackend
 
-        backend = NpuBackend()
+        backend = NpuBackend(mode=task.npu_mode, soc=task.soc)
     else:
         builder = SimBuilder(cache_dir=Path(task.cache_dir)) if task.cache_dir else None
         backend = SimBackend(task.soc, builder=builder)

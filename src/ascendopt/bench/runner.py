@@ -115,7 +115,8 @@ class BenchConfig:
         cache_dir: Simulator build cache (None: the default).
         suite: Label of the suite (reports).
         unsafe_no_sandbox: Run candidate code unconfined when the machine has no sandbox.
-        backend: ``sim`` or ``npu`` (then ``soc`` is the device's).
+        backend: ``sim`` or ``npu`` (then ``soc`` is the device's, or the simulated one).
+        npu_mode: With ``npu``: ``device`` or ``simulator`` (the CANN simulator of ``soc``).
     """
 
     out: Path
@@ -134,6 +135,7 @@ class BenchConfig:
     suite: str = ""
     unsafe_no_sandbox: bool = False
     backend: str = "sim"
+    npu_mode: str = "device"
 
 
 def _cases_key(sop: SuiteOp, cases: Sequence[Any]) -> str | None:
@@ -261,7 +263,8 @@ class Runner:
         jobs = 0 if self.cfg.workers <= 1 else max(1, cpus // self.cfg.workers)
         return PairTask(p.key, str(p.op_dir), p.method, p.seed, self.cfg.budget, self.cfg.soc, self.cfg.timeout_s,
                         self.cfg.options.get(p.method, {}), self.cfg.llm, jobs, prior, self.cfg.cache_dir,
-                        self.cfg.unsafe_no_sandbox, **_case_fields(p.source), backend=self.cfg.backend)
+                        self.cfg.unsafe_no_sandbox, **_case_fields(p.source), backend=self.cfg.backend,
+                        npu_mode=self.cfg.npu_mode)
 
     # ----------------------------------------------------------------------------- run
     def run(self, pairs: Sequence[Pair]) -> None:

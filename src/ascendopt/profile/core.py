@@ -455,9 +455,14 @@ class Profile:
         if not profile.blocks and profile.trace:
             profile.blocks = _blocks_from_trace(profile.trace, clock)
             profile.meta.setdefault("derived", "per-core rows derived from trace.json (no PipeUtilization.csv)")
-            if not basic.task_duration_us:
-                basic.task_duration_us = max(b.time_us for b in profile.blocks)
+            if not basic.task_duration_us:  # msprof op simulator: the launch's span on the modelled chip
+                first = min(s.start_cycle for s in profile.trace)
+                last = max(s.end_cycle for s in profile.trace)
+                basic.task_duration_us = (last - first) / (clock * 1e3) if clock else 0.0
                 basic.block_dim = basic.block_dim or len({b.block_id for b in profile.blocks})
+                kinds = {b.core_type for b in profile.blocks}
+                basic.op_type = basic.op_type or ("mix" if kinds == {"aic", "aiv"} else
+                                                  "cube" if kinds == {"aic"} else "vector")
         return profile
 
     # ------------------------------------------------------------------ analysis

@@ -125,13 +125,16 @@ class InstrStat:
 
 @dataclass
 class TraceSlice:
-    """One instruction's execution interval on a pipe (cycles from kernel start)."""
+    """One instruction's execution interval on a pipe (cycles from kernel start). ``sub_block``:
+    the core of the block (``vector1``, ``cube0``) when the trace names it (msprof op simulator's
+    ``core<B>.veccore<M>`` processes), else empty."""
 
     block: int
     pipe: str
     name: str
     start_cycle: float
     end_cycle: float
+    sub_block: str = ""
 
 
 @dataclass

@@ -10,7 +10,9 @@ from typing import Any
 
 from ascendopt.profile.model import (
     _PIPE_ALIASES,
+    _PIPE_METRIC,
     CUBE_PIPES,
+    PIPES,
     BlockProfile,
     PipeStat,
     ProfileError,
@@ -52,6 +54,11 @@ def parse_trace_csv(text: str) -> tuple[list[TraceSlice], list[TraceFlow], int]:
 
 
 def _read_chrome_trace(path: Path, clock: float) -> tuple[list[TraceSlice], list[TraceFlow], int]:
+    """Instruction slices and SetFlag/WaitFlag flows of a Chrome trace: ours (integer pid/tid
+    named by ``M`` metadata events) or ``msprof op simulator``'s, whose events name the core in
+    ``pid`` (``core0.veccore1``) and the pipe in ``tid`` (``MTE2``, ``VECTOR``) and whose flows
+    end with a ``t`` event (Ascend/msinsight, the timeline parser's simulation-trace tests).
+    Times are microseconds."""
     try:
         data = json.loads(path.read_text())
     except json.JSONDecodeError as e:
@@ -67,6 +74,12 @@ def _read_chrome_trace(path: Path, clock: float) -> tuple[list[TraceSlice], list
             tname[(e.get("pid"), e.get("tid"))] = str(e.get("args", {}).get("name", ""))
         elif e.get("ph") == "M" and e.get("name") == "process_name":
             pname[e.get("pid")] = str(e.get("args", {}).get("name", ""))
+
+    def pipe_of(e: dict[str, Any]) -> str:
+        key = (e.get("pid"), e.get("tid"))
+        raw = tname.get(key) or (e.get("tid") if isinstance(e.get("tid"), str) else str(e.get("cat", "")))
+        return _PIPE_ALIASES.get(raw.upper(), raw)
+
     cyc = clock * 1e3
     slices: list[TraceSlice] = []
     starts: dict[Any, dict[str, Any]] = {}
@@ -75,44 +88,40 @@ def _read_chrome_trace(path: Path, clock: float) -> tuple[list[TraceSlice], list
         ph = e.get("ph")
         if ph == "X" and e.get("cat") != "sync":
             pid = e.get("pid")
-            blk = _block_of(pid, pname)
-            pipe_raw = tname.get((pid, e.get("tid")), str(e.get("cat", "")))
             args = e.get("args", {}) or {}
             s = args.get("start_cycle", float(e.get("ts", 0.0)) * cyc)
             en = args.get("end_cycle", (float(e.get("ts", 0.0)) + float(e.get("dur", 0.0))) * cyc)
-            slices.append(TraceSlice(blk, _PIPE_ALIASES.get(pipe_raw.upper(), pipe_raw), str(e.get("name", "")),
-                                     float(s), float(en)))
+            slices.append(TraceSlice(_block_of(pid, pname), pipe_of(e), str(e.get("name", "")), float(s), float(en),
+                                     _sub_block_of(pid, pname)))
         elif ph == "s":
             starts[e.get("id")] = e
-        elif ph == "f":
+        elif ph in ("f", "t"):
             ends[e.get("id")] = e
     flows = []
     for fid, s in starts.items():
         f = ends.get(fid)
         if f is None:
             continue
-        pid = s.get("pid")
-        blk = _block_of(pid, pname)
-        src = tname.get((pid, s.get("tid")), "")
-        dst = tname.get((f.get("pid"), f.get("tid")), "")
         args = s.get("args", {}) or {}
-        flows.append(TraceFlow(blk, _PIPE_ALIASES.get(src.upper(), src), _PIPE_ALIASES.get(dst.upper(), dst),
+        flows.append(TraceFlow(_block_of(s.get("pid"), pname), pipe_of(s), pipe_of(f),
                                float(args.get("set_cycle", float(s.get("ts", 0.0)) * cyc)),
                                float(args.get("wait_cycle", float(f.get("ts", 0.0)) * cyc))))
     return slices, flows, int(other.get("trace_truncated", 0) or 0) if isinstance(other, dict) else 0
 
 
 def _blocks_from_trace(trace: list[TraceSlice], clock: float) -> list[BlockProfile]:
-    """Per-block rows from instruction slices: span = first start..last end, busy = union per pipe."""
-    by_block: dict[int, list[TraceSlice]] = {}
+    """Per-core rows from instruction slices: span = first start..last end of the core, busy =
+    union per pipe. A core is a block, or a block's named sub-block (``vector1``); slices on
+    other channels (msprof's FLOWCTRL, CACHEMISS, ...) count toward the span only."""
+    by_core: dict[tuple[int, str], list[TraceSlice]] = {}
     for s in trace:
-        by_block.setdefault(s.block, []).append(s)
+        by_core.setdefault((s.block, s.sub_block), []).append(s)
     rows = []
-    for blk in sorted(by_block):
-        sl = by_block[blk]
+    for blk, sub in sorted(by_core):
+        sl = by_core[(blk, sub)]
         span = max(s.end_cycle for s in sl) - min(s.start_cycle for s in sl)
         pipes: dict[str, PipeStat] = {}
-        for pipe in {s.pipe for s in sl}:
+        for pipe in {s.pipe for s in sl} & set(PIPES):
             ivs = sorted((s.start_cycle, s.end_cycle) for s in sl if s.pipe == pipe)
             busy, cur_s, cur_e = 0.0, ivs[0][0], ivs[0][1]
             for a, b in ivs[1:]:
@@ -123,13 +132,27 @@ def _blocks_from_trace(trace: list[TraceSlice], clock: float) -> list[BlockProfi
                     cur_e = max(cur_e, b)
             busy += cur_e - cur_s
             pipes[pipe] = PipeStat(busy, sum(1 for s in sl if s.pipe == pipe))
-        kind = "aic" if set(pipes) & set(CUBE_PIPES) and "V" not in pipes else "aiv"
-        rows.append(BlockProfile(blk, "cube0" if kind == "aic" else "vector0", kind, span,
-                                 span / (clock * 1e3) if clock else 0.0, pipes))
+        if sub:  # a named AIC/AIV: only its own pipes
+            kind = "aic" if sub.startswith("cube") else "aiv"
+            pipes = {k: v for k, v in pipes.items() if kind in _PIPE_METRIC[k][0]}
+        else:
+            kind = "aic" if set(pipes) & set(CUBE_PIPES) and "V" not in pipes else "aiv"
+            sub = "cube0" if kind == "aic" else "vector0"
+        rows.append(BlockProfile(blk, sub, kind, span, span / (clock * 1e3) if clock else 0.0, pipes))
     return rows
 
 
 _EPS_US = 1e-6
+
+
+def _sub_block_of(pid: Any, pname: dict[Any, str]) -> str:
+    """``vector<M>`` / ``cube<M>`` of a process that is one msprof core (``core<B>.veccore<M>`` /
+    ``core<B>.cubecore<M>``, as pid or name), else empty (ours name a block's cores together)."""
+    for text in (pname.get(pid, ""), str(pid)):
+        m = re.fullmatch(r"\s*core\d+\.(vec|cube)core(\d+)\s*", text)
+        if m:
+            return f"{'vector' if m.group(1) == 'vec' else 'cube'}{m.group(2)}"
+    return ""
 
 
 def _block_of(pid: Any, pname: dict[Any, str]) -> int:

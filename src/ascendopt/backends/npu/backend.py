@@ -7,7 +7,12 @@ CSVs), ``load_profile`` reads the kept msprof directory with the existing profil
 
 Device work is serialised (one lock per backend): msprof must not profile two tasks on one
 device at once, and a timing taken while another case runs is not a measurement. Builds run
-concurrently. Candidate code (the host tiling in the installed package, the kernel) runs in the
+concurrently.
+
+In ``simulator`` mode (:mod:`.simulator`) no device is used: the harness runs against the CANN
+simulator's runtime for correctness, ``msprof op simulator`` times one launch. The model is
+deterministic, so ``noise_pct`` is 0 and :attr:`concurrent_timing` is the protocol's default
+(True: an overlapping run does not change a simulated timing); runs are not serialised. Candidate code (the host tiling in the installed package, the kernel) runs in the
 harness process without the simulator's sandbox (which has no device access); the CLI asks for
 ``--unsafe-no-sandbox`` to say so.
 """
@@ -15,6 +20,8 @@ harness process without the simulator's sandbox (which has no device access); th
 from __future__ import annotations
 
 import atexit
+import contextlib
+import hashlib
 import shutil
 import tempfile
 import threading
@@ -30,6 +37,7 @@ from ascendopt.backends.npu.harness import Param, opdef_signature
 from ascendopt.backends.npu.profile import DEFAULT_LAUNCHES, DEFAULT_WARMUP, measure_case
 from ascendopt.backends.npu.project import NpuBuilder
 from ascendopt.backends.npu.run import run_case
+from ascendopt.backends.npu.simulator import resolve_mode, runtime_link_dir, simulator_env
 from ascendopt.backends.sim.soc import Soc, SocError, load_soc
 from ascendopt.cases import Case
 from ascendopt.operator import Operator, OperatorError
@@ -58,21 +66,28 @@ class NpuBackend(Backend):
         launches: Launches profiled per measurement (their median is the latency).
         profile_dir: Where measured runs' msprof directories are kept (default: a temporary
             directory removed at exit).
+        mode: ``device``, ``simulator`` or ``auto`` (:func:`~.simulator.resolve_mode`).
+        soc: The SoC to simulate when no device is listed (simulator mode; with a device, its SoC).
 
     Raises:
-        CannUnavailable: Something the backend needs is missing (one line naming it).
+        CannUnavailable: Something the backend (in its mode) needs is missing (one line naming it).
+        ValueError: An unknown mode or device.
     """
 
     name = "npu"
 
     def __init__(self, cann: CannInfo | None = None, device: int = 0, builder: NpuBuilder | None = None,
-                 warmup: int = DEFAULT_WARMUP, launches: int = DEFAULT_LAUNCHES, profile_dir: Path | None = None):
+                 warmup: int = DEFAULT_WARMUP, launches: int = DEFAULT_LAUNCHES, profile_dir: Path | None = None,
+                 mode: str = "device", soc: str = ""):
         self.cann = cann if cann is not None else detect()
-        self.cann.require()
-        if not 0 <= device < max(1, len(self.cann.chips)):
-            raise ValueError(f"no device {device}: npu-smi lists {len(self.cann.chips)}")
+        c = self.cann
+        sim_soc = c.chips[device].soc if 0 <= device < len(c.chips) else (soc or c.soc)
+        self.mode = resolve_mode(mode, c.home is not None, bool(c.chips), sim_soc in c.simulators)
+        self.cann.require(self.mode, sim_soc)
+        if self.mode == "device" and not 0 <= device < max(1, len(c.chips)):
+            raise ValueError(f"no device {device}: npu-smi lists {len(c.chips)}")
         self.device = device
-        self.soc: Soc = device_soc(self.cann.chips[device].soc)
+        self.soc: Soc = device_soc(sim_soc if self.mode == "simulator" else c.chips[device].soc)
         self.builder = builder or NpuBuilder(self.cann, self.soc.name)
         self.warmup, self.launches = warmup, max(1, launches)
         if profile_dir is None:
@@ -81,6 +96,10 @@ class NpuBackend(Backend):
         self.profile_dir = Path(profile_dir)
         self._device_lock = threading.Lock()
         self._params: dict[str, list[Param]] = {}
+        self.env = dict(c.env)
+        if self.mode == "simulator":
+            lib = Path(c.simulators[self.soc.name])
+            self.env = simulator_env(c.env, lib, runtime_link_dir(lib, self.builder.cache_dir))
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -93,11 +112,20 @@ class NpuBackend(Backend):
 
     @property
     def toolchain_key(self) -> str:
+        if self.mode == "simulator":  # simulated timings are not the device's: records keep them apart
+            return hashlib.sha256(f"{self.builder.toolchain_key}\0simulator\0"
+                                  f"{self.cann.simulators[self.soc.name]}".encode()).hexdigest()[:16]
         return self.builder.toolchain_key
 
     @property
     def concurrent_timing(self) -> bool:
+        if self.mode == "simulator":
+            return super().concurrent_timing  # a deterministic model: the protocol's default
         return False  # measured hardware: a benchmark run has the device to itself
+
+    def _exclusive(self) -> Any:
+        """The device lock (device mode); nothing to hold on the simulator."""
+        return self._device_lock if self.mode == "device" else contextlib.nullcontext()
 
     def build(self, op: Operator, dtypes: dict[str, str]) -> BuildResult:
         return self.builder.build(op, dtypes)
@@ -111,8 +139,8 @@ class NpuBackend(Backend):
             timeout_s: float = DEFAULT_TIMEOUT_S) -> RunResult:
         if not build.ok:
             return RunResult(Status.RUNTIME_ERROR, "build", "no build to run")
-        with self._device_lock:
-            return run_case(build, self._signature(op), case, inputs, timeout_s, self.cann.env, self.device)
+        with self._exclusive():
+            return run_case(build, self._signature(op), case, inputs, timeout_s, self.env, self.device)
 
     def measure(self, build: BuildResult, op: Operator, case: Case, inputs: dict[str, np.ndarray],
                 timeout_s: float = DEFAULT_TIMEOUT_S) -> RunResult:
@@ -123,9 +151,10 @@ class NpuBackend(Backend):
         except OperatorError as e:
             return RunResult(Status.RUNTIME_ERROR, "structure", str(e))
         keep = self.profile_dir / uuid.uuid4().hex[:16]
-        with self._device_lock:
-            return measure_case(build, self._signature(op), case, inputs, timeout_s, self.cann.env,
-                                self.cann.tools["msprof"], kernel, keep, self.device, self.warmup, self.launches)
+        with self._exclusive():
+            return measure_case(build, self._signature(op), case, inputs, timeout_s, self.env,
+                                self.cann.tools["msprof"], kernel, keep, self.device, self.warmup, self.launches,
+                                self.soc.name if self.mode == "simulator" else "")
 
     def load_profile(self, run: RunResult, kernel_name: str, op_type: str | None = None) -> Any:
         from ascendopt.profile import Profile, ProfileError

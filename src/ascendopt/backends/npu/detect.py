@@ -4,8 +4,9 @@
 ``set_env.sh`` in the usual install places, whose environment is then taken over), its version
 (``<home>/<arch>-linux/ascend_toolkit_install.info``, ``version=``), the device's chips
 (``npu-smi info``), ``msprof``, ``msopgen``, ``cmake``, the host C++ compiler, the device
-compiler (``bisheng``, older toolkits ``ccec``) and whether the candidate sandbox is available.
-:meth:`CannInfo.require` turns what the NPU backend cannot do without into one line.
+compiler (``bisheng``, older toolkits ``ccec``), the CANN simulators installed with the toolkit
+(:mod:`.simulator`) and whether the candidate sandbox is available.
+:meth:`CannInfo.require` turns what the NPU backend (in a mode) cannot do without into one line.
 
 Facts used (public CANN documentation):
   * ``set_env.sh`` of the toolkit sets ``ASCEND_HOME_PATH`` (``<install>/ascend-toolkit/latest``
@@ -28,6 +29,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
+
+from ascendopt.backends.npu.simulator import RUNTIME_LIB, find_simulators, simulator_lib
 
 #: Where a toolkit's ``set_env.sh`` is looked for when ``ASCEND_HOME_PATH`` is not set.
 SET_ENV_PLACES = ("~/Ascend/ascend-toolkit/set_env.sh", "/usr/local/Ascend/ascend-toolkit/set_env.sh",
@@ -73,6 +76,7 @@ class CannInfo:
         sandbox: "" when the candidate sandbox is available, else why not.
         env: The environment CANN tools and the harness run in.
         npu_smi_error: Why ``npu-smi info`` gave no chip.
+        simulators: SoC -> lib directory of each CANN simulator under ``<home>/tools/simulator``.
     """
 
     home: Path | None
@@ -85,6 +89,7 @@ class CannInfo:
     sandbox: str = ""
     env: dict[str, str] = field(default_factory=dict)
     npu_smi_error: str = ""
+    simulators: dict[str, str] = field(default_factory=dict)
 
     @property
     def soc(self) -> str:
@@ -94,14 +99,21 @@ class CannInfo:
     def device_compiler(self) -> str | None:
         return next((self.tools[c] for c in DEVICE_COMPILERS if c in self.tools), None)
 
-    def missing(self) -> list[str]:
-        """What the NPU backend needs and this machine lacks, most basic first."""
+    def missing(self, mode: str = "device", soc: str = "") -> list[str]:
+        """What the NPU backend in ``mode`` (``device`` / ``simulator``) needs and this machine
+        lacks, most basic first. The simulator replaces the device: it needs the simulator of
+        ``soc`` (default: the device's SoC) instead."""
         out = []
         if self.home is None:
             out.append("the CANN toolkit (ASCEND_HOME_PATH is not set and no set_env.sh was found in "
                        + ", ".join(SET_ENV_PLACES[:2]) + ", ...)")
             return out
-        if not self.chips:
+        if mode == "simulator":
+            want = soc or self.soc
+            if want not in self.simulators:
+                out.append(f"the CANN simulator for {want or 'the SoC'} (no {RUNTIME_LIB} in "
+                           f"{simulator_lib(self.home, want or '<SoC>')})")
+        elif not self.chips:
             out.append(f"an Ascend device (npu-smi info: {self.npu_smi_error or 'no NPU listed'})")
         for tool in ("msprof", "msopgen", "cmake", "cxx"):
             if tool not in self.tools:
@@ -110,11 +122,12 @@ class CannInfo:
             out.append("the device compiler (bisheng or ccec) on the toolkit's PATH")
         return out
 
-    def require(self) -> None:
-        """Raises CannUnavailable (one line) when anything the backend needs is missing."""
-        missing = self.missing()
+    def require(self, mode: str = "device", soc: str = "") -> None:
+        """Raises CannUnavailable (one line) when anything the backend in ``mode`` needs is missing."""
+        missing = self.missing(mode, soc)
         if missing:
-            raise CannUnavailable("--backend npu needs " + "; ".join(missing))
+            what = "--backend npu" + (" --npu-mode simulator" if mode == "simulator" else "")
+            raise CannUnavailable(f"{what} needs " + "; ".join(missing))
 
     def report(self) -> list[tuple[str, str, bool]]:
         """``(what, found, ok)`` rows for ``ascendopt doctor``."""
@@ -138,8 +151,21 @@ class CannInfo:
                          f"{path}{'  (' + ver + ')' if ver else ''}" if path else "not found", path is not None))
         if self.device_compiler is None:
             rows.append(("device compiler", "not found (bisheng / ccec)", False))
+        rows.append(self._simulator_row())
         rows.append(("sandbox", "available (bubblewrap)" if not self.sandbox else self.sandbox, not self.sandbox))
         return rows
+
+    def _simulator_row(self) -> tuple[str, str, bool]:
+        """The CANN simulator of the device's SoC, or (no device) the simulators installed."""
+        if self.home is None:
+            return ("CANN simulator", "no toolkit", False)
+        if self.soc:
+            lib = self.simulators.get(self.soc)
+            return ("CANN simulator", f"{lib} ({self.soc})" if lib else
+                    f"not found for {self.soc} (no {RUNTIME_LIB} in {simulator_lib(self.home, self.soc)})", bool(lib))
+        if self.simulators:
+            return ("CANN simulator", ", ".join(f"{k} ({v})" for k, v in self.simulators.items()), True)
+        return ("CANN simulator", f"not found (no {simulator_lib(self.home, '<SoC>')}/{RUNTIME_LIB})", False)
 
 
 def detect(environ: Mapping[str, str] | None = None, probe_versions: bool = True) -> CannInfo:
@@ -187,7 +213,7 @@ def detect(environ: Mapping[str, str] | None = None, probe_versions: bool = True
     except Exception as e:  # noqa: BLE001 - a report, never a crash
         sandbox = f"sandbox probe failed: {e}"
     return CannInfo(home, set_env, toolkit_version(home) if home else "", driver, tuple(chips), tools, versions,
-                    sandbox, env, smi_error)
+                    sandbox, env, smi_error, find_simulators(home))
 
 
 def find_set_env(environ: Mapping[str, str]) -> Path | None:

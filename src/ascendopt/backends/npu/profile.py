@@ -14,6 +14,12 @@ several one ``<OpName>/<i>/`` directory per launch (msOpProf user guide, Ascend/
 launch's directory is read with :meth:`ascendopt.profile.Profile.load`; the run's task duration
 is the median of the launches' ``Task Duration(us)``, and their spread is the measured noise
 (``noise_pct`` = standard deviation / mean, in percent) that rewind's threshold builds on.
+
+On the CANN simulator (:mod:`.simulator`) the session is ``msprof op simulator
+--soc-version=<SoC> --output=<dir> --kernel-name=<kernel entry> --launch-count=1 <harness>
+<manifest>``: one launch (the model is deterministic; the simulator has no warm-up), whose
+directory holds ``simulator/trace.json`` and the per-core ``*_instr_exe.csv`` instead of the
+CSVs; the same reader takes them (the latency is the trace's span, :meth:`Profile.load`).
 """
 
 from __future__ import annotations
@@ -39,9 +45,11 @@ DEFAULT_LAUNCHES = 5
 
 
 def launch_dirs(out: Path) -> list[Path]:
-    """The directories holding one launch's CSVs under an msprof ``--output`` directory, in
-    launch order (``OPPROF_*/`` itself, or ``OPPROF_*/<OpName>/<i>/``)."""
+    """The directories holding one launch's profile under an msprof ``--output`` directory, in
+    launch order (``OPPROF_*/`` itself, or ``OPPROF_*/<OpName>/<i>/``): its CSVs, or on the
+    simulator its ``simulator/`` tree (the all-core ``trace.json``)."""
     found = {p.parent for p in out.rglob("OpBasicInfo*.csv")}
+    found |= {p.parent.parent for p in out.rglob("trace.json") if p.parent.name == "simulator"}
 
     def order(p: Path) -> tuple:
         return tuple(int(x) if x.isdigit() else 0 for x in p.relative_to(out).parts) + (str(p),)
@@ -49,11 +57,27 @@ def launch_dirs(out: Path) -> list[Path]:
     return sorted(found, key=order)
 
 
+def msprof_command(msprof: str, out: Path, kernel_name: str, launches: int, warmup: int,
+                   simulator_soc: str = "") -> list[str]:
+    """The ``msprof op`` (or, with ``simulator_soc``, ``msprof op simulator``) options before the
+    application (module docstring)."""
+    if simulator_soc:
+        return [msprof, "op", "simulator", f"--soc-version={simulator_soc}", f"--output={out}",
+                f"--kernel-name={kernel_name}", f"--launch-count={launches}"]
+    return [msprof, "op", f"--output={out}", f"--kernel-name={kernel_name}", f"--launch-count={launches}",
+            f"--warm-up={warmup}"]
+
+
 def measure_case(build: BuildResult, params: Sequence[Param], case: Case, inputs: dict[str, np.ndarray],
                  timeout_s: float, cann_env: dict[str, str], msprof: str, kernel_name: str, keep_dir: Path,
-                 device: int = 0, warmup: int = DEFAULT_WARMUP, launches: int = DEFAULT_LAUNCHES) -> RunResult:
+                 device: int = 0, warmup: int = DEFAULT_WARMUP, launches: int = DEFAULT_LAUNCHES,
+                 simulator_soc: str = "") -> RunResult:
     """Profiles ``launches`` launches of one case; the profile of the last one is kept under
-    ``keep_dir`` (named in ``profile["msprof_dir"]``). Never raises for a bad candidate."""
+    ``keep_dir`` (named in ``profile["msprof_dir"]``). ``simulator_soc``: on the CANN
+    simulator of that SoC (``cann_env`` must hold the simulator's runtime; one launch, no
+    warm-up, noise 0). Never raises for a bad candidate."""
+    if simulator_soc:
+        warmup, launches = 0, 1
     t0 = time.perf_counter()
     work = Path(tempfile.mkdtemp(prefix="aonpuprof-"))
     try:
@@ -61,8 +85,8 @@ def measure_case(build: BuildResult, params: Sequence[Param], case: Case, inputs
                                   [f"device {device}", f"repeat {launches}", f"timeout_ms {int(timeout_s * 1000)}"])
         out = work / "msprof"
         out.mkdir()
-        cmd = [msprof, "op", f"--output={out}", f"--kernel-name={kernel_name}", f"--launch-count={launches}",
-               f"--warm-up={warmup}", str(build.artifact), str(manifest)]
+        cmd = [*msprof_command(msprof, out, kernel_name, launches, warmup, simulator_soc),
+               str(build.artifact), str(manifest)]
         # msprof replays each launch to collect its metric groups: allow well above one run.
         limit = timeout_s * (launches + warmup + 2) + 120.0
         code, text, timed_out = run_tool(cmd, work, harness_env(cann_env, build), limit)
@@ -79,16 +103,19 @@ def measure_case(build: BuildResult, params: Sequence[Param], case: Case, inputs
         durations = [p.basic.task_duration_us for _, p in loaded]
         if not durations:
             tail = "\n".join(text.strip().splitlines()[-5:])
-            return RunResult(Status.RUNTIME_ERROR, "msprof", f"msprof op wrote no OpBasicInfo with a task duration "
-                                                             f"under {out}\n{tail}".strip(), seconds=res.seconds)
+            what = "no simulator trace.json with instructions" if simulator_soc else \
+                "no OpBasicInfo with a task duration"
+            return RunResult(Status.RUNTIME_ERROR, "msprof", f"{' '.join(cmd[:3 if simulator_soc else 2])} wrote "
+                                                             f"{what} under {out}\n{tail}".strip(), seconds=res.seconds)
         last_dir, last = loaded[-1]
         keep_dir.parent.mkdir(parents=True, exist_ok=True)
         shutil.copytree(last_dir, keep_dir, dirs_exist_ok=True)
         mean = statistics.fmean(durations)
         res.task_duration_us = statistics.median(durations)
         res.block_dim = last.basic.block_dim
-        res.profile.update({"msprof_dir": str(keep_dir), "runs_us": durations, "warmup": warmup,
-                            "noise_pct": (statistics.stdev(durations) / mean * 100.0) if len(durations) > 1 else 0.0})
+        noise = 0.0 if simulator_soc or len(durations) < 2 else statistics.stdev(durations) / mean * 100.0
+        res.profile.update({"msprof_dir": str(keep_dir), "runs_us": durations, "warmup": warmup, "noise_pct": noise,
+                            "timing": f"simulator:{simulator_soc}" if simulator_soc else "device"})
         return res
     finally:
         shutil.rmtree(work, ignore_errors=True)
