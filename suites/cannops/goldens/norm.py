@@ -215,9 +215,20 @@ def rms_norm_grad(dy, x, rstd, gamma, dx=None, dgamma=None):
     return [ddx, dg]
 
 
-def add_rms_norm(x1, x2, gamma, y=None, rstd=None, x=None, epsilon=1e-6):
-    """x = x1 + x2; y = RmsNorm(x) * gamma; rstd; x."""
+def _sum_in_dtype(x1, x2) -> np.ndarray:
+    """x1 + x2 rounded to the inputs' dtype (the tensor x the operator outputs), in float64: the
+    AddRmsNorm kernels normalise that x (float16 is added in float16; bfloat16 is added in float32
+    and cast back with CAST_RINT before rstd is computed from it), as PyTorch's x = x1 + x2 does."""
+    a = np.asarray(x1["value"])
     s = _f(x1) + _f(x2)
+    if a.dtype.kind == "f" and a.dtype.itemsize >= 4:
+        return s
+    return s.astype(a.dtype).astype(np.float64)
+
+
+def add_rms_norm(x1, x2, gamma, y=None, rstd=None, x=None, epsilon=1e-6):
+    """x = x1 + x2 (in the inputs' dtype); y = RmsNorm(x) * gamma; rstd; x."""
+    s = _sum_in_dtype(x1, x2)
     g = _f(gamma)
     r = _rms(s, g.ndim, float(epsilon))
     return [s * r * g, _stat_shape(rstd, r), s]
@@ -229,13 +240,26 @@ def inplace_add_rms_norm(x1, x2, gamma, x1_out=None, rstd=None, x2_out=None, eps
 
 
 def add_rms_norm_cast(x1, x2, gamma, y1=None, y2=None, rstd=None, x=None, epsilon=1e-6):
-    """AddRmsNorm with y given twice: as float32 (y1) and in the input dtype (y2)."""
-    yv, r, s = add_rms_norm(x1, x2, gamma, None, rstd, None, epsilon)
-    return [yv, yv, r, s]
+    """AddRmsNorm with y given twice: in the input dtype (y2) and that same y widened to float32
+    (y1), following the repository's 910B golden (tests/st): float16 adds x1 + x2 in float16 and
+    rounds x * rstd to float16 before multiplying by gamma; bfloat16 normalises the float32 sum
+    (rounded to bfloat16 first only when D > 12288) and rounds y once."""
+    a = np.asarray(x1["value"])
+    g = _f(gamma)
+    if a.dtype.kind == "f" and a.dtype.itemsize >= 4:
+        yv, r, sm = add_rms_norm(x1, x2, gamma, None, rstd, None, epsilon)
+        return [yv, yv, r, sm]
+    rd = lambda v: v.astype(a.dtype).astype(np.float64)  # noqa: E731
+    sm = _f(x1) + _f(x2)
+    if a.dtype == np.float16 or a.shape[-1] > 12288:
+        sm = rd(sm)
+    r = _rms(sm, g.ndim, float(epsilon))
+    yv = rd(rd(sm * r) * g) if a.dtype == np.float16 else rd(sm * r * g)
+    return [yv, yv, _stat_shape(rstd, r), sm]
 
 
 def _add_rms_y(x1, x2, gamma, epsilon):
-    s = _f(x1) + _f(x2)
+    s = _sum_in_dtype(x1, x2)
     g = _f(gamma)
     # the normalised output in the input dtype, as the quantisation reads it
     yv = (s * _rms(s, g.ndim, float(epsilon)) * g).astype(np.float32)
