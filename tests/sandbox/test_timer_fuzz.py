@@ -14,7 +14,7 @@ import pytest
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC, load_soc
 
-MAGIC, VERSION = 0x53544F41, 1
+MAGIC, VERSION = 0x53544F41, 2
 (NAME, LAUNCH, BEGIN, SWITCH, ISSUE, SYNC_SET, SYNC_WAIT, BARRIER, END_OF_PIPE, ARRIVE, LEAVE, CROSS_SET,
  CROSS_WAIT, MAX, FINISH, QUERY, END) = range(1, 18)
 S, V, MTE2, MTE3 = 0, 1, 4, 5
@@ -28,9 +28,9 @@ def name(i: int, text: str) -> bytes:
 
 
 def issue(name_id: int, pipe: int, cls: int, accesses, nbytes: int = 1024, bursts: int = 1,
-          burst_bytes: int = 0) -> bytes:
-    head = struct.pack("<IBBBIIIIQQQQ", name_id, pipe, cls, len(accesses), 4, 4, bursts, 0, nbytes // 4, nbytes,
-                       burst_bytes, 0)
+          burst_bytes: int = 0, l2_policy: int = 0) -> bytes:
+    head = struct.pack("<IBBBBIIIIQQQQ", name_id, pipe, cls, len(accesses), l2_policy, 4, 4, bursts, 0,
+                       nbytes // 4, nbytes, burst_bytes, 0)
     return bytes([ISSUE]) + head + b"".join(struct.pack("<BBQQ", *a) for a in accesses)
 
 
@@ -143,7 +143,7 @@ def test_random_and_mutated_streams_give_a_typed_status_in_bounded_time(timer, t
 
 
 @pytest.mark.parametrize("what", ["huge_dma", "unknown_name", "bad_pipe", "unknown_time", "leave_without_arrive",
-                                  "second_launch", "end_count"])
+                                  "second_launch", "end_count", "bad_l2_policy"])
 def test_forged_records_are_refused(timer, tmp_path, what):
     good = stream()
     head, body = good[:8], good[8:]
@@ -159,6 +159,7 @@ def test_forged_records_are_refused(timer, tmp_path, what):
         "leave_without_arrive": bytes([LEAVE]) + struct.pack("<Q", 0),
         "second_launch": bytes([LAUNCH]) + struct.pack("<II", 1, 1),
         "end_count": bytes([END]) + struct.pack("<Q", 3),
+        "bad_l2_policy": issue(0, MTE2, COPY_IN, [(GM, 0, DEV, DEV + 1024), (UB, 1, 0, 1024)], l2_policy=2),
     }[what]
     t0 = time.monotonic()
     res = replay(timer, tmp_path, prefix + bad)

@@ -24,7 +24,7 @@
 namespace ao::ts {
 
 constexpr uint32_t kMagic = 0x53544f41;  // "AOTS"
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // 2: the issue record carries the L2 policy
 constexpr size_t kBufBytes = 64 << 10;   // the runner writes whole buffers of whole records
 constexpr uint32_t kMaxNameBytes = 4096;
 
@@ -61,7 +61,7 @@ struct BeginRec {
 };
 struct IssueRec {
     uint32_t name;  // name id
-    uint8_t pipe, cls, n_access;
+    uint8_t pipe, cls, n_access, l2_policy;
     uint32_t dtype_bytes, repeats, bursts, ub_stride_conflicts;
     uint64_t elems, bytes, burst_bytes, gm_addr;
 };

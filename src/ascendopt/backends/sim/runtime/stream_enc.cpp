@@ -99,6 +99,7 @@ void TimingStream::Issue(const Instr& ins) {
     r.pipe = uint8_t(ins.pipe);
     r.cls = uint8_t(ins.cls);
     r.n_access = uint8_t(ins.n_access);
+    r.l2_policy = ins.l2_policy;
     r.dtype_bytes = ins.dtype_bytes;
     r.repeats = ins.repeats;
     r.bursts = ins.bursts;

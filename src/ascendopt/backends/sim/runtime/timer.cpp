@@ -172,8 +172,9 @@ void Replayer::OnIssue() {
     in_.Need(&r, sizeof r);
     Slot& s = Running("instruction");
     if (r.name >= names_.size()) Bad("instruction name id %u unknown", r.name);
-    if (r.pipe >= uint8_t(Pipe::COUNT) || r.cls > uint8_t(OpClass::Sync) || r.n_access > kMaxAccess)
-        Bad("instruction with pipe %u, class %u, %u accesses", r.pipe, r.cls, r.n_access);
+    if (r.pipe >= uint8_t(Pipe::COUNT) || r.cls > uint8_t(OpClass::Sync) || r.n_access > kMaxAccess ||
+        r.l2_policy > 1)
+        Bad("instruction with pipe %u, class %u, %u accesses, L2 policy %u", r.pipe, r.cls, r.n_access, r.l2_policy);
     constexpr uint64_t kMaxSpan = uint64_t(1) << 40;
     if (r.bytes > kMaxSpan || r.burst_bytes > kMaxSpan || r.elems > kMaxSpan)
         Bad("instruction moving %" PRIu64 " bytes", r.bytes);
@@ -194,6 +195,7 @@ void Replayer::OnIssue() {
     ins.bursts = r.bursts;
     ins.burst_bytes = r.burst_bytes;
     ins.gm_addr = r.gm_addr;
+    ins.l2_policy = r.l2_policy;
     ins.ub_stride_conflicts = r.ub_stride_conflicts;
     for (int k = 0; k < r.n_access; ++k) {
         ts::AccessRec a;

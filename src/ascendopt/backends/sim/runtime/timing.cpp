@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -29,7 +30,8 @@ void L2Model::Reset(const SocParams& soc, int block_num) {
     active_ = std::max(1, std::min(block_num, phys));
 }
 
-void L2Model::Touch(int core, double now, uint64_t own, uint64_t addr, uint64_t len, bool write, Result& r) {
+void L2Model::Touch(int core, double now, uint64_t own, uint64_t addr, uint64_t len, bool write, bool bypass,
+                    Result& r) {
     if (len == 0) return;
     uint64_t first = addr / line_, last = (addr + len - 1) / line_;
     double rate = now > 1.0 ? double(own) / now : 0.0;  // this core's bytes per cycle so far
@@ -44,15 +46,40 @@ void L2Model::Touch(int core, double now, uint64_t own, uint64_t addr, uint64_t 
                                          : std::fabs(now - s.time) * rate * active_;
             hit = dist < capacity_;
         }
-        if (write) {
-            r.miss_bytes += (part + 31) / 32 * 32;  // written back to HBM eventually
-        } else if (hit) {
-            r.hit_bytes += part;
-        } else {
-            r.miss_bytes += line_;  // a miss fills the whole line from HBM
+        if (bypass) {
+            if (write) {
+                r.miss_bytes += (part + 31) / 32 * 32;
+                if (it != lines_.end()) lines_.erase(it);
+            } else if (hit) {
+                r.hit_bytes += part;
+            } else {
+                r.miss_bytes += (part + 31) / 32 * 32;  // read around L2: only the bytes asked for
+            }
+            continue;
         }
-        lines_[l] = Stamp{now, own, core};
+        bool dirty = write || (hit && it->second.dirty);
+        if (write || hit) r.hit_bytes += part;  // a write lands in L2 (allocated without a fill)
+        else r.miss_bytes += line_;               // a read miss fills the whole line from HBM
+        lines_[l] = Stamp{now, own, core, dirty};
+        if (dirty) dirty_[core].emplace_back(l, own);
     }
+}
+
+uint64_t L2Model::Evict(int core, uint64_t own) {
+    auto d = dirty_.find(core);
+    if (d == dirty_.end()) return 0;
+    uint64_t wb = 0;
+    auto& q = d->second;
+    while (!q.empty() && double(own - std::min(own, q.front().second)) * active_ >= capacity_) {
+        auto [l, then] = q.front();
+        q.pop_front();
+        auto it = lines_.find(l);
+        // Stale entries (the line was touched again since, or dropped) are skipped.
+        if (it == lines_.end() || !it->second.dirty || it->second.core != core || it->second.own != then) continue;
+        it->second.dirty = false;
+        wb += line_;
+    }
+    return wb;
 }
 
 // ------------------------------------------------------------------------------ timing model
@@ -90,6 +117,25 @@ TimingModel::TimingModel(const SocParams& soc, int block_idx, int block_num, L2M
     sync_all_ = soc.Get("sync_all_cycles", 1000);
     cross_flag_ = soc.Get("cross_core_flag_cycles", 100);
     barrier_cycles_ = soc.Get("barrier_cycles", 4);
+    // "vec_rep.<API>" (every element size) and "vec_rep.<API>.<bytes>" (one size, wins).
+    const std::string pre = "vec_rep.";
+    for (int pass = 0; pass < 2; ++pass)
+        for (const auto& [key, val] : soc.values) {
+            if (key.compare(0, pre.size(), pre) != 0) continue;
+            std::string api = key.substr(pre.size());
+            int bytes = -1;
+            size_t dot = api.rfind('.');
+            if (dot != std::string::npos) {
+                bytes = std::atoi(api.c_str() + dot + 1);
+                api.resize(dot);
+                if (bytes < 0 || bytes > 8) continue;
+            }
+            if ((pass == 0) != (bytes < 0)) continue;  // API-wide figures first, then per size
+            auto [it, fresh] = vec_api_.try_emplace(api);
+            if (fresh) it->second.fill(-1);  // sizes without a figure use the class's
+            if (pass == 0) it->second.fill(val);
+            else it->second[bytes] = val;
+        }
 }
 
 void TimingModel::Record(char kind, int pipe, int dst, const char* name, double a, double b) {
@@ -192,12 +238,19 @@ double TimingModel::BankConflictCycles(const Instr& ins) const {
     return (rr * rr_pen_ + rw * rw_pen_) * scale;
 }
 
+double TimingModel::VecPerRepeat(const Instr& ins) {
+    double cls = ins.cls == OpClass::CopyLocal ? vec_rep_[int(OpClass::VecElementwise)] : vec_rep_[int(ins.cls) & 15];
+    if (vec_api_.empty() || ins.name == nullptr) return cls;
+    auto it = vec_api_.find(ins.name);
+    if (it == vec_api_.end()) return cls;
+    double v = it->second[std::min<uint32_t>(ins.dtype_bytes, 8)];
+    return v >= 0 ? v : cls;
+}
+
 double TimingModel::VecCost(const Instr& ins) {
     uint32_t R = ins.repeats;
     if (R == 0 && ins.bytes > 0) R = uint32_t((ins.bytes + 255) / 256);
-    double per = vec_rep_[int(ins.cls) & 15];
-    if (ins.cls == OpClass::CopyLocal) per = vec_rep_[int(OpClass::VecElementwise)];
-    return vec_startup_ + R * per + BankConflictCycles(ins) + ins.ub_stride_conflicts;
+    return vec_startup_ + R * VecPerRepeat(ins) + BankConflictCycles(ins) + ins.ub_stride_conflicts;
 }
 
 TimingModel::Cost TimingModel::DmaCost(const Instr& ins) {
@@ -216,21 +269,25 @@ TimingModel::Cost TimingModel::DmaCost(const Instr& ins) {
     uint64_t dev = GmDeviceAddr(gm->begin);
     uint64_t span = gm->end - gm->begin;
     uint64_t stride = bursts > 1 && span > len ? (span - len) / (bursts - 1) : len;
-    bool write = gm->write;
+    bool write = gm->write, bypass = ins.l2_policy != 0;
     L2Model::Result res;
     uint64_t extra = 0, L = uint64_t(line_);
     for (uint32_t i = 0; i < bursts; ++i) {
         uint64_t a = dev + uint64_t(i) * stride;
-        l2_->Touch(block_idx_, now_, l2_own_, a, len, write, res);
+        l2_->Touch(block_idx_, now_, l2_own_, a, len, write, bypass, res);
         uint64_t spanned = (a + len - 1) / L - a / L + 1, minimal = (len + L - 1) / L;
         if (spanned > minimal) extra += (spanned - minimal) * L;  // unaligned: one more transaction
     }
-    l2_own_ += ins.bytes;
+    uint64_t wb = 0;
+    if (!bypass) {  // traffic through L2 ages its lines; around-L2 traffic does not
+        l2_own_ += ins.bytes;
+        wb = l2_->Evict(block_idx_, l2_own_);  // dirty victims this allocation pushed out
+    }
     double hbm = std::min(core_ddr_, hbm_share_), l2 = std::min(core_l2_, l2_share_);
-    double extra_rate = res.miss_bytes > 0 ? hbm : l2;
-    c.busy = double(res.miss_bytes) / hbm + double(res.hit_bytes) / l2 + double(extra) / extra_rate;
+    double extra_rate = res.miss_bytes + wb > 0 ? hbm : l2;
+    c.busy = double(res.miss_bytes + wb) / hbm + double(res.hit_bytes) / l2 + double(extra) / extra_rate;
     stats_.l2_hit_bytes += res.hit_bytes;
-    stats_.hbm_bytes += res.miss_bytes + extra;
+    stats_.hbm_bytes += res.miss_bytes + wb + extra;
     return c;
 }
 

@@ -3,7 +3,9 @@
 // parameters themselves (with their public sources) live in socs/<SoC>.toml.
 #pragma once
 #include <cstdint>
+#include <array>
 #include <deque>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -28,12 +30,20 @@ class L2Model {
 public:
     void Reset(const SocParams& soc, int block_num);
     struct Result {
-        uint64_t hit_bytes = 0;   // bytes served by L2
-        uint64_t miss_bytes = 0;  // bytes fetched from HBM (whole lines)
+        uint64_t hit_bytes = 0;   // bytes served by L2: read hits, writes absorbed by L2
+        uint64_t miss_bytes = 0;  // bytes moved to/from HBM by the access itself (line fills, bypass)
     };
     // Reads or writes `len` bytes at device address `addr` for core `core` at cycle `now`.
-    // `own` is the core's cumulative L2 traffic before this access.
-    void Touch(int core, double now, uint64_t own, uint64_t addr, uint64_t len, bool write, Result& r);
+    // `own` is the core's cumulative traffic through L2 before this access. `bypass`: the
+    // tensor is read/written around L2 (SetL2CacheHint DISABLE): a read is served by L2 only if
+    // the line is resident and allocates nothing, a write goes to HBM and drops the L2 copy.
+    // Otherwise a read miss fills the whole line; a write allocates the line (no fill) dirty.
+    void Touch(int core, double now, uint64_t own, uint64_t addr, uint64_t len, bool write, bool bypass,
+               Result& r);
+    // Write-back bytes of `core`'s dirty lines that its allocations up to `own` bytes evicted
+    // (reuse distance past the capacity). Dirty lines still resident at the end cost nothing
+    // in this launch (the guide: a dirty victim is written back when it is replaced).
+    uint64_t Evict(int core, uint64_t own);
     int Active() const { return active_; }
 
 private:
@@ -41,8 +51,10 @@ private:
         double time;
         uint64_t own;
         int32_t core;
+        bool dirty;
     };
     std::unordered_map<uint64_t, Stamp> lines_;
+    std::unordered_map<int, std::deque<std::pair<uint64_t, uint64_t>>> dirty_;  // core -> (line, own)
     double capacity_ = 0;
     uint64_t line_ = 512;
     int active_ = 1;
@@ -78,6 +90,7 @@ private:
     Cost Price(const Instr& ins);
     Cost DmaCost(const Instr& ins);
     double VecCost(const Instr& ins);
+    double VecPerRepeat(const Instr& ins);
     double BankConflictCycles(const Instr& ins) const;
     void MergeIssue(int p);
     void Record(char kind, int pipe, int dst, const char* name, double a, double b);
@@ -92,6 +105,9 @@ private:
     double mte1_startup_, l1_l0a_, l1_l0b_, l1_ub_, ub_l1_, fix_startup_, fix_rate_;
     double cube_startup_, cube_per_fractal_, sync_all_, barrier_cycles_;
     double cross_flag_;
+    // per-API cycles per repeat (SoC keys "vec_rep.<API>[.<element bytes>]"), by API name and
+    // element size; a negative entry means "the instruction class's figure"
+    std::unordered_map<std::string, std::array<double, 9>> vec_api_;
 
     double now_ = 0;                          // scalar unit issue time
     double free_at_[int(Pipe::COUNT)] = {};  // when each pipe can start its next instruction

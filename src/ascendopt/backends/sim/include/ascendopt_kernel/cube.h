@@ -548,6 +548,7 @@ __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>
     ins.bursts = uint32_t(p.ndNum) * p.nValue;
     ins.burst_bytes = uint64_t(p.dValue) * sizeof(T);
     ins.gm_addr = reinterpret_cast<uint64_t>(src.addr_);
+    ins.l2_policy = src.L2Policy();
     ins.Add(dst.RangeBytes(0, dstBytes, true, what));
     ins.Add({ao::rt::Space::GM, ins.gm_addr, ins.gm_addr + srcElems * sizeof(T), false});
     ao::rt::Issue(ins);
@@ -663,6 +664,7 @@ __aicore__ inline void LoadData(const LocalTensor<T>& dst, const GlobalTensor<T>
     ins.bursts = uint32_t(rep);
     ins.burst_bytes = fb;
     ins.gm_addr = reinterpret_cast<uint64_t>(g + srcBegin);
+    ins.l2_policy = src.L2Policy();
     ins.Add(dst.RangeBytes(0, dstEnd, true, what));
     ins.Add({Space::GM, ins.gm_addr, reinterpret_cast<uint64_t>(g + srcEnd), false});
     ao::rt::Issue(ins);
@@ -833,6 +835,7 @@ __aicore__ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>&
     ins.bursts = g.nd * intriParams.mSize;
     ins.burst_bytes = uint64_t(intriParams.nSize) * sizeof(T);
     ins.gm_addr = reinterpret_cast<uint64_t>(dst.addr_);
+    ins.l2_policy = dst.L2Policy();
     ins.Add(src.Range(0, g.srcEnd, false, what));
     ins.Add({ao::rt::Space::GM, ins.gm_addr, ins.gm_addr + g.dstEnd * sizeof(T), true});
     ao::rt::Issue(ins);
@@ -867,6 +870,7 @@ __aicore__ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>&
     ins.bursts = g.nd * intriParams.mSize;
     ins.burst_bytes = uint64_t(intriParams.nSize) * sizeof(T);
     ins.gm_addr = reinterpret_cast<uint64_t>(dst.addr_);
+    ins.l2_policy = dst.L2Policy();
     ins.Add(src.Range(0, g.srcEnd, false, what));
     ins.Add({ao::rt::Space::GM, ins.gm_addr, ins.gm_addr + g.dstEnd * sizeof(T), true});
     bool vec = intriParams.quantPre == QuantMode_t::VDEQF16 || intriParams.quantPre == QuantMode_t::VQF322B8_PRE ||

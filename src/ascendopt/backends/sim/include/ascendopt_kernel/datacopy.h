@@ -100,6 +100,7 @@ void GmToLocal(const char* what, const LocalTensor<T>& dst, const GlobalTensor<T
     ins.bursts = count;
     ins.burst_bytes = len;
     ins.gm_addr = reinterpret_cast<uint64_t>(g);
+    ins.l2_policy = src.L2Policy();
     ins.Add(dst.RangeBytes(0, lspan, true, what));
     ins.Add({ao::rt::Space::GM, ins.gm_addr, ins.gm_addr + gspan, false});
     ao::rt::Issue(ins);
@@ -134,6 +135,7 @@ void LocalToGm(const char* what, const GlobalTensor<T>& dst, const LocalTensor<T
     ins.bursts = count;
     ins.burst_bytes = len;
     ins.gm_addr = reinterpret_cast<uint64_t>(g);
+    ins.l2_policy = dst.L2Policy();
     ins.Add(src.RangeBytes(0, lspan, false, what));
     ins.Add({ao::rt::Space::GM, ins.gm_addr, ins.gm_addr + gspan, true});
     ao::rt::Issue(ins);

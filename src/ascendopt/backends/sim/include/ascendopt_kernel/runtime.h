@@ -81,6 +81,7 @@ struct Instr {
     uint64_t burst_bytes = 0;  // bytes per burst
     uint64_t gm_addr = 0;      // GM start address of a copy (alignment effects)
     uint32_t ub_stride_conflicts = 0; // extra cycles hint: bank conflicts found by the API
+    uint8_t l2_policy = 0;     // GM access: 0 through L2 (allocating), 1 around L2 (SetL2CacheHint DISABLE)
     int n_access = 0;
     Access access[kMaxAccess];
     void Add(const Access& a) { if (n_access < kMaxAccess) access[n_access++] = a; }
