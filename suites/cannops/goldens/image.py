@@ -289,8 +289,11 @@ def grid_sample(x, grid, y=None, interpolation_mode="bilinear", padding_mode="ze
 
 def grid_sampler2d_grad(grad, x, grid, dx=None, dgrid=None, interpolation_mode="bilinear", padding_mode="zeros",
                         align_corners=False):
-    """Backward of 2-D grid sampling: dx (gradient of x) and dgrid (of grid; 0 for nearest)."""
-    return list(_grid_sample_2d(_f(x), _f(grid), interpolation_mode, padding_mode, bool(align_corners), _f(grad)))
+    """Backward of 2-D grid sampling: dx (gradient of x) and dgrid (of grid; 0 for nearest). x,
+    grad and dx are channel-last, [N, H, W, C] (the README's NHWC; its tiling reads C from dim 3)."""
+    v, dy = np.moveaxis(_f(x), -1, 1), np.moveaxis(_f(grad), -1, 1)
+    gx, gg = _grid_sample_2d(v, _f(grid), interpolation_mode, padding_mode, bool(align_corners), dy)
+    return [np.moveaxis(gx, 1, -1), gg]
 
 
 # ----------------------------------------------------------------------------- deformable attention
