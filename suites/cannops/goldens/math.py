@@ -247,19 +247,18 @@ def angle_v2(x, y):
 
 def bev_pool(depth, feat, ranks_depth, ranks_feat, ranks_bev, interval_starts, interval_lengths, out,
              bev_feat_shape=()):
-    """BEV pooling: for each interval i, out[ranks_bev[s_i]] (a C vector in the BEV grid
-    bev_feat_shape = [B, D, H, W, C]) = sum over j in [s_i, s_i + l_i) of
-    depth.flat[ranks_depth[j]] * feat row ranks_feat[j] (feat [..., C]); cells no interval names
-    are 0. The output is laid out [B, C, D, H, W]."""
-    b, d, h, w, c = (int(v) for v in bev_feat_shape)
-    dep = _f(depth).reshape(-1)
-    fea = _f(feat).reshape(-1, c)
+    """BEV pooling as this operator defines it (its kernel and its own test): the ranks are flat
+    element indices. For every point j of every interval [s_i, s_i + l_i), the BEV element
+    ranks_bev[j] of a grid bev_feat_shape = [B, D, H, W, C] gains depth.flat[ranks_depth[j]] *
+    feat.flat[ranks_feat[j]]; untouched elements are 0. The output is laid out [B, C, D, H, W]."""
+    shape = tuple(int(v) for v in bev_feat_shape)
+    dep, fea = _f(depth).reshape(-1), _f(feat).reshape(-1)
     rd, rf, rb = (np.asarray(t["value"]).reshape(-1).astype(np.int64) for t in (ranks_depth, ranks_feat, ranks_bev))
-    grid = np.zeros((b * d * h * w, c))
+    grid = np.zeros(int(np.prod(shape)))
     for s, n in zip(np.asarray(interval_starts["value"]).reshape(-1), np.asarray(interval_lengths["value"]).reshape(-1)):
         j = np.arange(int(s), int(s) + int(n))
-        grid[rb[int(s)]] = (dep[rd[j], None] * fea[rf[j]]).sum(axis=0)
-    return [grid.reshape(b, d, h, w, c).transpose(0, 4, 1, 2, 3)]
+        np.add.at(grid, rb[j], dep[rd[j]] * fea[rf[j]])
+    return [grid.reshape(shape).transpose(0, 4, 1, 2, 3)]
 
 
 def cast(x, y, dst_type=0):
@@ -424,7 +423,7 @@ def sscal(x, x_out=None, alpha=1.0, n=0, incx=1):
 def kl_div_target_backward(grad_output, self, target, grad_target, reduction=0, log_target=False):
     """Gradient of the KL divergence w.r.t. the target: grad * (target + 1 - self) * exp(target)
     when log_target, else grad * (ln target + 1 - self) (0 where target == 0); divided by
-    target.shape[0] for reduction 1 (mean)."""
+    the element count (the largest of the three inputs') for reduction 1 (mean)."""
     g, s, t = _f(grad_output), _f(self), _f(target)
     if log_target:
         tmp = g * (t + 1.0 - s) * np.exp(t)
@@ -432,7 +431,7 @@ def kl_div_target_backward(grad_output, self, target, grad_target, reduction=0, 
         with np.errstate(divide="ignore", invalid="ignore"):
             tmp = np.where(t > 0, g * (np.log(np.where(t > 0, t, 1.0)) + 1.0 - s), 0.0)
     if int(reduction) == 1:
-        tmp = tmp / (t.shape[0] if t.ndim else 1)
+        tmp = tmp / max(g.size, s.size, t.size, 1)
     return [np.broadcast_to(tmp, tuple(grad_target["shape"]))]
 
 
