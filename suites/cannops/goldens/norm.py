@@ -318,7 +318,9 @@ def batch_norm_v3(x, weight, bias, running_mean, running_var, y=None, running_me
                   save_mean=None, save_rstd=None, epsilon=1e-5, momentum=0.1, is_training=True):
     """BatchNorm over every dim but the channel dim 1 (NCHW / NCDHW). Training: batch statistics,
     running stats updated as (1 - momentum) * running + momentum * batch (the variance unbiased),
-    save_mean / save_rstd the batch mean and 1 / sqrt(var + eps). Inference: running stats."""
+    save_mean the batch mean; save_rstd holds the biased batch variance (the kernel's save_var: its
+    full-reduce and Welford paths both store it there, and the running-variance update scales that
+    same value), not 1 / sqrt(var + eps). Inference: running stats."""
     v = _f(x)
     ax = tuple(i for i in range(v.ndim) if i != 1)
     shp = [1] * v.ndim
@@ -333,7 +335,7 @@ def batch_norm_v3(x, weight, bias, running_mean, running_var, y=None, running_me
         out = (v - m.reshape(shp)) * rstd.reshape(shp)
         new_rm = (1 - mom) * rm + mom * m
         new_rv = (1 - mom) * rv + mom * var * n / max(n - 1.0, 1.0)
-        sm, sr = m, rstd
+        sm, sr = m, var  # both kernel paths store the biased batch variance in save_rstd
     else:
         out = (v - rm.reshape(shp)) / np.sqrt(rv.reshape(shp) + eps)
         new_rm, new_rv = rm, rv
