@@ -80,6 +80,10 @@ void MaskFromKernel(Ctx& c) {
     ResetMask();
     VS();
     Scalar("mk_normal", d.GetValue(0));
+    SetVectorMask<float>(FULL_MASK, FULL_MASK);  // normal mode, all 64 float lanes of one repeat
+    ReduceSum<float, false>(d, x, x, 1);
+    VS();
+    Scalar("mk_full", d.GetValue(0));
     // The default form sets its own mask, whatever the kernel set, and leaves it normal/full.
     SetMaskCount();
     SetVectorMask<float>(0, 200);

@@ -65,6 +65,7 @@ def test_is_set_mask_false_uses_the_kernels_mask(rows):
     assert rows["mk_counter"][0] == pytest.approx(x[:200].astype(np.float64).sum(), rel=1e-5, abs=1e-5)
     assert rows["mk_counter_acc"][0] == rows["mk_counter"][0]
     assert rows["mk_normal"][0] == pytest.approx(x[:40].astype(np.float64).sum(), rel=1e-5, abs=1e-5)
+    assert rows["mk_full"][0] == pytest.approx(x[:64].astype(np.float64).sum(), rel=1e-5, abs=1e-5)  # FULL_MASK
 
 
 def test_default_form_sets_and_resets_the_mask(rows):

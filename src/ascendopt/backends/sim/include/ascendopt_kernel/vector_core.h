@@ -60,6 +60,8 @@ struct GatherRepeatParams {
 
 constexpr uint64_t MASK_PLACEHOLDER = 0;
 constexpr uint64_t MASK_PLACEHOLDER_LIST[2] = {0, 0};
+// Every lane of one mask register word (kernels write SetVectorMask<T>(FULL_MASK, FULL_MASK)).
+constexpr uint64_t FULL_MASK = 0xffffffffffffffffull;
 
 }  // namespace AscendC
 
