@@ -70,7 +70,8 @@ def timer(backend):
 
 
 def replay(timer, tmp_path, data: bytes, timeout_s: float = 20.0) -> dict:
-    """The timer's result for `data` as its event stream (a file in place of the pipe)."""
+    """The timer's result for `data` as its event stream (a file in place of the pipe), confined
+    as the driver runs it (its seccomp filter: every error path must stay within it)."""
     src = tmp_path / "stream.bin"
     src.write_bytes(data)
     soc = load_soc(DEFAULT_SOC)
@@ -78,7 +79,7 @@ def replay(timer, tmp_path, data: bytes, timeout_s: float = 20.0) -> dict:
     manifest = tmp_path / "timer.txt"
     with open(src, "rb") as f, open("/dev/null", "wb") as reply:
         lines = [f"soc {soc.name}", *(f"param {k} {v!r}" for k, v in soc.params.items()), f"result {out}",
-                 f"stream {f.fileno()} {reply.fileno()}"]
+                 f"stream {f.fileno()} {reply.fileno()}", f"confine {4 << 30} 20"]  # as the driver runs it
         manifest.write_text("\n".join(lines) + "\n")
         p = subprocess.run([str(timer), str(manifest)], pass_fds=(f.fileno(), reply.fileno()), timeout=timeout_s,
                            capture_output=True)

@@ -21,7 +21,7 @@ from ascendopt.backends.base import Backend, BuildResult, Launch, RunResult, Sta
 from ascendopt.backends.sim.build import SimBuilder
 from ascendopt.backends.sim.sandbox import VIOLATION, VIOLATION_STDERR, Sandbox, current
 from ascendopt.backends.sim.soc import DEFAULT_SOC, Soc, load_soc
-from ascendopt.backends.sim.timer import TIMING_KEYS, Timing, TimerRun
+from ascendopt.backends.sim.timer import FINISH_GRACE_S, TIMING_KEYS, Timing, TimerRun
 from ascendopt.cases import Case, TensorSpec, group_params
 from ascendopt.dtypes import dtype_info, format_code
 from ascendopt.operator import Operator
@@ -137,7 +137,7 @@ class SimBackend(Backend):
         work = Path(tempfile.mkdtemp(prefix="aorun-"))
         try:
             with TimerRun(self.builder.timer_exe(self.sandbox), self.soc, self.sandbox, self.memory_bytes,
-                          trace=trace_path is not None) as timer:
+                          trace=trace_path is not None, cpu_s=timeout_s + FINISH_GRACE_S) as timer:
                 try:
                     proc = self._invoke(build, sig, case, inputs, work, timeout_s, [], timer)
                 except subprocess.TimeoutExpired:
@@ -252,7 +252,7 @@ class SimBackend(Backend):
             res = {}
         common = dict(block_dim=_int(res.get("block_dim")), tiling_key=_int(res.get("tiling_key")),
                       seconds=seconds, warnings=_warnings(res, timing))
-        if timing is not None and timing.status == "malformed":  # whatever the runner says
+        if timing is not None and timing.status in ("malformed", VIOLATION):  # whatever the runner says
             return RunResult(Status.RUNTIME_ERROR, VIOLATION, timing.message, **common)
         if proc.returncode < 0:
             sig = -proc.returncode

@@ -43,10 +43,17 @@ simulator backend keeps the one it was made with, so it travels with the backend
 processes (``--workers``, Ray) instead of living in one process's globals.
 
 Timing is not the runner's to report: the runner streams the events the timing model consumes
-to a separate **timer** process (:mod:`~ascendopt.backends.sim.timer`: our code only, run under
-the same policy, since it parses what the candidate's process wrote), and cycles, statistics and
+to a separate **timer** process (:mod:`~ascendopt.backends.sim.timer`), and cycles, statistics and
 races come only from the timer's file, outside the runner's sandbox; a forged or broken stream
-is a ``sandbox_violation``. Not covered: a runner can still *describe* less work than it did (its
+is a ``sandbox_violation``. The timer gets no bubblewrap namespace (a second ``bwrap`` start per
+run): it runs only our code and its one untrusted input is the stream, so it needs no file system
+view, only a seccomp allowlist installed before its first read of the stream (calls on the fds it
+already holds, memory, futex, time, exit; ``open``, ``socket``, ``fork``/``clone``/``execve``,
+``kill``, ... trap and are reported as ``sandbox_violation``), its resource limits (address
+space, CPU time) and a scrubbed environment; its result and trace files are opened before the
+filter. The runner's and the timer's filters are two rule lists of one builder
+(``runtime/sandbox_rt.h``). Without a sandbox (``--unsafe-no-sandbox``) it runs as the runner
+does, under the resource limits only. Not covered: a runner can still *describe* less work than it did (its
 stream is its own account of the emulated APIs it called, and plain C++ arithmetic in a kernel is
 never timed); the checks in :mod:`ascendopt.evaluate.check` cover what the driver can verify from
 outside (outputs, inputs, hazards).

@@ -48,6 +48,10 @@ inline char g_paths[1 << 17];      // copy of ASCENDOPT_SANDBOX_WRITE, split in 
 inline const char* g_file_path[kMaxFiles];
 inline int g_file_fd[kMaxFiles];
 inline int g_files = 0;
+// Who a violation is reported of, and the result file's JSON up to the message.
+inline const char* g_who = "the candidate";
+inline const char* g_violation_head =
+    "{\"status\": \"runtime_error\", \"error_kind\": \"sandbox_violation\", \"message\": \"";
 
 // True when the driver asked for the sandbox (whether or not PreInit ran).
 inline bool Requested() {
@@ -308,7 +312,8 @@ inline void OnSigsys(int, siginfo_t* si, void* ctx) {
     long nr = si->si_syscall;
     const char* name = Name(nr);
     Buf b;
-    b.Put("the candidate called ");
+    b.Put(g_who);
+    b.Put(" called ");
     if (name) {
         b.Put(name);
     } else {
@@ -348,11 +353,11 @@ inline void OnSigsys(int, siginfo_t* si, void* ctx) {
     }
     b.Put(", which the sandbox forbids");
     b.data[b.n] = 0;
-    static const char head[] = "{\"status\": \"runtime_error\", \"error_kind\": \"sandbox_violation\", \"message\": \"";
+    const char* head = g_violation_head;
     static const char tail[] = "\"}\n";
     if (g_result_fd >= 0) {
         if (ftruncate(g_result_fd, 0) == 0) {
-            ssize_t w = pwrite(g_result_fd, head, sizeof head - 1, 0);
+            ssize_t w = pwrite(g_result_fd, head, std::strlen(head), 0);
             w = w < 0 ? 0 : w;
             ssize_t w2 = pwrite(g_result_fd, b.data, b.n, w);
             w2 = w2 < 0 ? 0 : w2;
@@ -367,9 +372,21 @@ inline void OnSigsys(int, siginfo_t* si, void* ctx) {
     _exit(5);
 }
 
-// Installs the SIGSYS reporter and the exec/open filter (all threads). nullptr on success,
-// else what failed.
-inline const char* Install() {
+// One rule of a filter: system call `nr` gets `action` (a SECCOMP_RET_* value); with `arg`
+// >= 0, only when the low word of that argument has a bit of `mask` set (else the default).
+struct Rule {
+    long nr;
+    unsigned action;
+    int arg = -1;
+    unsigned mask = 0;
+};
+
+// Installs the SIGSYS reporter and a filter (all threads): each call gets its first matching
+// rule's action, others `dflt`; calls of another ABI (x32) trap, another architecture kills.
+// nullptr on success, else what failed. The runner's filter (Install: allow but for exec
+// and writing opens) and the timer's (InstallTimerFilter: allow only what it uses) are two
+// rule lists of this one builder.
+inline const char* InstallFilter(const Rule* rules, size_t n, unsigned dflt) {
     struct sigaction sa;
     std::memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = OnSigsys;
@@ -383,68 +400,89 @@ inline const char* Install() {
 #else
     return "no seccomp filter for this architecture";
 #endif
-    // Traps: execve, execveat, openat2 and creat always; open/openat when the flags ask to
-    // write, create or truncate.
-    const unsigned kWrite = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND;
-    enum Label { kNext = 0, kAllow = -1, kTrap = -2, kOpen = -3, kOpenat = -4, kKill = -5 };
-    struct Ins {
-        sock_filter f;
-        int jt, jf;  // labels (< 0) or kNext
-    };
-    Ins code[32];
-    int nc = 0;
-    auto stmt = [&](sock_filter x) { code[nc++] = {x, kNext, kNext}; };
-    auto jump = [&](unsigned short op, unsigned k, int jt, int jf) {
-        code[nc++] = {BPF_JUMP(op, k, 0, 0), jt, jf};
-    };
-    stmt(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
-    jump(BPF_JMP | BPF_JEQ | BPF_K, arch, kNext, kKill);
-    stmt(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
-    jump(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, kTrap, kNext);  // x32 calls
-    const long always[] = {SYS_execve,
-#ifdef SYS_execveat
-                           SYS_execveat,
-#endif
-#ifdef SYS_openat2
-                           SYS_openat2,
-#endif
-#ifdef SYS_creat
-                           SYS_creat,
-#endif
-    };
-    for (long nr : always) jump(BPF_JMP | BPF_JEQ | BPF_K, unsigned(nr), kTrap, kNext);
-#ifdef SYS_open
-    jump(BPF_JMP | BPF_JEQ | BPF_K, unsigned(SYS_open), kOpen, kNext);
-#endif
-    jump(BPF_JMP | BPF_JEQ | BPF_K, unsigned(SYS_openat), kOpenat, kNext);
-    stmt(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-    const int at_open = nc;  // flags: low word of args[1] (little-endian)
-    stmt(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[1])));
-    jump(BPF_JMP | BPF_JSET | BPF_K, kWrite, kTrap, kAllow);
-    const int at_openat = nc;  // flags: args[2]
-    stmt(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[2])));
-    jump(BPF_JMP | BPF_JSET | BPF_K, kWrite, kTrap, kAllow);
-    const int at_allow = nc;  // every jump goes forward
-    stmt(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-    const int at_trap = nc;
-    stmt(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
-    const int at_kill = nc;
-    stmt(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-    auto target = [&](int label) -> int {
-        return label == kAllow ? at_allow : label == kTrap ? at_trap : label == kOpen ? at_open
-                                          : label == kOpenat ? at_openat : at_kill;
-    };
-    static sock_filter f[32];
-    for (int i = 0; i < nc; ++i) {
-        f[i] = code[i].f;
-        if (code[i].jt != kNext) f[i].jt = uint8_t(target(code[i].jt) - i - 1);
-        if (code[i].jf != kNext) f[i].jf = uint8_t(target(code[i].jf) - i - 1);
+    // Layout: header (6), one JEQ per rule, RET dflt, then one block per rule (every jump
+    // goes forward): RET action, or LD arg; JSET mask; RET action; RET dflt.
+    static sock_filter f[256];
+    size_t nc = 0;
+    const size_t head = 6, blocks = head + n + 1;
+    size_t need = blocks;
+    for (size_t i = 0; i < n; ++i) need += rules[i].arg >= 0 ? 4 : 1;
+    if (need > sizeof f / sizeof f[0]) return "seccomp filter too long";
+    f[nc++] = BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch));
+    f[nc++] = BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0);
+    f[nc++] = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+    f[nc++] = BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr));
+    f[nc++] = BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1);  // x32 calls
+    f[nc++] = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP);
+    size_t at = blocks;  // where rule i's block starts
+    for (size_t i = 0; i < n; ++i) {
+        size_t off = at - nc - 1;
+        if (off > 255) return "seccomp filter too long";
+        f[nc++] = BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, unsigned(rules[i].nr), uint8_t(off), 0);
+        at += rules[i].arg >= 0 ? 4 : 1;
+    }
+    f[nc++] = BPF_STMT(BPF_RET | BPF_K, dflt);
+    for (size_t i = 0; i < n; ++i) {
+        if (rules[i].arg >= 0) {  // the low word of args[arg] (little-endian)
+            f[nc++] = BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                               unsigned(offsetof(seccomp_data, args) + 8 * size_t(rules[i].arg)));
+            f[nc++] = BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, rules[i].mask, 0, 1);
+            f[nc++] = BPF_STMT(BPF_RET | BPF_K, rules[i].action);
+            f[nc++] = BPF_STMT(BPF_RET | BPF_K, dflt);
+        } else {
+            f[nc++] = BPF_STMT(BPF_RET | BPF_K, rules[i].action);
+        }
     }
     sock_fprog prog{static_cast<unsigned short>(nc), f};
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return "prctl(PR_SET_NO_NEW_PRIVS) failed";
     if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0)
         return "seccomp(SECCOMP_SET_MODE_FILTER) failed";
     return nullptr;
+}
+
+// The runner's filter: execve, execveat, openat2 and creat trap; open/openat trap when the
+// flags ask to write, create or truncate; everything else is allowed (bwrap's filter and the
+// mount namespace confine the rest).
+inline const char* Install() {
+    const unsigned kWrite = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND;
+    static const Rule rules[] = {
+        {SYS_execve, SECCOMP_RET_TRAP},
+#ifdef SYS_execveat
+        {SYS_execveat, SECCOMP_RET_TRAP},
+#endif
+#ifdef SYS_openat2
+        {SYS_openat2, SECCOMP_RET_TRAP},
+#endif
+#ifdef SYS_creat
+        {SYS_creat, SECCOMP_RET_TRAP},
+#endif
+#ifdef SYS_open
+        {SYS_open, SECCOMP_RET_TRAP, 1, kWrite},
+#endif
+        {SYS_openat, SECCOMP_RET_TRAP, 2, kWrite},
+    };
+    return InstallFilter(rules, sizeof rules / sizeof rules[0], SECCOMP_RET_ALLOW);
+}
+
+// The timer's filter (no bwrap around it: this is its whole confinement besides its limits):
+// only calls on the fds it already holds, memory, futex, time, signal return and exit are
+// allowed; everything else (open/openat, socket, fork/clone/execve, ptrace, kill, ...) traps.
+// pipe2 stays: the SIGSYS reporter reads the offending call's path through a pipe.
+inline const char* InstallTimerFilter() {
+    static const long allowed[] = {
+        SYS_read, SYS_write, SYS_pwrite64, SYS_ftruncate, SYS_lseek, SYS_close, SYS_fstat,
+        SYS_mmap, SYS_munmap, SYS_mremap, SYS_brk, SYS_madvise, SYS_mprotect, SYS_futex,
+        SYS_exit, SYS_exit_group, SYS_rt_sigreturn, SYS_rt_sigprocmask, SYS_clock_gettime,
+        SYS_pipe2,
+#ifdef SYS_restart_syscall
+        SYS_restart_syscall,
+#endif
+    };
+    static Rule rules[sizeof allowed / sizeof allowed[0]];
+    for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; ++i) rules[i] = {allowed[i], SECCOMP_RET_ALLOW};
+    g_who = "the timer";
+    g_violation_head = "{\"status\": \"sandbox_violation\", \"message\": \"";
+    return InstallFilter(rules, sizeof rules / sizeof rules[0], SECCOMP_RET_TRAP);
 }
 
 inline const char* EnvValue(char** envp, const char* key) {  // key includes the '='
@@ -458,19 +496,31 @@ inline int OpenForWrite(const char* path) {
     return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
 
-// Limits, writable files, filter; nullptr on success, else what failed.
-inline const char* Setup(char** envp) {
+// No core files; RLIMIT_AS = as_bytes and RLIMIT_CPU = cpu_s when non-zero (the hard CPU
+// limit one second above the soft one: SIGXCPU, then SIGKILL). nullptr or what failed.
+inline const char* SetLimits(unsigned long long as_bytes, unsigned long long cpu_s) {
     struct rlimit none = {0, 0};
     if (setrlimit(RLIMIT_CORE, &none) != 0) return "setrlimit(RLIMIT_CORE) failed";
+    if (as_bytes > 0) {
+        struct rlimit lim = {rlim_t(as_bytes), rlim_t(as_bytes)};
+        if (setrlimit(RLIMIT_AS, &lim) != 0) return "setrlimit(RLIMIT_AS) failed";
+    }
+    if (cpu_s > 0) {
+        struct rlimit lim = {rlim_t(cpu_s), rlim_t(cpu_s + 1)};
+        if (setrlimit(RLIMIT_CPU, &lim) != 0) return "setrlimit(RLIMIT_CPU) failed";
+    }
+    return nullptr;
+}
+
+// Limits, writable files, filter; nullptr on success, else what failed.
+inline const char* Setup(char** envp) {
+    unsigned long long bytes = 0;
     if (const char* as = EnvValue(envp, "ASCENDOPT_SANDBOX_AS=")) {
         char* end = nullptr;
-        unsigned long long bytes = std::strtoull(as, &end, 10);
+        bytes = std::strtoull(as, &end, 10);
         if (end == as || *end != 0) return "ASCENDOPT_SANDBOX_AS is not a number";
-        if (bytes > 0) {
-            struct rlimit lim = {rlim_t(bytes), rlim_t(bytes)};
-            if (setrlimit(RLIMIT_AS, &lim) != 0) return "setrlimit(RLIMIT_AS) failed";
-        }
     }
+    if (const char* err = SetLimits(bytes, 0)) return err;
     if (const char* report = EnvValue(envp, "ASCENDOPT_SANDBOX_REPORT=")) {
         if (*report) {
             g_result_fd = OpenForWrite(report);

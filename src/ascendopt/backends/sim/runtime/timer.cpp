@@ -8,17 +8,25 @@
 //   result <path>              where the timing result (JSON) goes
 //   trace <path>               optional: per-instruction trace CSV
 //   stream <event_fd> <reply_fd>
+//   confine <as_bytes> <cpu_s>   optional: confine the timer (below)
+//   probe open <path> | socket | fork   test only: a call the confinement must refuse
 // It reads the runner's event stream, replays it through the timing model, L2 model and race
 // detector, and writes {"status": "ok", "block_dim", timing fields, "warnings": [races], "cores"}.
 // A stream that is not one the runtime writes (bad header, unknown opcode or enum, a count, id
 // or size out of range, events in an impossible order, bytes after the end record) gives
 // {"status": "malformed", "message": "forged or malformed timing stream: ..."}; a stream that
 // stops early (the runner failed or was cut short) gives "incomplete". It is built from our
-// runtime sources only and runs under the same sandbox as the runner (it parses untrusted input).
+// runtime sources only. Confined (`confine`), it runs without a file system namespace of its own:
+// it runs only our code and its one untrusted input is the stream, so before its first read of
+// the stream it sets its limits (address space, CPU time, no core), opens its result and trace
+// files, and installs a seccomp filter that allows only calls on the fds it holds, memory,
+// futex, time and exit (sandbox_rt.h, InstallTimerFilter). Any other call (open, socket, fork,
+// exec, kill, ...) traps and is reported in its result as {"status": "sandbox_violation"}.
 #include <signal.h>
 #include <unistd.h>
 
 #include <fcntl.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -38,9 +46,6 @@
 #include "stream.h"
 #include "timer_report.h"
 #include "timing.h"
-
-__attribute__((section(".preinit_array"), used)) static void (*const kSandboxPreInit)(int, char**, char**) =
-    &ao::sandbox::PreInit;
 
 namespace ao::rt {
 
@@ -363,7 +368,15 @@ void Replayer::Run() {
     }
 }
 
-bool ParseManifest(const char* path, SocParams& soc, std::string& result, std::string& trace, int& ev, int& reply) {
+struct Manifest {
+    SocParams soc;
+    std::string result, trace, probe, probe_arg;
+    int ev = -1, reply = -1;
+    bool confine = false;
+    unsigned long long as_bytes = 0, cpu_s = 0;
+};
+
+bool ParseManifest(const char* path, Manifest& m) {
     std::ifstream f(path);
     if (!f) return false;
     std::string line;
@@ -371,32 +384,55 @@ bool ParseManifest(const char* path, SocParams& soc, std::string& result, std::s
         std::istringstream in(line);
         std::string tag;
         if (!(in >> tag)) continue;
-        if (tag == "soc") in >> soc.name;
+        if (tag == "soc") in >> m.soc.name;
         else if (tag == "param") {
             std::string k;
             double v;
-            if (in >> k >> v) soc.values[k] = v;
-        } else if (tag == "result") in >> result;
-        else if (tag == "trace") in >> trace;
-        else if (tag == "stream") in >> ev >> reply;
+            if (in >> k >> v) m.soc.values[k] = v;
+        } else if (tag == "result") in >> m.result;
+        else if (tag == "trace") in >> m.trace;
+        else if (tag == "stream") in >> m.ev >> m.reply;
+        else if (tag == "confine") m.confine = bool(in >> m.as_bytes >> m.cpu_s);
+        else if (tag == "probe") in >> m.probe >> m.probe_arg;
     }
-    return !result.empty() && ev >= 0;
+    return !m.result.empty() && m.ev >= 0;
+}
+
+// Limits, the result and trace files, the filter: everything the timer needs to open is open
+// before its first read of the stream. nullptr or what failed.
+const char* Confine(const Manifest& m, FILE*& trace) {
+    if (const char* err = sandbox::SetLimits(m.as_bytes, m.cpu_s)) return err;
+    sandbox::g_result_fd = open(m.result.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (sandbox::g_result_fd < 0) return "cannot open the result file";
+    if (!m.trace.empty()) {
+        int fd = open(m.trace.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        trace = fd >= 0 ? fdopen(fd, "w") : nullptr;
+        if (trace == nullptr) return "cannot open the trace file";
+        static char buf[1 << 16];  // stdio's own allocation would fstat after the filter
+        setvbuf(trace, buf, _IOFBF, sizeof buf);
+    }
+    return sandbox::InstallTimerFilter();
+}
+
+// Test hook (manifest line from the driver, never from the stream): a call the filter refuses.
+void Probe(const Manifest& m) {
+    if (m.probe == "open") {
+        int fd = open(m.probe_arg.c_str(), O_RDONLY);
+        if (fd >= 0) close(fd);
+    } else if (m.probe == "socket") {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (fd >= 0) close(fd);
+    } else if (m.probe == "fork") {
+        if (fork() == 0) _exit(0);
+    } else {
+        return;
+    }
+    sandbox::Rewrite("{\"status\": \"unconfined\", \"message\": \"the probe call succeeded\"}\n");
+    _exit(0);
 }
 
 void WriteFile(const std::string& path, const std::string& body) {
-    if (sandbox::Active()) {
-        int fd = sandbox::WriteFd(path);
-        if (fd == sandbox::g_result_fd) {
-            sandbox::Rewrite(body);
-            return;
-        }
-        FILE* f = sandbox::Reopen(fd, path, "w");
-        if (f != nullptr) {
-            fputs(body.c_str(), f);
-            fclose(f);
-        }
-        return;
-    }
+    if (sandbox::Rewrite(body)) return;  // confined: the pre-opened result file
     FILE* f = fopen(path.c_str(), "w");
     if (f == nullptr) return;
     fputs(body.c_str(), f);
@@ -412,22 +448,25 @@ uint64_t WarnPosition() { return g_position; }
 
 int main(int argc, char** argv) {
     using namespace ao::rt;
-    if (ao::sandbox::Requested() && !ao::sandbox::Active()) {
-        fprintf(stderr, "ascendopt-timer: sandbox: the filter was not installed\n");
+    Manifest m;
+    if (argc != 2 || !ParseManifest(argv[1], m)) {
+        fprintf(stderr, "usage: %s MANIFEST (soc, param, result, trace, stream, confine lines)\n", argv[0]);
         return 2;
     }
-    SocParams soc;
-    std::string result, trace;
-    int ev = -1, reply = -1;
-    if (argc != 2 || !ParseManifest(argv[1], soc, result, trace, ev, reply)) {
-        fprintf(stderr, "usage: %s MANIFEST (soc, param, result, trace, stream lines)\n", argv[0]);
-        return 2;
-    }
+    const SocParams& soc = m.soc;
     signal(SIGPIPE, SIG_IGN);
     // A runner that asks GetSystemCycle and stops reading must not block the timer.
-    if (reply >= 0) fcntl(reply, F_SETFL, fcntl(reply, F_GETFL) | O_NONBLOCK);
-    SetTraceEnabled(!trace.empty());
-    std::unique_ptr<Replayer> r(new Replayer(soc, ev, reply));
+    if (m.reply >= 0) fcntl(m.reply, F_SETFL, fcntl(m.reply, F_GETFL) | O_NONBLOCK);
+    SetTraceEnabled(!m.trace.empty());
+    FILE* tf = nullptr;
+    if (m.confine) {
+        if (const char* err = Confine(m, tf)) {
+            fprintf(stderr, "ascendopt-timer: sandbox: %s\n", err);
+            return 2;
+        }
+        Probe(m);
+    }
+    std::unique_ptr<Replayer> r(new Replayer(soc, m.ev, m.reply));
     std::string status = "ok", message;
     try {
         r->Run();
@@ -446,14 +485,11 @@ int main(int argc, char** argv) {
                        "\", \"cores_timed\": " + std::to_string(r->Cores());
     if (status == "ok") body += TimingFields(r->stats, soc);
     body += ", \"warnings\": " + WarningsJson() + "}\n";
-    WriteFile(result, body);
-    if (status == "ok" && !trace.empty()) {
-        FILE* tf = ao::sandbox::Active() ? ao::sandbox::Reopen(ao::sandbox::WriteFd(trace), trace, "w")
-                                         : fopen(trace.c_str(), "w");
-        if (tf != nullptr) {
-            WriteTrace(tf, r->stats);
-            fclose(tf);
-        }
+    WriteFile(m.result, body);
+    if (status == "ok" && !m.trace.empty()) {
+        if (tf == nullptr) tf = fopen(m.trace.c_str(), "w");
+        if (tf != nullptr) WriteTrace(tf, r->stats);
     }
+    if (tf != nullptr) fclose(tf);
     return 0;
 }
