@@ -5,38 +5,16 @@
 
 #include "ascendopt_kernel/testing.h"
 #include "kernel_operator.h"
+#include "unit_rows.h"
 
 using namespace AscendC;
 
 namespace {
 
-template <typename T>
-void Row(const char* name, const LocalTensor<T>& t, uint32_t n) {
-    std::printf("%s", name);
-    for (uint32_t i = 0; i < n; ++i) std::printf(" %.9g", double(float(t.Data()[i])));
-    std::printf("\n");
-}
-void Scalar(const char* name, double v) { std::printf("%s %.9g\n", name, v); }
-
-struct Ctx {
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> bufs[16];
-    int nb = 0;
-    template <typename T>
-    LocalTensor<T> Alloc(uint32_t n) {
-        TBuf<TPosition::VECCALC>& b = bufs[nb++];
-        pipe.InitBuffer(b, n * sizeof(T));
-        return b.Get<T>(n);
-    }
-};
-
-template <typename T>
-void Fill(const LocalTensor<T>& t, uint32_t n, uint32_t seed) {
-    for (uint32_t i = 0; i < n; ++i) {
-        seed = seed * 1664525u + 1013904223u;
-        t.Data()[i] = T(float(int32_t(seed >> 20) % 200 - 100) * 0.01f);
-    }
-}
+using unit::Ctx;
+using unit::Fill;
+using unit::Row;
+using unit::Scalar;
 
 void VS() {
     SetFlag<HardEvent::V_S>(EVENT_ID0);

@@ -1,0 +1,40 @@
+// Shared by the reduce_api unit drivers: rows printed as "<name> v0 v1 ..." lines for the
+// Python side to recompute with numpy, a bump allocator of UB buffers, and seeded fills.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+
+#include "kernel_operator.h"
+
+namespace unit {
+using namespace AscendC;
+
+template <typename T>
+void Row(const char* name, const LocalTensor<T>& t, uint32_t n) {
+    std::printf("%s", name);
+    for (uint32_t i = 0; i < n; ++i) std::printf(" %.9g", double(float(t.Data()[i])));
+    std::printf("\n");
+}
+inline void Scalar(const char* name, double v) { std::printf("%s %.9g\n", name, v); }
+
+struct Ctx {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bufs[16];
+    int nb = 0;
+    template <typename T>
+    LocalTensor<T> Alloc(uint32_t n) {
+        TBuf<TPosition::VECCALC>& b = bufs[nb++];
+        pipe.InitBuffer(b, n * sizeof(T));
+        return b.Get<T>(n);
+    }
+};
+
+// Values in [-100, 100) * scale from a linear congruential sequence (same seed, same data).
+template <typename T>
+void Fill(const LocalTensor<T>& t, uint32_t n, uint32_t seed, float scale = 0.01f) {
+    for (uint32_t i = 0; i < n; ++i) {
+        seed = seed * 1664525u + 1013904223u;
+        t.Data()[i] = T(float(int32_t(seed >> 20) % 200 - 100) * scale);
+    }
+}
+}  // namespace unit
