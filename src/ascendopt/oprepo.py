@@ -8,6 +8,12 @@ the include directories and sources an operator's ``CMakeLists.txt`` names for t
 library (``target_include_directories(optiling ...)``, ``target_sources(optiling ...)``), the
 ``-I`` options it gives the kernel compile (``add_ops_compile_options(... OPTIONS -I...)``),
 and the compile definitions of the shared header target (``ops_utils_tiling_headers``).
+Source lists may come from ``file(GLOB|GLOB_RECURSE VAR patterns...)`` (the matmul family
+pulls the whole shared host tiling library ``common/op_host/op_tiling/*.cc`` that way): the
+patterns are expanded against the tree, relative to the CMakeLists directory, and ``${VAR}``
+in a ``target_sources`` call stands for the files found. Shared sources of the aclnn /
+level-0 graph layer (:func:`ascendopt.operator.graph_level_sources`) are left out, as they
+are for ``op_host/``.
 
 :func:`find_repo` recognises such a tree by walking up from the operator directory to the
 directory that holds ``common/inc`` and reads those conventions into an :class:`OpRepo`; the
@@ -30,6 +36,9 @@ _INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]', re.M)
 _CMAKE_CALL = re.compile(r"\b(target_sources|target_include_directories|add_ops_compile_options|"
                          r"target_compile_definitions)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)", re.S)
 _GENEX_IF = re.compile(r"\$<IF:[^,]*,([^,>]*),[^>]*>")
+_CMAKE_FILE_GLOB = re.compile(r"\bfile\s*\(\s*(GLOB|GLOB_RECURSE)\s+([^()]*)\)", re.S)
+_GLOB_OPTIONS = {"CONFIGURE_DEPENDS", "FOLLOW_SYMLINKS"}
+_VAR_REF = re.compile(r"^\$\{(\w+)\}$")
 
 
 @dataclass(frozen=True)
@@ -86,14 +95,15 @@ def find_repo(op_dir: str | Path) -> OpRepo | None:
     cm = op_dir / "CMakeLists.txt"
     if cm.is_file():
         text = _cmake_text(cm)
+        globs = glob_variables(text, src, op_dir)
         for fn, body in _CMAKE_CALL.findall(text):
-            toks = body.split()
+            toks = _expand(body.split(), globs)
             if not toks:
                 continue
             if fn == "target_sources" and toks[0] != "opapi":
                 for t in toks[1:]:
                     p = _resolve(t, src, op_dir)
-                    if "${" in str(p):  # a variable (a glob): the list is not known here
+                    if "${" in str(p):  # a variable CMake sets some other way: the list is not known here
                         unknown = True
                     elif _inside(p, op_dir / "op_host") and p.is_file():
                         own.append(_rel(p, op_dir))
@@ -112,12 +122,81 @@ def find_repo(op_dir: str | Path) -> OpRepo | None:
                         sources.append(p)
                     elif fn == "target_include_directories" and p.is_dir():
                         host_dirs.append(p)
+    sources = _tiling_sources(sources)
     common_cm = src / SHARED_DIR / "CMakeLists.txt"
     defines = _interface_defines(_cmake_text(common_cm)) if common_cm.is_file() else []
     return OpRepo(src=src, host_include_dirs=tuple(dict.fromkeys(host_dirs)),
                   kernel_include_dirs=tuple(dict.fromkeys(d for d in kernel_dirs if d.is_dir())),
                   host_sources=tuple(dict.fromkeys(sources)), host_defines=tuple(defines),
                   host_own_sources=() if unknown else tuple(dict.fromkeys(own)))
+
+
+def glob_variables(text: str, src: Path, op_dir: Path) -> dict[str, list[str]]:
+    """The variables that ``file(GLOB ...)`` / ``file(GLOB_RECURSE ...)`` calls of a CMakeLists
+    text (of `op_dir`) set: each to the sorted absolute paths of the files its patterns match.
+    A relative pattern is relative to the CMakeLists directory; ``GLOB_RECURSE`` matches the
+    file-name part of a pattern in the pattern's directory and every directory below it (CMake
+    semantics); ``RELATIVE <dir>`` makes the results relative to that directory, and
+    ``LIST_DIRECTORIES`` and the other options do not change which files are found."""
+    out: dict[str, list[str]] = {}
+    for kind, body in _CMAKE_FILE_GLOB.findall(text):
+        toks = [t.strip('"') for t in body.split()]
+        if not toks:
+            continue
+        var, rest, relative = toks[0], toks[1:], None
+        found: list[Path] = []
+        i = 0
+        while i < len(rest):
+            t = rest[i]
+            if t == "RELATIVE" and i + 1 < len(rest):
+                relative = _resolve(rest[i + 1], src, op_dir)
+                i += 2
+                continue
+            if t == "LIST_DIRECTORIES":
+                i += 2
+                continue
+            i += 1
+            if t in _GLOB_OPTIONS:
+                continue
+            pattern = _resolve_pattern(t, src, op_dir)
+            base, name = pattern.parent, pattern.name
+            for d in (sorted(base.parent.glob(base.name)) if _is_glob(base.name) else [base]):
+                if d.is_dir():
+                    found += [f for f in (d.rglob(name) if kind == "GLOB_RECURSE" else d.glob(name)) if f.is_file()]
+        files = sorted(dict.fromkeys(found))
+        out[var] = [(os.path.relpath(f, relative) if relative else str(f)) for f in files]
+    return out
+
+
+def _is_glob(part: str) -> bool:
+    return any(c in part for c in "*?[")
+
+
+def _resolve_pattern(token: str, src: Path, op_dir: Path) -> Path:
+    """A glob pattern as a path: `_resolve` without touching the (maybe wildcard) name."""
+    t = (token.replace("${OP_COMMON_DIR}", str(src / SHARED_DIR)).replace("${CMAKE_SOURCE_DIR}", str(src.parent))
+         .replace("${CMAKE_CURRENT_SOURCE_DIR}", str(op_dir)))
+    p = Path(t) if Path(t).is_absolute() else op_dir / t
+    return Path(os.path.normpath(p))
+
+
+def _expand(toks: list[str], variables: Mapping[str, list[str]]) -> list[str]:
+    """`toks` with each whole-token ``${VAR}`` of `variables` replaced by its list."""
+    out: list[str] = []
+    for t in toks:
+        m = _VAR_REF.match(t.strip('"'))
+        out += variables[m.group(1)] if m and m.group(1) in variables else [t]
+    return out
+
+
+def _tiling_sources(paths: list[Path]) -> list[Path]:
+    """`paths` without the sources of the aclnn / level-0 graph layer (by the same test as the
+    operator's own ``op_host/`` sources)."""
+    from ascendopt.operator import graph_level_sources  # operator imports this module
+
+    named = {f"op_host/{i}/{p.name}": p.read_text(errors="replace") for i, p in enumerate(paths)}
+    graph = graph_level_sources(named)
+    return [p for i, p in enumerate(paths) if f"op_host/{i}/{p.name}" not in graph]
 
 
 def _cmake_text(path: Path) -> str:
