@@ -2,6 +2,7 @@
 experiences, at equal budget.
 
     python benchmarks/stage1_recovery.py [--budget 60] [--max-variants 16] [--report]
+        [--suite own|cannops|FILE --src PATH --ops GLOB,...]
 
 1. **Weak variants** of this project's operators are made by rewind's own motifs, none
    hand-fixed: per operator (in suite order) the kernel motifs (Stage I's domain; the host
@@ -9,7 +10,9 @@ experiences, at equal budget.
    order rotated by the operator's index, and the first de-optimization that stays correct
    and is at least :data:`MIN_LOSS` slower becomes that operator's variant; every third
    operator also gets a two-motif variant (a second motif of any scope applied to the first). Variants of the held-out
-   operators (:data:`HELD_OUT` of ``rewind_yield.py``) are reported separately.
+   operators (:data:`HELD_OUT` of ``rewind_yield.py``) are reported separately. With ``--suite`` the operators
+   are a suite's (e.g. cann-ops, none of which was read while the transforms were written: all are
+   held out), with the suite's cases and timed cases; results go to ``stage1_recovery_<suite>.*``.
 2. Each variant is optimized offline (``OfflineRewriter``) for ``--budget`` evaluations with
    rewind off and the bank frozen, twice: with the shipped default bank, leaving out every
    experience measured on the same operator (so nothing it retrieves was learnt on itself),
@@ -17,12 +20,13 @@ experiences, at equal budget.
 3. Recovered share = (weak - best) / (weak - strong); target: >= 90 % on >= 80 % of variants.
    Also: evaluations charged until 90 % was first reached.
 
-Summaries: ``benchmarks/results/stage1_recovery.{txt,json}``; records stay in a scratch dir.
+Summaries: ``benchmarks/results/stage1_recovery[_<suite>].{txt,json}``; records stay in a scratch dir.
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import sys
 import tempfile
@@ -32,14 +36,14 @@ from pathlib import Path
 from ascendopt.agent import AgentConfig, optimize
 from ascendopt.backends.sim.backend import SimBackend
 from ascendopt.bank.store import ExperienceBank
-from ascendopt.cases import load_op_cases
 from ascendopt.evaluate.budget import BudgetedEvaluator
-from ascendopt.evaluate.evaluator import EvalConfig, Evaluator, largest_per_dtype
+from ascendopt.bench.pair import suite_cases
+from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
 from ascendopt.evaluate.store import SQLiteStore
 from ascendopt.operator import Operator
 from ascendopt.refine.rewriter import OfflineRewriter
 from ascendopt.rewind.motifs import registry
-from ascendopt.suites import resolve_suite
+from ascendopt.suites import load_suite
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from rewind_yield import HELD_OUT  # noqa: E402
@@ -66,17 +70,40 @@ def _weaken(op: Operator, cases, evaluator: Evaluator, order: list[str], strong_
     return None
 
 
-def make_variants(max_variants: int) -> list[dict]:
-    backend = SimBackend()
+def _suite_ops(suite: str, src: str | None, globs: str) -> list:
+    """The suite's operators (``globs``: only those whose ``CATEGORY/NAME`` or name matches)."""
+    ops = load_suite(suite, src).ops
+    pats = [g for g in globs.split(",") if g]
+    if not pats:
+        return list(ops)
+    return [o for o in ops if any(fnmatch.fnmatch(f"{o.dir.parent.name}/{o.name}", g) or fnmatch.fnmatch(o.name, g)
+                                  for g in pats)]
+
+
+def _op_and_cases(v: dict):
+    """A variant's suite operator, its cases and timed cases."""
+    sop = next(o for o in load_suite(v.get("suite", "own"), v.get("src")).ops if str(o.dir) == v["dir"])
+    cases, timed = suite_cases(sop)
+    return sop, cases, timed
+
+
+def make_variants(max_variants: int, suite: str = "own", src: str | None = None, globs: str = "") -> list[dict]:
     names = list(registry())
     out = []
-    for i, d in enumerate(resolve_suite("own")):
+    for i, sop in enumerate(_suite_ops(suite, src, globs)):
         if len(out) >= max_variants:
             break
-        op, cases = Operator.load(d), load_op_cases(d)
-        ev = Evaluator(backend, EvalConfig(benchmark_cases=largest_per_dtype(cases)))
+        d = sop.dir
+        try:
+            op = Operator.load(d)
+            cases, timed = suite_cases(sop)
+        except Exception as e:  # noqa: BLE001 - an operator that does not load is skipped, said
+            print(f"skip {sop.name}: {e}", file=sys.stderr)
+            continue
+        ev = Evaluator(SimBackend(sop.soc), EvalConfig(benchmark_cases=timed))
         strong = ev.evaluate(op, cases)
         if not strong.ok or not strong.latency_us:
+            print(f"skip {sop.name}: the original is {strong.status}", file=sys.stderr)
             continue
         order = names[i % len(names):] + names[:i % len(names)]
         kernel_order = [n for n in order if registry()[n].scope == "kernel"]
@@ -84,24 +111,26 @@ def make_variants(max_variants: int) -> list[dict]:
         if one is None:
             continue
         weak, what, weak_us = one
-        out.append({"op": op.name, "dir": str(d), "what": [what], "strong_us": strong.latency_us, "weak_us": weak_us,
-                    "files": dict(weak.files), "held_out": op.name in HELD_OUT})
+        base = {"op": op.name, "dir": str(d), "suite": suite, "src": src,
+                "held_out": suite != "own" or op.name in HELD_OUT}
+        out.append({**base, "what": [what], "strong_us": strong.latency_us, "weak_us": weak_us,
+                    "files": dict(weak.files)})
         print(f"variant {op.name}: {what} {strong.latency_us:.2f} -> {weak_us:.2f} us", file=sys.stderr, flush=True)
         if i % 3 == 0 and len(out) < max_variants:
             two = _weaken(weak, cases, ev, order[1:] + order[:1], weak_us * (1 + 0.0), skip=what.split(":")[0])
             if two is not None:
                 weak2, what2, weak2_us = two
-                out.append({"op": op.name, "dir": str(d), "what": [what, what2], "strong_us": strong.latency_us,
-                            "weak_us": weak2_us, "files": dict(weak2.files), "held_out": op.name in HELD_OUT})
+                out.append({**base, "what": [what, what2], "strong_us": strong.latency_us,
+                            "weak_us": weak2_us, "files": dict(weak2.files)})
                 print(f"variant {op.name}: {what} + {what2} -> {weak2_us:.2f} us", file=sys.stderr, flush=True)
     return out
 
 
 def run_variant(v: dict, budget: int, use_experience: bool, scratch: Path, tag: str) -> dict:
     d = Path(v["dir"])
-    cases = load_op_cases(d)
+    sop, cases, timed = _op_and_cases(v)
     weak = Operator.from_files(v["op"], v["files"], d, origin="original")
-    ev = Evaluator(SimBackend(), EvalConfig(benchmark_cases=largest_per_dtype(cases)))
+    ev = Evaluator(SimBackend(sop.soc), EvalConfig(benchmark_cases=timed))
     store = SQLiteStore(scratch / f"{tag}.db")
     be = BudgetedEvaluator(ev, store, budget=budget, run_label=v["op"])
     bank = ExperienceBank.open_default()
@@ -152,19 +181,23 @@ def main() -> None:
     ap.add_argument("--conditions", default="exp,noexp", help="run only these conditions (their rows are saved "
                                                                  "per condition and merged by --merge)")
     ap.add_argument("--merge", action="store_true", help="merge the saved per-condition rows into the table")
+    ap.add_argument("--suite", default="own", help="the operators' suite (own, cannops or a manifest)")
+    ap.add_argument("--src", help="where the suite's operators live (cann-ops: <checkout>/src)")
+    ap.add_argument("--ops", default="", help="only these operators (CATEGORY/NAME or NAME globs, comma-separated)")
     args = ap.parse_args()
-    txt = RESULTS / "stage1_recovery.txt"
+    stem = "stage1_recovery" if args.suite == "own" else f"stage1_recovery_{Path(args.suite).stem}"
+    txt = RESULTS / f"{stem}.txt"
     if args.report:
         print(txt.read_text())
         return
     if args.merge:
-        rows = merge([c for c in args.conditions.split(",") if c])
+        rows = merge(stem)
         text = table(rows, args.budget)
         txt.write_text(text + "\n")
-        (RESULTS / "stage1_recovery.json").write_text(json.dumps({"budget": args.budget, "rows": rows}, indent=1))
+        (RESULTS / f"{stem}.json").write_text(json.dumps({"budget": args.budget, "rows": rows}, indent=1))
         print(text)
         return
-    variants = json.loads(args.variants.read_text()) if args.variants else make_variants(args.max_variants)
+    variants = json.loads(args.variants.read_text()) if args.variants else make_variants(args.max_variants, args.suite, args.src, args.ops)
     if args.save_variants:
         args.save_variants.write_text(json.dumps(variants))
         print(f"{len(variants)} variants saved to {args.save_variants}", file=sys.stderr)
@@ -181,19 +214,19 @@ def main() -> None:
                           f"({row[cond]['seconds']} s) {row[cond]['accepted']}", file=sys.stderr, flush=True)
                 rows.append(row)
                 RESULTS.mkdir(exist_ok=True)
-                (RESULTS / f"stage1_recovery_{'_'.join(conds)}.json").write_text(
+                (RESULTS / f"{stem}_{'_'.join(conds)}.json").write_text(
                     json.dumps({"budget": args.budget, "rows": rows}, indent=1))
         if set(conds) != {"exp", "noexp"}:
             return
     text = table(rows, args.budget)
     txt.write_text(text + "\n")
-    (RESULTS / "stage1_recovery.json").write_text(json.dumps({"budget": args.budget, "rows": rows}, indent=1))
+    (RESULTS / f"{stem}.json").write_text(json.dumps({"budget": args.budget, "rows": rows}, indent=1))
     print(text)
 
 
-def merge(conds: list[str]) -> list[dict]:
+def merge(stem: str) -> list[dict]:
     """Rows of the per-condition runs, joined by variant index."""
-    parts = [json.loads((RESULTS / f"stage1_recovery_{c}.json").read_text())["rows"] for c in ("exp", "noexp")]
+    parts = [json.loads((RESULTS / f"{stem}_{c}.json").read_text())["rows"] for c in ("exp", "noexp")]
     rows = []
     for a, b in zip(*parts):
         assert a["op"] == b["op"] and a["what"] == b["what"], "the two runs used different variants"
