@@ -100,7 +100,7 @@ def make_variants(max_variants: int, suite: str = "own", src: str | None = None,
         except Exception as e:  # noqa: BLE001 - an operator that does not load is skipped, said
             print(f"skip {sop.name}: {e}", file=sys.stderr)
             continue
-        ev = Evaluator(SimBackend(sop.soc), EvalConfig(benchmark_cases=timed))
+        ev = Evaluator((SimBackend(sop.soc) if sop.soc else SimBackend()), EvalConfig(benchmark_cases=timed))
         strong = ev.evaluate(op, cases)
         if not strong.ok or not strong.latency_us:
             print(f"skip {sop.name}: the original is {strong.status}", file=sys.stderr)
@@ -130,7 +130,7 @@ def run_variant(v: dict, budget: int, use_experience: bool, scratch: Path, tag: 
     d = Path(v["dir"])
     sop, cases, timed = _op_and_cases(v)
     weak = Operator.from_files(v["op"], v["files"], d, origin="original")
-    ev = Evaluator(SimBackend(sop.soc), EvalConfig(benchmark_cases=timed))
+    ev = Evaluator((SimBackend(sop.soc) if sop.soc else SimBackend()), EvalConfig(benchmark_cases=timed))
     store = SQLiteStore(scratch / f"{tag}.db")
     be = BudgetedEvaluator(ev, store, budget=budget, run_label=v["op"])
     bank = ExperienceBank.open_default()
