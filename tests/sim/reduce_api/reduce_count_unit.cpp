@@ -15,11 +15,7 @@ using unit::Ctx;
 using unit::Fill;
 using unit::Row;
 using unit::Scalar;
-
-void VS() {
-    SetFlag<HardEvent::V_S>(EVENT_ID0);
-    WaitFlag<HardEvent::V_S>(EVENT_ID0);
-}
+using unit::VS;
 
 float Acc() {
     uint64_t acc = GetAccVal();

@@ -6,30 +6,15 @@ effect), the default form sets its own mask and leaves the register in normal mo
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from ascendopt.backends.sim.build import INCLUDE_DIR, KERNEL_RUNTIME_SOURCES, RUNTIME_DIR
-
-HERE = Path(__file__).resolve().parent
+from .conftest import unit_rows
 
 
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory) -> dict[str, np.ndarray]:
-    if shutil.which("g++") is None:
-        pytest.skip("g++ not available")
-    exe = tmp_path_factory.mktemp("reduce_count") / "reduce_count_unit"
-    srcs = [str(HERE / "reduce_count_unit.cpp"), *(str(RUNTIME_DIR / s) for s in KERNEL_RUNTIME_SOURCES)]
-    res = subprocess.run(["g++", "-std=c++17", "-O1", "-pthread", "-I", str(INCLUDE_DIR), "-I", str(RUNTIME_DIR),
-                          *srcs, "-o", str(exe)], capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr[-6000:]
-    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0, run.stderr[-3000:]
-    return {ln.split()[0]: np.array([float(v) for v in ln.split()[1:]]) for ln in run.stdout.splitlines()}
+    return unit_rows("reduce_count_unit", tmp_path_factory.mktemp("reduce_count"))
 
 
 def _tree(v: np.ndarray, dt) -> float:

@@ -17,6 +17,12 @@ void Row(const char* name, const LocalTensor<T>& t, uint32_t n) {
 }
 inline void Scalar(const char* name, double v) { std::printf("%s %.9g\n", name, v); }
 
+// Scalar reads of vector results wait for the V pipe.
+inline void VS() {
+    SetFlag<HardEvent::V_S>(EVENT_ID0);
+    WaitFlag<HardEvent::V_S>(EVENT_ID0);
+}
+
 struct Ctx {
     TPipe pipe;
     TBuf<TPosition::VECCALC> bufs[16];

@@ -1,6 +1,8 @@
 // AscendOptimizer simulator: reductions (ReduceSum/Max/Min, WholeReduce*, BlockReduce*,
 // PairReduceSum), Brcb and Gather. Clean-room implementation.
 #pragma once
+#include <vector>
+
 #include "ascendopt_kernel/vector_core.h"
 
 namespace ao::k {
@@ -158,8 +160,8 @@ inline void ReduceMasked(const char* name, const Plan& p, const LocalTensor<T>& 
     ins.Add(dst.Range(0, (OP != RedOp::Sum && calIndex) ? 2 : 1, true, name));
     ao::rt::Issue(ins);
     const T* S = src.Data();
-    float vals[256];
-    uint64_t gidx[256];
+    std::vector<float> vals(p.repeats);
+    std::vector<uint64_t> gidx(p.repeats);
     uint32_t m = 0;
     for (uint32_t r = 0; r < p.repeats; ++r) {
         uint32_t idx = 0;
@@ -171,8 +173,8 @@ inline void ReduceMasked(const char* name, const Plan& p, const LocalTensor<T>& 
     }
     if (m == 0) return;
     if constexpr (OP == RedOp::Sum) {
-        dst.Data()[0] = FromF32<T>(TreeSum(vals, m));
-        SetAccRegister(TreeSum(vals, m));
+        dst.Data()[0] = FromF32<T>(TreeSum(vals.data(), m));
+        SetAccRegister(TreeSum(vals.data(), m));
     } else {
         float best = vals[0];
         uint64_t bi = gidx[0];
@@ -216,14 +218,27 @@ inline void WholeReduce(const char* name, const Plan& p, const LocalTensor<T>& d
     const T* S = src.Data();
     uint8_t* D = reinterpret_cast<uint8_t*>(dst.Data());
     struct Res { T v; T i; uint32_t raw; bool hasAny; };
-    Res res[256];
+    std::vector<Res> res(p.repeats);  // counter mode: ceil(count / perRep) repeats, may exceed 255
     for (uint32_t r = 0; r < p.repeats; ++r) {
         uint32_t idx = 0;
         bool hasAny = false;
         float v = RepReduce<OP, T>(p, r, S, ss, idx, hasAny);
         res[r] = Res{FromF32<T>(v), IndexAs<T>(idx), idx, hasAny};
     }
-    if (OP != RedOp::Sum) SetMaxMinRegister(res[p.repeats - 1].v, res[p.repeats - 1].raw);
+    if (OP != RedOp::Sum) {
+        // The max/min register holds the extreme over all repeats of the instruction (the first one
+        // on ties) and its index in the repeat sequence, r * elements-per-repeat + in-repeat index
+        // (GetReduceRepeatMaxMinSpr / GetReduceMaxMinCount: "所有repeat内的最值及其索引"; for a
+        // contiguous source, the element's offset from src).
+        int64_t best = -1;
+        for (uint32_t r = 0; r < p.repeats; ++r) {
+            if (!res[r].hasAny) continue;
+            bool better = best < 0 || (OP == RedOp::Max ? ToF32(res[r].v) > ToF32(res[best].v)
+                                                        : ToF32(res[r].v) < ToF32(res[best].v));
+            if (better) best = r;
+        }
+        if (best >= 0) SetMaxMinRegister(res[best].v, uint32_t(best) * p.perRep + res[best].raw);
+    }
     for (uint32_t r = 0; r < p.repeats; ++r) {
         uint8_t* o = D + stride * r;
         if (OP == RedOp::Sum || order == ReduceOrder::ORDER_ONLY_VALUE) {
