@@ -180,7 +180,7 @@ class SimBackend(Backend):
                     return Launch(Status.TILING_ERROR, _with_host_output(str(res.get("message", "")), proc))
                 return Launch(Status.RUNTIME_ERROR, str(res.get("message", "")))
             keep = ("block_dim", "tiling_key", "workspace_bytes", "workspace_sizes", "schedule_mode",
-                    "inferred_output_shapes", "tiling_data")
+                    "inferred_output_shapes", "infer_shape_note", "tiling_data")
             return Launch(Status.OK, fields=tuple((k, res.get(k)) for k in keep))
         finally:
             shutil.rmtree(work, ignore_errors=True)
@@ -294,7 +294,8 @@ class SimBackend(Backend):
                                                                  f"expected {want}", **common)
             outputs[spec.key] = np.frombuffer(raw, dtype=spec.np_dtype).reshape(spec.shape).copy()
         profile = {k: timing.data[k] for k in TIMING_KEYS if k in timing.data}
-        profile.update({k: res[k] for k in ("workspace_bytes", "tiling_bytes", "inferred_output_shapes") if k in res})
+        passed_on = ("workspace_bytes", "tiling_bytes", "inferred_output_shapes", "infer_shape_note")
+        profile.update({k: res[k] for k in passed_on if k in res})
         duration = float(timing.data.get("task_duration_us", 0.0))
         if self.noise_pct > 0:
             profile["modeled_task_duration_us"] = duration

@@ -75,6 +75,10 @@ struct TilingResult {
     std::vector<int64_t> workspace_sizes;
     uint32_t schedule_mode = 0;
     std::vector<std::vector<int64_t>> inferred_output_shapes;  // empty inner vector = not inferred
+    // Set when InferShape failed: the run goes on with the case's output shapes (every case
+    // gives them), as an aclnn launch does (the caller allocates the outputs; a level-0 op runs
+    // InferShape only when it asks for it with INFER_SHAPE). Why it failed, for the report.
+    std::string infer_shape_note;
     // Per IR input (output) parameter, in OpDef order: the indices of its present tensors in
     // the runner's inputs (outputs); a DYNAMIC parameter's list in list order.
     std::vector<std::vector<size_t>> input_params, output_params;

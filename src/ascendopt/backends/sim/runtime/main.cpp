@@ -338,9 +338,13 @@ int main(int argc, char** argv) {
     }
     ao::host::TilingResult tr = ao::host::RunTiling(pc, m.inputs, op_outputs, m.attrs);
     if (!tr.ok) {
-        WriteResult("{\"status\": \"tiling_error\", \"message\": \"" + Escape(tr.error) + "\"}\n");
+        std::string msg = tr.error;
+        if (!tr.infer_shape_note.empty()) msg += "\n(before it, " + tr.infer_shape_note + ")";
+        WriteResult("{\"status\": \"tiling_error\", \"message\": \"" + Escape(msg) + "\"}\n");
         return 0;
     }
+    std::string infer_note;  // InferShape failed, not needed (host_api.h)
+    if (!tr.infer_shape_note.empty()) infer_note = ", \"infer_shape_note\": \"" + Escape(tr.infer_shape_note) + "\"";
     uint32_t max_cores = uint32_t(m.soc.Get("max_block_dim", 65535));
     if (tr.block_dim == 0 || tr.block_dim > max_cores) {
         WriteResult("{\"status\": \"tiling_error\", \"message\": \"SetBlockDim(" + std::to_string(tr.block_dim) +
@@ -353,7 +357,7 @@ int main(int argc, char** argv) {
         char buf[256];
         snprintf(buf, sizeof buf, ", \"block_dim\": %u, \"tiling_key\": %" PRIu64 ", \"workspace_bytes\": %" PRIu64
                  ", \"tiling_bytes\": %zu", tr.block_dim, tr.tiling_key, ws_total, tr.tiling_data.size());
-        g_partial = buf;
+        g_partial = buf + infer_note;
     }
     if (m.tiling_only) {  // everything the kernel launch depends on besides the binary and the inputs
         std::string ws = "[";
