@@ -132,7 +132,7 @@ def _per_param(result: Any, outputs: list[tuple[str, list[TensorSpec], bool]]) -
     return results
 
 
-def run_golden(func: Callable[..., Any], case: Case, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
+def run_golden(func: Callable[..., Any], case: Case, inputs: dict[str, np.ndarray]) -> list[np.ndarray | None]:
     """Compute expected outputs with a golden function, msopst-style.
 
     The function receives one dict per input (``value``, ``dtype``, ``shape``, ``format``),
@@ -141,11 +141,13 @@ def run_golden(func: Callable[..., Any], case: Case, inputs: dict[str, np.ndarra
     ``"dynamic"``). Parameters are bound by name when all names match the signature
     (msopst requires input names to equal the function's parameter names), otherwise by
     position. Inputs are passed as copies. The function returns one array per output
-    parameter, a list of arrays (one per tensor) for a list output.
+    parameter, a list of arrays (one per tensor) for a list output, or ``None`` for an
+    output the operator does not compute (one its documentation lists as not supported): that
+    output is not checked.
 
     Returns:
         One array per output tensor (``case.outputs`` order), cast to its dtype and reshaped
-        to its shape.
+        to its shape; ``None`` for an output the golden gave as ``None``.
 
     Raises:
         CaseError: If an input is missing, the function raises, or the results do not
@@ -168,6 +170,9 @@ def run_golden(func: Callable[..., Any], case: Case, inputs: dict[str, np.ndarra
                         f"{len(params)} outputs")
     arrays = []
     for (name, tensors, dynamic), res in zip(params, results):
+        if res is None:  # not computed by the operator: not checked
+            arrays.extend([None] * len(tensors))
+            continue
         if dynamic:
             if not isinstance(res, (list, tuple)) or len(res) != len(tensors):
                 got = f"{len(res)} arrays" if isinstance(res, (list, tuple)) else type(res).__name__

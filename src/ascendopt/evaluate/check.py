@@ -100,6 +100,8 @@ def check_case(backend: Any, op: Operator, case: Case, build: BuildResult, seed:
     worst_abs = worst_rel = worst_ratio = 0.0
     failures = []
     for spec, exp in zip(case.outputs, expected):  # a list output: each of its tensors
+        if exp is None:  # the golden says the operator does not compute it
+            continue
         cmp = compare_output(rr.outputs[spec.key], exp, spec.dtype, rtol=rtol, atol=atol)
         worst_abs = max(worst_abs, cmp.max_abs_err)
         worst_rel = max(worst_rel, cmp.max_rel_err)

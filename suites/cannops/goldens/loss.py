@@ -51,7 +51,9 @@ def cross_entropy_loss(input, target, weight=None, loss=None, log_prob=None, zlo
     """Cross entropy of logits [N, C] with class targets [N] (optional class weights):
     log_prob = log_softmax(input); loss_i = -(1 - ls) w[t_i] log_prob[i, t_i] - ls / C sum_c
     w[c] log_prob[i, c] (0 for ignore_index); 'mean' divides by the summed target weights, 'sum'
-    adds, 'none' keeps [N]. zloss / lse_for_zloss (return_zloss) are 0 here."""
+    adds, 'none' keeps [N]. zloss / lse_for_zloss are not checked: the operator's aclnn document
+    lists the zloss outputs as not supported yet (lse_square_scale_for_zloss and return_zloss take
+    only nullptr), and its kernel does not write them."""
     x = _f(input)
     lp = _log_softmax(x)
     n, c = lp.shape
@@ -66,8 +68,7 @@ def cross_entropy_loss(input, target, weight=None, loss=None, log_prob=None, zlo
         out = np.array([per.sum()])
     else:
         out = per
-    zeros = [np.zeros(tuple(o["shape"])) for o in (zloss, lse_for_zloss)]
-    return [out.reshape(tuple(loss["shape"])), lp] + zeros
+    return [out.reshape(tuple(loss["shape"])), lp, None, None]
 
 
 def cross_entropy_loss_grad(grad_loss, log_prob, target, weight=None, grad_zloss=None, lse_for_zloss=None,
