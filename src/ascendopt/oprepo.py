@@ -51,7 +51,10 @@ class OpRepo:
             searched before the simulator's own headers (the repository's copies win).
         kernel_include_dirs: Extra include directories of the kernel compile.
         host_sources: Shared sources outside the operator directory that the build links
-            into the operator's tiling library.
+            into the operator's tiling library, each named in its CMakeLists.txt.
+        host_library_sources: Shared sources it adds by a ``file(GLOB ...)`` variable: a library
+            directory of which an operator uses a part (the simulator links them as a static
+            library: only the objects the operator's tiling needs).
         host_defines: Compile definitions of the host compile (``NAME=VALUE``).
         host_own_sources: The operator's own host sources (``op_host/...``, relative to its
             directory) that its ``CMakeLists.txt`` adds to a host target (every target but the
@@ -65,13 +68,15 @@ class OpRepo:
     host_sources: tuple[Path, ...] = ()
     host_defines: tuple[str, ...] = ()
     host_own_sources: tuple[str, ...] = ()
+    host_library_sources: tuple[Path, ...] = ()
 
     def describe(self) -> str:
         """One canonical text of the conventions (part of build keys)."""
         return "\n".join(["src=" + str(self.src), *("hi=" + str(d) for d in self.host_include_dirs),
                           *("ki=" + str(d) for d in self.kernel_include_dirs),
                           *("hs=" + str(s) for s in self.host_sources), *("hd=" + d for d in self.host_defines),
-                          *("ho=" + s for s in self.host_own_sources)])
+                          *("ho=" + s for s in self.host_own_sources),
+                          *("hl=" + str(s) for s in self.host_library_sources)])
 
 
 def find_repo(op_dir: str | Path) -> OpRepo | None:
@@ -90,6 +95,7 @@ def find_repo(op_dir: str | Path) -> OpRepo | None:
     host_dirs = [src / SHARED_DIR / "inc"]
     kernel_dirs: list[Path] = []
     sources: list[Path] = []
+    library: list[Path] = []
     own: list[str] = []
     unknown = False
     cm = op_dir / "CMakeLists.txt"
@@ -97,7 +103,9 @@ def find_repo(op_dir: str | Path) -> OpRepo | None:
         text = _cmake_text(cm)
         globs = glob_variables(text, src, op_dir)
         for fn, body in _CMAKE_CALL.findall(text):
-            toks = _expand(body.split(), globs)
+            raw = body.split()
+            toks = _expand(raw, globs)
+            globbed = set(toks) - set(raw)
             if not toks:
                 continue
             if fn == "target_sources" and toks[0] != "opapi":
@@ -119,16 +127,17 @@ def find_repo(op_dir: str | Path) -> OpRepo | None:
                     if _inside(p, op_dir) or not _inside(p, src.parent):
                         continue  # the operator's own files are in the bundle already
                     if fn == "target_sources" and p.is_file():
-                        sources.append(p)
+                        (library if t in globbed else sources).append(p)
                     elif fn == "target_include_directories" and p.is_dir():
                         host_dirs.append(p)
-    sources = _tiling_sources(sources)
+    sources, library = _tiling_sources(sources), _tiling_sources([p for p in library if p not in sources])
     common_cm = src / SHARED_DIR / "CMakeLists.txt"
     defines = _interface_defines(_cmake_text(common_cm)) if common_cm.is_file() else []
     return OpRepo(src=src, host_include_dirs=tuple(dict.fromkeys(host_dirs)),
                   kernel_include_dirs=tuple(dict.fromkeys(d for d in kernel_dirs if d.is_dir())),
                   host_sources=tuple(dict.fromkeys(sources)), host_defines=tuple(defines),
-                  host_own_sources=() if unknown else tuple(dict.fromkeys(own)))
+                  host_own_sources=() if unknown else tuple(dict.fromkeys(own)),
+                  host_library_sources=tuple(dict.fromkeys(library)))
 
 
 def glob_variables(text: str, src: Path, op_dir: Path) -> dict[str, list[str]]:
@@ -262,7 +271,7 @@ def external_files(repo: OpRepo, files: Mapping[str, str], root: Path) -> list[P
     found: dict[Path, None] = {}
     todo: list[tuple[Path, list[tuple[str, str]]]] = [(root / rel, _INCLUDE.findall(text))
                                                       for rel, text in files.items()]
-    for s in repo.host_sources:
+    for s in (*repo.host_sources, *repo.host_library_sources):
         if s.is_file():
             found[s] = None
             todo.append((s, _includes_of(s)))

@@ -66,7 +66,8 @@ def test_target_sources_variable_expands_to_shared_tiling_sources(tmp_path):
     repo = find_repo(op_dir)
     assert repo is not None
     # the level-0 source (by name) and the one including an opdev/ header are not tiling code
-    assert repo.host_sources == (lib / "a.cc", lib / "sub/b.cc", lib / "sub/deeper/c.cc")
+    assert repo.host_library_sources == (lib / "a.cc", lib / "sub/b.cc", lib / "sub/deeper/c.cc")
+    assert repo.host_sources == ()  # those named one by one
     # the operator's own list is known now (before, a variable made it unknown: empty)
     assert repo.host_own_sources == ("op_host/tiny_tiling.cpp",)
 

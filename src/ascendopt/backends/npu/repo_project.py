@@ -76,7 +76,7 @@ def apply_repo(proj: Path, op: Operator) -> bool:
         if d.is_relative_to(base):
             (mirror / d.relative_to(base)).mkdir(parents=True, exist_ok=True)
     host_dirs = [where(d) for d in (*repo.host_include_dirs, *anchors)]
-    sources = [where(s) for s in repo.host_sources]
+    sources = [where(s) for s in (*repo.host_sources, *repo.host_library_sources)]
     flags = [*(f"-I{d}" for d in host_dirs), *(f"-D{x}" for x in repo.host_defines)]
     kernel = [*(f"-I{where(d)}" for d in repo.kernel_include_dirs),
               *(f"-iquote{d}" for d in host_dirs), *(f"-D{x}" for x in repo.host_defines)]

@@ -4,6 +4,13 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
+
+// The toolkit's header includes platform_info_def.h, which declares these at global scope; tiling
+// libraries write unqualified string/map/vector in their own namespaces with only this header.
+using std::map;
+using std::string;
+using std::vector;
 
 namespace fe {
 

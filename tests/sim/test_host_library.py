@@ -1,0 +1,79 @@
+"""A host tiling library that an operator's CMakeLists adds by ``file(GLOB_RECURSE ...)`` is
+linked as a static library: the objects the tiling references are linked (the operator gets
+its tile length from the library), a library source that does not compile and that the
+operator does not need is left out, and another operator's static registration in the library
+does not run. When the operator does need a source that did not compile, the build fails and
+its report shows that source's compile error. The fixture is our scale_copy (y = 2 x) inside a
+small repository tree."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ascendopt.cases import load_op_cases
+from ascendopt.evaluate.check import check_operator
+from ascendopt.operator import Operator
+
+from ..conftest import FIXTURE_OPS
+
+OP_CMAKE = """\
+file(GLOB_RECURSE LIB_SRCS "../../common/op_host/lib/*.cc")
+target_sources(optiling PRIVATE
+        op_host/scale_copy.cpp
+        ${LIB_SRCS}
+)
+target_include_directories(optiling PRIVATE
+        ${CMAKE_CURRENT_SOURCE_DIR}/../../common/op_host/lib
+)
+"""
+
+LIB = {
+    "tile.h": "#pragma once\n#include <cstdint>\nnamespace lib { uint32_t TileLength(uint32_t total); "
+              "uint32_t Unbuildable(); }\n",
+    # used by the tiling: the tile length comes from here
+    "sub/tile.cc": '#include "tile.h"\nnamespace lib {\n'
+                   "uint32_t TileLength(uint32_t total) { return total < 512 ? 256 : 512; }\n}\n",
+    # not used, and uses a toolkit API the simulator lacks: must not matter
+    "sub/bank.cc": '#include "tile.h"\n#include "register/no_such_toolkit_header.h"\n'
+                   "namespace lib { uint32_t Unbuildable() { return 1; } }\n",
+    # another operator's registration: not linked, so it never runs
+    "other_op.cc": "#include <cstdlib>\nnamespace { struct Reg { Reg() { std::abort(); } } g_reg; }\n",
+}
+
+
+@pytest.fixture(scope="module")
+def lib_op(tmp_path_factory) -> Path:
+    src = tmp_path_factory.mktemp("repo") / "src"
+    (src / "common/inc").mkdir(parents=True)
+    for rel, text in LIB.items():
+        (src / "common/op_host/lib" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / "common/op_host/lib" / rel).write_text(text)
+    op_dir = src / "cat/scale_copy"
+    shutil.copytree(FIXTURE_OPS / "scale_copy", op_dir)
+    (op_dir / "CMakeLists.txt").write_text(OP_CMAKE)
+    host = op_dir / "op_host/scale_copy.cpp"
+    text = host.read_text().replace('#include "scale_copy_tiling.h"', '#include "scale_copy_tiling.h"\n#include "tile.h"')
+    host.write_text(text.replace("uint32_t tileLength = 1024;", "uint32_t tileLength = lib::TileLength(total);"))
+    return op_dir
+
+
+def test_library_objects_linked_by_need(backend, lib_op):
+    op = Operator.load(lib_op)
+    assert len(op.repo.host_library_sources) == 3
+    cases = load_op_cases(lib_op)
+    results = check_operator(backend, op, cases, timeout_s=60.0)
+    assert [r.status for r in results] == ["ok"] * len(cases), [r.message[:2000] for r in results]
+
+
+def test_a_needed_source_that_does_not_compile_is_reported(backend, lib_op, tmp_path):
+    work = tmp_path / "src"
+    shutil.copytree(lib_op.parent.parent, work)
+    host = work / "cat/scale_copy/op_host/scale_copy.cpp"
+    host.write_text(host.read_text().replace("lib::TileLength(total)", "lib::Unbuildable() * 256"))
+    res = backend.build(Operator.load(host.parent.parent), {"x": "float32", "y": "float32"})
+    assert not res.ok
+    assert "lib::Unbuildable()" in res.error and "undefined reference" in res.error
+    assert "sub/bank.cc" in res.error and "no_such_toolkit_header.h" in res.error
