@@ -5,11 +5,7 @@ and `vector<int64_t>` in namespace optiling with only that header for them)."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-
-import pytest
-
+from .program import run_program
 from .test_host import INCLUDE
 
 PROGRAM = r"""
@@ -35,12 +31,5 @@ int main() {
 
 
 def test_unqualified_std_names_after_platform_info(tmp_path):
-    if shutil.which("g++") is None:
-        pytest.skip("g++ not available")
-    src = tmp_path / "names.cpp"
-    src.write_text(PROGRAM)
-    exe = tmp_path / "names"
-    res = subprocess.run(["g++", "-std=c++17", "-Wall", "-Werror", f"-I{INCLUDE}", str(src), "-o", str(exe)],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr[-3000:]
-    assert subprocess.run([str(exe)], capture_output=True, text=True).stdout.split() == ["ok", "5", "6"]
+    out = run_program(tmp_path, PROGRAM, ["g++", "-std=c++17", "-Wall", "-Werror", f"-I{INCLUDE}"])
+    assert out.split() == ["ok", "5", "6"]

@@ -4,11 +4,7 @@ over ranges we give it; the output ranges it writes are checked."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-
-import pytest
-
+from .program import run_program
 from .test_host import FLAGS, RUNTIME
 
 PROGRAM = r"""
@@ -51,14 +47,5 @@ int main() {
 
 
 def test_infer_shape_range_context(tmp_path):
-    if shutil.which("g++") is None:
-        pytest.skip("g++ not available")
-    src = tmp_path / "t.cpp"
-    src.write_text(PROGRAM)
-    exe = tmp_path / "t"
-    res = subprocess.run([*FLAGS, str(src), str(RUNTIME / "host_rt.cpp"), "-o", str(exe)],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr[-4000:]
-    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=30)
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.split() == ["0", "2", "3", "8", "-1", "8", "-2"]
+    out = run_program(tmp_path, PROGRAM, FLAGS, (RUNTIME / "host_rt.cpp",))
+    assert out.split() == ["0", "2", "3", "8", "-1", "8", "-2"]

@@ -42,7 +42,7 @@ SIM_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = SIM_DIR / "include"
 RUNTIME_DIR = SIM_DIR / "runtime"
 RUNTIME_SOURCES = ("kernel_rt.cpp", "core_role.cpp", "diag.cpp", "stream_enc.cpp", "timing.cpp", "race.cpp",
-                   "host_rt.cpp", "knob_slot.cpp", "main.cpp")
+                   "host_rt.cpp", "host_util.cpp", "knob_slot.cpp", "main.cpp")
 # The timer (runtime/timer.cpp): replays a runner's timing stream through the timing model. Its
 # own executable, linked from these and the model's objects only, once per toolchain key (which
 # covers every runtime source); the SoC's parameters reach it at run time, from the driver.
@@ -53,7 +53,8 @@ TIMER = "timer"
 # the archive), so it precedes the candidate's initializers and a candidate `main` clashes.
 RUNNER_MAIN = "main.cpp"
 # The kernel-side runtime alone (no host emulation, no runner main): for C++ unit tests of APIs.
-KERNEL_RUNTIME_SOURCES = tuple(s for s in RUNTIME_SOURCES if s not in ("host_rt.cpp", "knob_slot.cpp", "main.cpp"))
+KERNEL_RUNTIME_SOURCES = tuple(s for s in RUNTIME_SOURCES
+                               if s not in ("host_rt.cpp", "host_util.cpp", "knob_slot.cpp", "main.cpp"))
 BASE_FLAGS = ("-std=c++17", "-fno-strict-aliasing", "-pthread")
 RUNTIME_FLAGS = ("-O2", "-Wall", "-Wextra")
 USER_FLAGS = ("-O1", "-w")  # kernel code: it runs millions of emulated instructions

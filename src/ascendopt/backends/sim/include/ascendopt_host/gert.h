@@ -295,6 +295,7 @@ public:
     AnchorInstanceInfo() = default;
     AnchorInstanceInfo(uint32_t start, uint32_t num) : start_(start), num_(num) {}
     size_t GetInstanceStart() const { return start_; }
+    size_t GetInstanceNum() const { return num_; }  // the documented name
     size_t GetInstantiationNum() const { return num_; }
     void SetInstanceStart(uint32_t s) { start_ = s; }
     void SetInstantiationNum(uint32_t n) { num_ = n; }

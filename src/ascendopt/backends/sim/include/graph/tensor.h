@@ -1,4 +1,30 @@
-// AscendOptimizer simulator (host side).
+// AscendOptimizer simulator (host side): ge::TensorDesc, the graph-level description of one
+// tensor (shape, data type, format) that ge::Operator hands out by input/output name.
 #pragma once
 #include "graph/types.h"
 #include "graph/ascend_string.h"
+
+namespace ge {
+class TensorDesc {
+public:
+    TensorDesc() = default;
+    explicit TensorDesc(const Shape& shape, Format format = FORMAT_ND, DataType dt = DT_FLOAT)
+        : shape_(shape), format_(format), origin_format_(format), dtype_(dt) {}
+    Shape GetShape() const { return shape_; }
+    void SetShape(const Shape& shape) { shape_ = shape; }
+    Shape GetOriginShape() const { return shape_; }
+    void SetOriginShape(const Shape& shape) { shape_ = shape; }
+    DataType GetDataType() const { return dtype_; }
+    void SetDataType(DataType dt) { dtype_ = dt; }
+    Format GetFormat() const { return format_; }
+    void SetFormat(Format f) { format_ = f; }
+    Format GetOriginFormat() const { return origin_format_; }
+    void SetOriginFormat(Format f) { origin_format_ = f; }
+
+private:
+    Shape shape_;
+    Format format_ = FORMAT_ND;
+    Format origin_format_ = FORMAT_ND;
+    DataType dtype_ = DT_FLOAT;
+};
+}  // namespace ge

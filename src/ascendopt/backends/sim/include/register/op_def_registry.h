@@ -18,3 +18,4 @@
 #include "graph/operator.h"
 #include "graph/tensor.h"
 #include "ascendopt_host/extern_templates.h"
+#include "ascendopt_host/ops_string.h"
