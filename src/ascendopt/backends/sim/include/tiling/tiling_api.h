@@ -10,4 +10,5 @@
 #include "ascendopt_host/matmul_tiling.h"  // matmul_tiling::MatmulApiTiling & co., optiling::TCubeTiling
 #include "ascendopt_host/softmax_tiling.h"  // optiling::SoftMaxTiling, SoftMax*TilingFunc, Get*TmpSize
 #include "ascendopt_host/math_tmp_size.h"  // Get{Sigmoid,Tanh,Mean}MaxMinTmpSize
+#include "ascendopt_host/ascendc_constants.h"  // AscendC::BLOCK_CUBE, ONE_BLK_SIZE on the host
 #endif

@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 
+#include "graph/ascend_string.h"
 #include "graph/types.h"
 
 namespace ge {
@@ -24,6 +25,8 @@ public:
     static std::string FormatToSerialString(Format f);
     static Format SerialStringToFormat(const std::string& s);
     static Format DataFormatToFormat(const std::string& s) { return SerialStringToFormat(s); }
+    // The serial name ("DT_FLOAT16") as an AscendString (InferDataType/InferShape code logs with it).
+    static AscendString DataTypeToAscendString(DataType dt) { return AscendString(DataTypeToSerialString(dt).c_str()); }
 };
 
 }  // namespace ge
