@@ -5,8 +5,13 @@ attributes).
 Resampling follows the documented PyTorch ``interpolate`` semantics, one dimension at a time: a
 weight matrix W [out, in] per resized dim (nearest, nearest-exact, linear, cubic with A = -0.75,
 and the anti-aliased linear / cubic (A = -0.5) filters whose support widens by the scale when
-downsampling); the gradient applies W transposed. A scale attribute s > 0 means the source step
-is 1 / s, otherwise in / out (align_corners: (in - 1) / (out - 1))."""
+downsampling); the gradient applies W transposed. In _weights a scale s > 0 means the source step
+is 1 / s (PyTorch's scale factor), otherwise in / out (align_corners: (in - 1) / (out - 1)).
+
+The operators' own scale attributes are mostly the source step itself: their aclnn layer passes
+1 / scale (computed in double) to the kernel operator, whose tiling uses an attribute > 0 as the
+step (ComputeScaleValue / ComputeScales); those goldens convert with _op_steps. upsample_nearest3d_grad
+is an exception (its aclnn layer passes the PyTorch scale)."""
 
 from __future__ import annotations
 
@@ -99,6 +104,11 @@ def _resample(v: np.ndarray, out_sizes, mode: str, align_corners=False, scales=N
     return v
 
 
+def _op_steps(*steps) -> list[float]:
+    """An operator's step attributes (source step, 0: in / out) as the scale factors _weights takes."""
+    return [1.0 / float(st) if st and float(st) > 0 else 0.0 for st in steps]
+
+
 def _sizes(t: dict, k: int) -> list[int]:
     return list(t["shape"][-k:])
 
@@ -108,17 +118,17 @@ def _sizes(t: dict, k: int) -> list[int]:
 def resize_upsample_trilinear(input, output=None, output_size=(), align_corners=False, scales_d=0.0,  # noqa: A002
                               scales_h=0.0, scales_w=0.0):
     """Trilinear resize of [N, C, D, H, W] to output_size (the output's D, H, W)."""
-    return [_resample(_f(input), _sizes(output, 3), "linear", align_corners, [scales_d, scales_h, scales_w])]
+    return [_resample(_f(input), _sizes(output, 3), "linear", align_corners, _op_steps(scales_d, scales_h, scales_w))]
 
 
 def upsample_bicubic2d(input, output=None, output_size=(), align_corners=False, scales_h=0.0, scales_w=0.0):  # noqa: A002
     """Bicubic (A = -0.75) resize of [N, C, H, W]."""
-    return [_resample(_f(input), _sizes(output, 2), "cubic", align_corners, [scales_h, scales_w])]
+    return [_resample(_f(input), _sizes(output, 2), "cubic", align_corners, _op_steps(scales_h, scales_w))]
 
 
 def upsample_bicubic2d_aa(x, y=None, output_size=(), align_corners=False, scales_h=0.0, scales_w=0.0):
     """Anti-aliased bicubic (A = -0.5) resize of [N, C, H, W]."""
-    return [_resample(_f(x), _sizes(y, 2), "cubic_aa", align_corners, [scales_h, scales_w])]
+    return [_resample(_f(x), _sizes(y, 2), "cubic_aa", align_corners, _op_steps(scales_h, scales_w))]
 
 
 def upsample_bilinear2d(x, size, y=None, align_corners=False, scales=None):
@@ -128,7 +138,7 @@ def upsample_bilinear2d(x, size, y=None, align_corners=False, scales=None):
 
 def upsample_bilinear2d_aa(input, output=None, output_size=(), align_corners=False, scales_h=0.0, scales_w=0.0):  # noqa: A002
     """Anti-aliased bilinear resize of [N, C, H, W]."""
-    return [_resample(_f(input), _sizes(output, 2), "linear_aa", align_corners, [scales_h, scales_w])]
+    return [_resample(_f(input), _sizes(output, 2), "linear_aa", align_corners, _op_steps(scales_h, scales_w))]
 
 
 def upsample_linear1d(x, size, y=None, align_corners=False, scale=0.0):
@@ -146,12 +156,12 @@ def upsample_nearest(x, y=None, output_size=(), scales_h=0.0, scales_w=0.0, exac
 
 def upsample_nearest3d(x, y=None, output_size=(), scale_d=0.0, scale_h=0.0, scale_w=0.0):
     """Nearest resize of [N, C, D, H, W]."""
-    return [_resample(_f(x), _sizes(y, 3), "nearest", False, [scale_d, scale_h, scale_w])]
+    return [_resample(_f(x), _sizes(y, 3), "nearest", False, _op_steps(scale_d, scale_h, scale_w))]
 
 
 def upsample_nearest_exact3d(x, y=None, output_size=(), scale_d=0.0, scale_h=0.0, scale_w=0.0):
     """Nearest-exact resize of [N, C, D, H, W]."""
-    return [_resample(_f(x), _sizes(y, 3), "nearest_exact", False, [scale_d, scale_h, scale_w])]
+    return [_resample(_f(x), _sizes(y, 3), "nearest_exact", False, _op_steps(scale_d, scale_h, scale_w))]
 
 
 # ----------------------------------------------------------------------------- gradients
@@ -168,7 +178,7 @@ def upsample_bicubic2d_grad(grad_output, grad_input=None, align_corners=False, s
 
 def upsample_bicubic2d_aa_grad(grad_output, grad_input=None, output_size=(), input_size=(), align_corners=False,
                                scales_h=0.0, scales_w=0.0):
-    return _grad(grad_output, grad_input, 2, "cubic_aa", align_corners, [scales_h, scales_w])
+    return _grad(grad_output, grad_input, 2, "cubic_aa", align_corners, _op_steps(scales_h, scales_w))
 
 
 def upsample_bilinear2d_grad(grad_output, grad_input=None, output_size=(), input_size=(), align_corners=False,
@@ -178,12 +188,12 @@ def upsample_bilinear2d_grad(grad_output, grad_input=None, output_size=(), input
 
 def upsample_bilinear2d_aa_backward(grad_output, grad_input=None, output_size=(), input_size=(),
                                     align_corners=False, scales_h=0.0, scales_w=0.0):
-    return _grad(grad_output, grad_input, 2, "linear_aa", align_corners, [scales_h, scales_w])
+    return _grad(grad_output, grad_input, 2, "linear_aa", align_corners, _op_steps(scales_h, scales_w))
 
 
 def upsample_trilinear3d_backward(grad_output, grad_input=None, output_size=(), input_size=(), align_corners=False,
                                   scale_d=0.0, scale_h=0.0, scale_w=0.0):
-    return _grad(grad_output, grad_input, 3, "linear", align_corners, [scale_d, scale_h, scale_w])
+    return _grad(grad_output, grad_input, 3, "linear", align_corners, _op_steps(scale_d, scale_h, scale_w))
 
 
 def upsample_nearest3d_grad(grad_output, y=None, input_size=(), output_size=(), scales=(0.0, 0.0, 0.0)):
