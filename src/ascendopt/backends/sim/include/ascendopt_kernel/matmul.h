@@ -343,9 +343,10 @@ public:
         if (pipe_ == nullptr) pipe_ = GetTPipePtr();
         if (pipe_ == nullptr) ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "Matmul::Init: no TPipe");
         const TCubeTiling& t = tiling_;
-        if (t.baseM <= 0 || t.baseN <= 0 || t.baseK <= 0)
-            ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "Matmul::Init: tiling baseM %d, baseN %d, baseK %d must be > 0",
-                         t.baseM, t.baseN, t.baseK);
+        // A tiling without base sizes (an object registered for a path the launch does not take,
+        // its tiling left zero by the host) sets up nothing; the object fails at its first use.
+        noBase_ = t.baseM <= 0 || t.baseN <= 0 || t.baseK <= 0;
+        if (noBase_) return;
         constexpr uint32_t k0 = ao::k::MmC0<SrcAT>();
         baseM_ = uint32_t(t.baseM);
         baseN_ = uint32_t(t.baseN);
@@ -582,6 +583,10 @@ private:
     }
     static uint32_t Ceil(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
     void CheckReady(const char* what) const {
+        if (noBase_)
+            ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument,
+                         "Matmul::%s: the tiling given to Init has baseM %d, baseN %d, baseK %d (must be > 0)", what,
+                         tiling_.baseM, tiling_.baseN, tiling_.baseK);
         if (!inited_)
             ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "Matmul::%s before Init (REGIST_MATMUL_OBJ with a tiling)",
                          what);
@@ -811,6 +816,7 @@ private:
     TCubeTiling tiling_{};
     TPipe* pipe_ = nullptr;
     bool inited_ = false;
+    bool noBase_ = false;  // Init was given a tiling without base sizes
     TBuf<TPosition::A1> a1Buf_;
     TBuf<TPosition::B1> b1Buf_;
     TBuf<TPosition::A2> a2Buf_;
