@@ -142,8 +142,13 @@ def upsample_bilinear2d_aa(input, output=None, output_size=(), align_corners=Fal
 
 
 def upsample_linear1d(x, size, y=None, align_corners=False, scale=0.0):
-    """Linear resize of the last dim of [N, C, W]."""
-    return [_resample(_f(x), _sizes(y, 1), "linear", align_corners, [scale])]
+    """Linear resize of the last dim of x, given [N, C, 1, W] as its aclnn layer hands it to the
+    kernel operator (View3dAs4d), to y [N, C, W_out]. The scale attribute is the source step (the
+    aclnn layer passes 1 / scale; 0: in / out)."""
+    v = _f(x)
+    v = v.reshape(v.shape[0], v.shape[1], v.shape[-1])
+    step = float(scale)
+    return [_resample(v, _sizes(y, 1), "linear", align_corners, [1.0 / step if step > 0 else 0.0])]
 
 
 def upsample_nearest(x, y=None, output_size=(), scales_h=0.0, scales_w=0.0, exact_mode=False):
