@@ -123,6 +123,10 @@ def instrument() -> None:
     sim_build.SimBuilder.build = build
     SimBackend.tiling = _timed("tiling probes")(SimBackend.tiling)
     check.make_inputs = _timed("inputs")(check.make_inputs)
+    with contextlib.suppress(ImportError):  # the input pool's kept inputs and goldens (evaluate/casedata.py)
+        from ascendopt.evaluate import casedata
+
+        casedata.make_inputs = _timed("inputs")(casedata.make_inputs)
     if hasattr(check, "compare_output"):  # evaluate/outputs.py: one pass when bit-identical, else pieces
         timed_compare = _timed("compare")(check.compare_output)
 

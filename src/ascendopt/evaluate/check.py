@@ -12,7 +12,8 @@ from ascendopt.cases.golden_worker import golden_worker
 from ascendopt.evaluate.outputs import compare_output
 from ascendopt.operator import Operator
 
-
+#: ``(case, seed) -> (inputs, golden outputs or None)``
+CaseDataFn = Callable[[Case, int], tuple[dict[str, Any], Any]]
 
 
 @dataclass
@@ -62,21 +63,26 @@ def timed_build(backend: Any, op: Operator, dtypes: dict[str, str]) -> BuildResu
 def check_case(backend: Any, op: Operator, case: Case, build: BuildResult, seed: int,
                rtol: float | None = None, atol: float | None = None, timeout_s: float = 60.0,
                run_result_hook: Callable[[RunResult], None] | None = None, strict: bool = False,
-               measure: bool = False) -> CaseResult:
+               measure: bool = False, data: CaseDataFn | None = None) -> CaseResult:
     """Runs one case with fresh seeded inputs and compares every output with the golden.
 
     With ``strict`` a warning-level hazard of the run fails the case as a ``runtime_error`` of
     that hazard's kind (the warnings are kept either way). With ``measure`` the run is a timed
-    benchmark run (``backend.measure``), checked the same way.
+    benchmark run (``backend.measure``), checked the same way. ``data(case, seed)`` gives the
+    inputs and golden outputs instead of drawing and computing them here (the same arrays, kept
+    across candidates: :class:`~ascendopt.evaluate.casedata.CaseData`).
     """
     res = CaseResult(case.name, Status.OK.value, dtypes=case_dtypes(case), build_seconds=build.seconds, seed=seed)
     if not build.ok:
         res.status, res.message = Status.COMPILE_ERROR.value, build.error
         return res
     try:
-        inputs = make_inputs(case, seed)
-        # the user's golden runs in a child process with a timeout, one at a time
-        expected = golden_worker().run(case.golden, case, inputs) if case.golden else None
+        if data is not None:
+            inputs, expected = data(case, seed)
+        else:
+            inputs = make_inputs(case, seed)
+            # the user's golden runs in a child process with a timeout, one at a time
+            expected = golden_worker().run(case.golden, case, inputs) if case.golden else None
     except CaseError as e:
         res.status, res.error_kind, res.message = "case_error", "case", str(e)
         return res

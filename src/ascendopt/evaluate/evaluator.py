@@ -27,6 +27,7 @@ from typing import Any, Sequence
 
 from ascendopt.backends.base import Backend, BuildResult, RunResult, Status
 from ascendopt.cases import Case, CaseError, make_inputs
+from ascendopt.evaluate.casedata import CaseData
 from ascendopt.evaluate.check import CaseResult, case_dtypes, check_case, timed_build
 from ascendopt.operator import Operator, OperatorError
 
@@ -47,6 +48,11 @@ class EvalConfig:
     Attributes:
         seed: Base seed; a candidate's seed is derived from it and the candidate digest
             (recorded), case *i* uses ``seed + i``.
+        input_pool: How many seeds the candidates share (0: a fresh seed per candidate). A
+            candidate's seed is one of ``input_pool`` seeds derived from ``seed``, picked by
+            its digest (:meth:`Evaluator.seed_for`): a candidate cannot choose its inputs,
+            and candidates that share a seed share its inputs and goldens, drawn and computed
+            once (:class:`~ascendopt.evaluate.casedata.CaseData`).
         benchmark_cases: Names of the cases to profile; empty = the largest case by elements.
         profile_repeats: Profile runs per benchmark case (each with fresh inputs, each checked).
         run_timeout_s: Wall-clock limit of one runner process.
@@ -61,6 +67,7 @@ class EvalConfig:
     """
 
     seed: int = 0
+    input_pool: int = 4
     benchmark_cases: tuple[str, ...] = ()
     profile_repeats: int = 1
     run_timeout_s: float = 60.0
@@ -77,6 +84,7 @@ class EvalConfig:
     def from_dict(cls, d: dict[str, Any]) -> "EvalConfig":
         known = {f.name for f in fields(cls)}
         kw = {k: v for k, v in d.items() if k in known}
+        kw.setdefault("input_pool", 0)  # a config written before the pool: a fresh seed per candidate
         if "benchmark_cases" in kw:
             kw["benchmark_cases"] = tuple(kw["benchmark_cases"])
         return cls(**kw)
@@ -292,6 +300,8 @@ class Evaluator:
         self.soc_name = ident["soc"]
         self._identity = ident
         self.launch_inputs = InputCache()
+        #: Inputs and goldens of the pool's seeds, kept across candidates (with ``input_pool``).
+        self.case_data = CaseData()
         #: Fingerprints of host sources this evaluator has built successfully (their host
         #: objects are in the build cache): a candidate with such host files builds all its
         #: dtype combinations at once (:meth:`_builds`).
@@ -309,9 +319,19 @@ class Evaluator:
         return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
     def seed_for(self, op: Operator) -> int:
-        """Deterministic per-candidate seed: replaying a candidate replays its inputs."""
+        """Deterministic per-candidate seed: replaying a candidate replays its inputs. With
+        ``input_pool`` K it is one of K seeds derived from ``config.seed`` (:meth:`pool_seeds`),
+        picked by a hash of the candidate's digest: which one is not the candidate's choice
+        (any change of its sources picks again, uniformly)."""
         h = hashlib.sha256(f"{self.config.seed}:{op.digest}".encode()).digest()
+        if self.config.input_pool > 0:
+            return self.pool_seeds()[int.from_bytes(h[4:8], "little") % self.config.input_pool]
         return int.from_bytes(h[:4], "little") & 0x3FFFFFFF
+
+    def pool_seeds(self) -> list[int]:
+        """The ``input_pool`` seeds candidates share (derived from ``config.seed`` only)."""
+        return [int.from_bytes(hashlib.sha256(f"{self.config.seed}:pool:{k}".encode()).digest()[:4], "little")
+                & 0x3FFFFFFF for k in range(self.config.input_pool)]
 
     def launch_key(self, op: Operator, cases: Sequence[Case]) -> str | None:
         """A key shared by every candidate that runs the same device program on ``cases``: the
@@ -422,17 +442,20 @@ class Evaluator:
             # alongside (their inputs are independent); they only count if every check passes.
             t = time.perf_counter()
 
+            data = self.case_data.get if cfg.input_pool > 0 else None  # pool seeds recur: keep
+
             def build_of(case: Case) -> BuildResult:
                 return builds[tuple(sorted(case_dtypes(case).items()))]
 
             def check(i: int, case: Case) -> CaseResult:
                 return check_case(self.backend, op, case, build_of(case), ev.seed + i, cfg.rtol, cfg.atol,
-                                  cfg.run_timeout_s)
+                                  cfg.run_timeout_s, data=data)
 
             def bench_run(j: int, k: int, case: Case) -> tuple[CaseResult, RunResult | None]:
                 runs: list[RunResult] = []
                 r = check_case(self.backend, op, case, build_of(case), ev.seed + PROFILE_SEED_OFFSET + j * 1009 + k,
-                               cfg.rtol, cfg.atol, cfg.run_timeout_s, run_result_hook=runs.append, measure=True)
+                               cfg.rtol, cfg.atol, cfg.run_timeout_s, run_result_hook=runs.append, measure=True,
+                               data=data)
                 return r, (runs[-1] if runs else None)
 
             bench_jobs = [(j, k, c) for j, c in enumerate(bench) for k in range(max(1, cfg.profile_repeats))]

@@ -34,7 +34,7 @@ from ascendopt.backends.base import BuildResult
 from ascendopt.backends.sim.sandbox import VIOLATION, Sandbox, annotate_compile_error, current, ifunc_resolvers
 from ascendopt.dtypes import dtype_info
 from ascendopt.operator import Operator, graph_level_sources
-from ascendopt.backends.sim import host_library, host_packages
+from ascendopt.backends.sim import host_library, host_packages, kernel_pch
 from ascendopt.oprepo import OpRepo, external_files, fingerprint
 from ascendopt.slots import ENV_VAR, SLOT_HEADER, HostSlots
 
@@ -125,6 +125,9 @@ class _Job:
 class SimBuilder:
     """Compiles and links runner executables, with a content-addressed cache.
 
+    Kernel compiles read a precompiled kernel_operator.h (:mod:`kernel_pch`) unless
+    ``kernel_pch`` is set False (on the class or an instance).
+
     Args:
         cache_dir: Where objects and executables are kept.
         cxx: The C++ compiler.
@@ -137,6 +140,8 @@ class SimBuilder:
         sandbox: The policy compiles go through (default: the one in force at each build;
             :meth:`build` may be given another).
     """
+
+    kernel_pch = True
 
     def __init__(self, cache_dir: Path | None = None, cxx: str = "g++", timeout_s: float = BUILD_TIMEOUT_S,
                  memory_bytes: int = BUILD_MEMORY_BYTES, host_pch: bool = True, knob_slots: bool = True,
@@ -285,10 +290,10 @@ class SimBuilder:
             wrapper = kern_tmp / "kernel_wrapper.cpp"
             wrapper.write_text(self._wrapper(op, src_dir))
             out = kern_tmp / "kernel.o"
-            kern_jobs.append(_Job([self.cxx, *BASE_FLAGS, *USER_FLAGS, "-I", str(INCLUDE_DIR),
-                                   "-I", str(src_dir / "op_kernel"), "-I", str(src_dir / "op_host"),
-                                   *self._kernel_repo_flags(op), *outside, *kernel_defines, "-c", str(wrapper),
-                                   "-o", str(out)], out))
+            rest = ["-I", str(src_dir / "op_kernel"), "-I", str(src_dir / "op_host"),
+                    *self._kernel_repo_flags(op), *outside, *kernel_defines]
+            kern_jobs.append(_Job([self.cxx, *BASE_FLAGS, *USER_FLAGS, *self._kernel_pch(policy, rest),
+                                   "-I", str(INCLUDE_DIR), *rest, "-c", str(wrapper), "-o", str(out)], out))
         errs = self._run_each(host_jobs + shared_jobs + [j for j, _ in lib_pending] + kern_jobs, policy)
         n_host = len(host_jobs) + len(shared_jobs)
         for (job, obj), e in zip(lib_pending, errs[n_host:n_host + len(lib_pending)]):
@@ -523,8 +528,6 @@ class SimBuilder:
             # An output named like an input (a reference parameter) is `<name>_ref` in the kernel.
             if f"{name}_ref" not in dtypes and any(f"DTYPE_{up}_REF" in op.files[k] for k in op.kernel_files()):
                 defs += [f"-DDTYPE_{up}_REF={info.cpp_type}", f"-DORIG_DTYPE_{up}_REF={info.ge_name}"]
-        if op.tiling_struct:
-            defs.append(f"-DASCENDOPT_TILING_STRUCT={op.tiling_struct}")
         return defs
 
     @staticmethod
@@ -534,6 +537,8 @@ class SimBuilder:
         for name, code in _GE_MACROS.items():
             lines += [f"#ifndef {name}", f"#define {name} {code}", "#endif"]
         lines.append('#include "kernel_operator.h"')
+        if op.tiling_struct:  # GET_TILING_DATA's type (defined here, not by -D: see kernel_pch.py)
+            lines += ["#undef ASCENDOPT_TILING_STRUCT", f"#define ASCENDOPT_TILING_STRUCT {op.tiling_struct}"]
         usings = []
         headers = [(str(src_dir / h), op.files[h]) for h in op.tiling_headers()]
         headers += [(str(p), p.read_text(errors="replace")) for p in op.external_tiling_headers()]
@@ -575,6 +580,14 @@ class SimBuilder:
                   'extern "C" void ascendopt_kernel_launch(uint8_t** args) { AoCall(&ascendopt_kernel_entry, args); }',
                   ""]
         return "\n".join(lines)
+
+    def _kernel_pch(self, policy: Sandbox, rest: list[str]) -> list[str]:
+        """The include option of the precompiled kernel_operator.h (:mod:`kernel_pch`) for a kernel
+        compile with the options ``rest``; [] when it is off, unavailable or could be shadowed."""
+        if not self.kernel_pch:
+            return []
+        flags = [*BASE_FLAGS, *USER_FLAGS, "-DASCENDOPT_KERNEL_SIDE=1", *(f"-D{k}={v}" for k, v in _GE_MACROS.items())]
+        return kernel_pch.pch_flags(kernel_pch.prelude_dir(self, policy, flags, INCLUDE_DIR), rest, INCLUDE_DIR)
 
     def _materialize(self, op: Operator) -> Path:
         d = self.cache_dir / "src" / op.digest[:24]
