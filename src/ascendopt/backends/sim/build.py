@@ -78,7 +78,7 @@ _GE_MACROS = {
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
 _TILING_DEF = re.compile(r"BEGIN_TILING_DATA_DEF\s*\(\s*(\w+)\s*\)")
-_GERT_USE = re.compile(r"\bgert::")
+_HOST_NAMESPACE_USE = re.compile(r"\b(?:gert|ge)::")  # names only host headers declare
 # The device compiler's launch form `kernel<<<blockDim, l2ctrl, stream>>>(args)`.
 _CCE_LAUNCH = re.compile(r"\b([A-Za-z_]\w*)\s*<<<([^;{}]*?)>>>\s*\(")
 
@@ -546,9 +546,10 @@ class SimBuilder:
         # names ge::DT_FLOAT16 / ge::DataType::DT_FLOAT as enumerators.
         for name in _GE_MACROS:
             lines += [f'#pragma push_macro("{name}")', f"#undef {name}"]
-        if any(_GERT_USE.search(text) for _, text in headers):
-            # Tiling headers are host code: their host compiles see the gert contexts through the
-            # registry headers the .cpp includes first (real device builds never compile them).
+        if any(_HOST_NAMESPACE_USE.search(text) for _, text in headers):
+            # Tiling headers are host code: their host compiles see the gert contexts and the ge
+            # types (graph/types.h, through them) in the registry headers the .cpp includes first
+            # (real device builds never compile them).
             lines += ['#include "exe_graph/runtime/tiling_context.h"',
                       '#include "exe_graph/runtime/tiling_parse_context.h"']
         for path, text in headers:

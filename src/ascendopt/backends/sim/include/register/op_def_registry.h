@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <iostream>  // the toolkit's registry headers bring it in; host code uses std::cout unasked
 #include <map>
 #include <memory>
 #include <string>
