@@ -1,7 +1,8 @@
 // AscendOptimizer simulator (host side): out-of-line definitions of the toolkit's op-utility
-// helpers (ascendopt_host/ops_string.h).
+// helpers (ascendopt_host/ops_string.h) and of ge::Tensor (graph/tensor.h).
 #include "ascendopt_host/ops_string.h"
 
+#include "graph/tensor.h"
 #include "graph/utils/type_utils.h"
 
 namespace ops {
@@ -28,3 +29,20 @@ std::string ToString(const std::vector<gert::Shape>& shapes) {
     return r + "]";
 }
 }  // namespace ops
+
+namespace ge {
+Tensor::Tensor() = default;
+Tensor::Tensor(const TensorDesc& desc) : desc_(desc) {}
+Tensor::Tensor(const TensorDesc& desc, const uint8_t* data, size_t size) : desc_(desc) { SetData(data, size); }
+Tensor::Tensor(const Tensor&) = default;
+Tensor& Tensor::operator=(const Tensor&) = default;
+Tensor::~Tensor() = default;
+const uint8_t* Tensor::GetData() const { return data_.empty() ? nullptr : data_.data(); }
+uint8_t* Tensor::GetData() { return data_.empty() ? nullptr : data_.data(); }
+size_t Tensor::GetSize() const { return data_.size(); }
+graphStatus Tensor::SetData(const uint8_t* data, size_t size) {
+    if (data == nullptr && size > 0) return GRAPH_FAILED;
+    data_.assign(data, data + size);
+    return GRAPH_SUCCESS;
+}
+}  // namespace ge
