@@ -121,10 +121,14 @@ def avg_pool3_d(x, y=None, ksize=(1, 1, 1), strides=(1, 1, 1), pads=(0, 0, 0), c
 def avg_pool3_d_grad(orig_input_shape, grads, output=None, ksize=(1, 1, 1), strides=(1, 1, 1), pads=(0, 0, 0),
                      ceil_mode=False, count_include_pad=True, divisor_override=0, data_format="NDHWC"):
     """Backward of AvgPool3D: each output gradient / its divisor added to every input element
-    of its window; the result has orig_input_shape."""
+    of its window. The tensors are laid out as the operator's aclnn layer hands them to it:
+    orig_input_shape is the forward input's [N, C, D, H, W]; N and C are merged, so grads is
+    [1, Do, Ho, Wo, N*C] and the result [1, D, H, W, N*C] with data_format NDHWC, or grads
+    [1, N*C, Do, Ho, Wo] and the result [N, C, D, H, W] with NCDHW (the layer's choice when the
+    window and stride are 1 in H and W)."""
     g = _to_ncdhw(_f(grads), data_format)
     shape = tuple(int(v) for v in np.asarray(orig_input_shape["value"]).reshape(-1))
-    shp = _to_ncdhw(np.zeros(shape), data_format).shape
+    shp = (1, shape[0] * shape[1]) + shape[2:]
     k, s, p = _three(ksize), _three(strides or ksize), _three(pads, (0, 0, 0))
     outs, wins = _windows(shp[2:], k, s, p, (1, 1, 1), ceil_mode)
     out = np.zeros(shp)
@@ -135,7 +139,7 @@ def avg_pool3_d_grad(orig_input_shape, grads, output=None, ksize=(1, 1, 1), stri
             for hh in win[1][0]:
                 for ww in win[2][0]:
                     out[:, :, dd, hh, ww] += val
-    return [_from_ncdhw(out, data_format)]
+    return [_from_ncdhw(out, data_format) if str(data_format).upper() == "NDHWC" else out.reshape(shape)]
 
 
 def global_avg_pool(x, y=None):
