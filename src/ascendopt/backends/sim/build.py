@@ -107,9 +107,24 @@ def _tree_hash(*dirs: Path) -> str:
 
 
 def _tree_state(*dirs: Path) -> tuple:
-    """(path, mtime, size) of every emulation source: cheap to take, changes when one is edited."""
-    return tuple((str(f), st.st_mtime_ns, st.st_size) for d in dirs for f in sorted(d.rglob("*"))
-                 if f.is_file() and f.suffix in (".h", ".hpp", ".cpp") for st in (f.stat(),))
+    """(path, mtime, size) of every emulation source, by path: cheap to take (one directory
+    read per directory and one stat per source: the toolchain key takes it a score of times per
+    evaluation, and pathlib's rglob + is_file + stat cost ~10 ms a time), changes when one is
+    edited."""
+    found = []
+    stack = [str(d) for d in dirs]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for e in entries:
+            if e.is_dir(follow_symlinks=False):  # as rglob: a symlinked directory is not entered
+                stack.append(e.path)
+            elif e.is_file() and e.name.endswith((".h", ".hpp", ".cpp")):
+                st = e.stat()
+                found.append((e.path, st.st_mtime_ns, st.st_size))
+    return tuple(sorted(found))
 
 
 def default_cache_dir() -> Path:
