@@ -1,7 +1,8 @@
 """Tiling headers are host code, and the kernel build includes them for their tiling structs: a
 header whose host helpers name ge:: types without the gert contexts (a parameter struct holding
-std::vector<ge::DataType>), or write to std::cout after including the registry header (whose
-toolkit version brings <iostream>), still builds and runs."""
+std::vector<ge::DataType>), write to std::cout after including the registry header (whose
+toolkit version brings <iostream>), or fill the tiling class through its set_ / get_ /
+SaveToBuffer / GetDataSize accessors in an inline helper, still builds and runs."""
 
 from __future__ import annotations
 
@@ -27,6 +28,12 @@ COUT = """inline bool ScaleCopyCheck(uint32_t n) {
 }
 """
 
+ACCESSORS = """inline size_t ScaleCopyFill(ScaleCopyTilingData& td, void* buf, size_t cap) {
+    td.set_totalLength(td.get_perCore() * 2u);
+    return td.SaveToBuffer(buf, cap) ? td.GetDataSize() : 0;
+}
+"""
+
 
 def _variant(includes: str, host_code: str) -> Operator:
     base = Operator.load(FIXTURE_OPS / "scale_copy")
@@ -44,7 +51,8 @@ def case():
 @pytest.mark.parametrize("includes, host_code", [
     ('#include <vector>\n#include "register/tilingdata_base.h"\n', GE_TYPES),
     ('#include "register/tilingdata_base.h"\n#include "register/op_def_registry.h"\n', COUT),
-], ids=["ge_types", "cout"])
+    ('#include "register/tilingdata_base.h"\n', ACCESSORS),
+], ids=["ge_types", "cout", "accessors"])
 def test_kernel_builds_with_host_code_in_the_tiling_header(backend, case, includes, host_code):
     [res] = check_operator(backend, _variant(includes, host_code), [case], timeout_s=60.0)
     assert res.status == "ok", f"{res.status}: {res.message[:3000]}"

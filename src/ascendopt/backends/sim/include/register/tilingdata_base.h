@@ -15,12 +15,40 @@
 
 namespace optiling {}
 
-#define BEGIN_TILING_DATA_DEF(class_name) struct class_name {
-// Each field macro is a complete member declaration: a following ';' (usual) is an empty
-// declaration, and headers that write the fields without one compile too.
-#define TILING_DATA_FIELD_DEF(data_type, field_name) data_type field_name;
-#define TILING_DATA_FIELD_DEF_ARR(arr_type, arr_size, field_name) arr_type field_name[arr_size];
-#define TILING_DATA_FIELD_DEF_STRUCT(struct_type, field_name) struct_type field_name;
+// The struct also has the host class's accessors (set_/get_, SaveToBuffer, GetDataSize):
+// tiling headers are host code, and helpers defined inline there call them; the kernel build
+// includes those headers for the structs (a device build never compiles them). Member
+// functions leave the layout as it is.
+#define BEGIN_TILING_DATA_DEF(class_name)                                                   \
+    struct class_name {                                                                      \
+        bool SaveToBuffer(void* ao_buf, size_t ao_cap) const {                               \
+            if (ao_buf == nullptr || sizeof(*this) > ao_cap) return false;                   \
+            __builtin_memcpy(ao_buf, static_cast<const void*>(this), sizeof(*this));         \
+            return true;                                                                     \
+        }                                                                                    \
+        size_t GetDataSize() const { return sizeof(*this); }                                 \
+        void SetDataPtr(void*) {}                                                            \
+        uint8_t* GetDataPtr() { return reinterpret_cast<uint8_t*>(this); }                  \
+        void InitData() { __builtin_memset(static_cast<void*>(this), 0, sizeof(*this)); }
+// Each field macro ends with a member function body: a following ';' (usual) is allowed, and
+// headers that write the fields without one compile too.
+#define TILING_DATA_FIELD_DEF(data_type, field_name)                 \
+    data_type field_name;                                            \
+    void set_##field_name(data_type ao_v) { field_name = ao_v; }     \
+    data_type get_##field_name() const { return field_name; }
+#define TILING_DATA_FIELD_DEF_ARR(arr_type, arr_size, field_name)                                   \
+    arr_type field_name[arr_size];                                                                  \
+    void set_##field_name(const arr_type* ao_p) {                                                   \
+        if (ao_p == nullptr) return;                                                                \
+        for (size_t ao_i = 0; ao_i < size_t(arr_size); ++ao_i) field_name[ao_i] = ao_p[ao_i];       \
+    }                                                                                               \
+    arr_type* get_##field_name() { return field_name; }                                             \
+    const arr_type* get_##field_name() const { return field_name; }
+#define TILING_DATA_FIELD_DEF_STRUCT(struct_type, field_name)                 \
+    struct_type field_name;                                                   \
+    void set_##field_name(const struct_type& ao_v) { field_name = ao_v; }     \
+    struct_type& get_##field_name() { return field_name; }                    \
+    const struct_type& get_##field_name() const { return field_name; }
 #define END_TILING_DATA_DEF };
 #define REGISTER_TILING_DATA_CLASS(op_type, class_name)
 
