@@ -1,19 +1,23 @@
 """The max/min register after WholeReduceMax/WholeReduceMin (GetReduceMaxMinCount): the
 extreme over all repeats of the instruction and its index in the repeat sequence
-(GetReduceRepeatMaxMinSpr: "所有repeat内的最值及其索引"), the first one on ties; in counter
-mode the repeats are ceil(count / elements per repeat), which may exceed 255."""
+(GetReduceRepeatMaxMinSpr: "所有repeat内的最值及其索引"); in counter mode the repeats are
+ceil(count / elements per repeat), which may exceed 255."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from .conftest import unit_rows
+from ..unit_build import unit_exe, unit_rows
+
+HERE = Path(__file__).resolve().parent
 
 
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory) -> dict[str, np.ndarray]:
-    return unit_rows("maxmin_reg_unit", tmp_path_factory.mktemp("maxmin_reg"))
+    return unit_rows(unit_exe(HERE / "maxmin_reg_unit.cpp", tmp_path_factory.mktemp("maxmin_reg")))
 
 
 @pytest.mark.parametrize("name", ["ct", "big"])

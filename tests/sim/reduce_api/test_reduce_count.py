@@ -6,15 +6,19 @@ effect), the default form sets its own mask and leaves the register in normal mo
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from .conftest import unit_rows
+from ..unit_build import unit_exe, unit_rows
+
+HERE = Path(__file__).resolve().parent
 
 
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory) -> dict[str, np.ndarray]:
-    return unit_rows("reduce_count_unit", tmp_path_factory.mktemp("reduce_count"))
+    return unit_rows(unit_exe(HERE / "reduce_count_unit.cpp", tmp_path_factory.mktemp("reduce_count")))
 
 
 def _tree(v: np.ndarray, dt) -> float:

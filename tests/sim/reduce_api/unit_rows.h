@@ -1,26 +1,40 @@
-// Shared by the reduce_api unit drivers: rows printed as "<name> v0 v1 ..." lines for the
-// Python side to recompute with numpy, a bump allocator of UB buffers, and seeded fills.
+// Shared by the unit drivers (reduce_api, kernel_api/stack_impl_unit.cpp): rows printed as "<name> v0 v1 ..."
+// lines for the Python side to recompute with numpy, GM over host vectors, a bump allocator of UB
+// buffers, and seeded fills.
 #pragma once
 #include <cstdint>
 #include <cstdio>
+#include <vector>
 
+#include "ascendopt_kernel/testing.h"
 #include "kernel_operator.h"
 
 namespace unit {
 using namespace AscendC;
 
 template <typename T>
-void Row(const char* name, const LocalTensor<T>& t, uint32_t n) {
+void Row(const char* name, const T* v, uint32_t n) {
     std::printf("%s", name);
-    for (uint32_t i = 0; i < n; ++i) std::printf(" %.9g", double(float(t.Data()[i])));
+    for (uint32_t i = 0; i < n; ++i) std::printf(" %.9g", double(float(v[i])));
     std::printf("\n");
 }
+template <typename T>
+void Row(const char* name, const LocalTensor<T>& t, uint32_t n) { Row(name, t.Data(), n); }
 inline void Scalar(const char* name, double v) { std::printf("%s %.9g\n", name, v); }
 
 // Scalar reads of vector results wait for the V pipe.
 inline void VS() {
     SetFlag<HardEvent::V_S>(EVENT_ID0);
     WaitFlag<HardEvent::V_S>(EVENT_ID0);
+}
+
+// A GlobalTensor over a host vector registered as GM (so copies to and from it are checked).
+template <typename T>
+GlobalTensor<T> Gm(std::vector<T>& v, const char* name) {
+    ao::rt::RegisterGm(v.data(), v.size() * sizeof(T), name);
+    GlobalTensor<T> g;
+    g.SetGlobalBuffer(v.data(), v.size());
+    return g;
 }
 
 struct Ctx {

@@ -30,6 +30,8 @@
 #include "ascendopt_kernel/scalar_cast.h"
 #include "ascendopt_kernel/gatherb.h"
 #include "ascendopt_kernel/cross_core.h"
+#include "ascendopt_kernel/stack_buffer.h"
+#include "ascendopt_kernel/impl_ptr_forms.h"
 
 // Names the device toolchain declares at global scope (kernels call them unqualified without
 // `using namespace AscendC`).

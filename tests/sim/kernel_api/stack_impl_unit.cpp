@@ -1,0 +1,91 @@
+// Driver for PopStackBuffer and the pointer-level *Impl functions (impl_ptr_forms.h):
+//   stack_impl_unit            prints "<row> v0 v1 ..." lines for test_stack_impl.py
+//   stack_impl_unit fail NAME  runs one case that must end with a simulator error (exit 3)
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "ascendopt_kernel/testing.h"
+#include "kernel_operator.h"
+#include "../reduce_api/unit_rows.h"
+
+using namespace AscendC;
+
+namespace {
+
+using unit::Gm;
+using unit::Row;
+
+template <HardEvent E>
+void Wait() {
+    SetFlag<E>(EVENT_ID0);
+    WaitFlag<E>(EVENT_ID0);
+}
+
+void RunAll(void*) {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> first;
+    pipe.InitBuffer(first, 1000);  // 1024 bytes: the pipe's allocation end
+    LocalTensor<int16_t> pop;
+    bool ok = PopStackBuffer<int16_t, TPosition::LCM>(pop);
+    double ub = double(ao::rt::Cur().cap[int(ao::rt::Space::UB)]);
+    std::printf("pop %d %llu %u %.0f\n", int(ok), (unsigned long long)pop.GetPhyAddr(), pop.GetSize(), ub);
+
+    // DuplicateImpl on the popped space: 300 elements from its start, the rest untouched.
+    Duplicate(pop, int16_t(-1), 512);
+    PipeBarrier<PIPE_V>();
+    DuplicateImpl<int16_t>((__ubuf__ int16_t*)pop.GetPhyAddr(), 7, 300);
+    Wait<HardEvent::V_S>();
+    Row("dup", pop.Data(), 320);
+
+    // UB -> GM and GM -> UB through the pointer forms, whole blocks and padded rows.
+    static std::vector<int16_t> out(512, 0);
+    static std::vector<float> src(24), back(64, -5.0f);
+    for (int i = 0; i < 24; ++i) src[i] = float(i) + 0.5f;
+    GlobalTensor<int16_t> gout = Gm(out, "out");
+    GlobalTensor<float> gsrc = Gm(src, "src"), gback = Gm(back, "back");
+    Wait<HardEvent::V_MTE3>();
+    DataCopyUB2GMImpl((__gm__ int16_t*)gout.GetPhyAddr(), (__ubuf__ int16_t*)pop.GetPhyAddr(), {1, 20, 0, 0});
+    LocalTensor<float> f = first.Get<float>();
+    Duplicate(f, -5.0f, 64);
+    Wait<HardEvent::V_MTE2>();
+    // 2 rows of 10 floats (40 bytes) from GM rows 12 floats apart, each UB row padded to 16 floats
+    // with 6 right-padding elements of value 9.
+    DataCopyPadGm2UBImpl((__ubuf__ float*)f.GetPhyAddr(), (__gm__ float*)gsrc.GetPhyAddr(),
+                         DataCopyExtParams(2, 40, 8, 0, 0), DataCopyPadExtParams<float>(true, 0, 6, 9.0f));
+    Wait<HardEvent::MTE2_MTE3>();
+    DataCopyPadUB2GMImpl((__gm__ float*)gback.GetPhyAddr(), (__ubuf__ float*)f.GetPhyAddr(),
+                         DataCopyExtParams(1, 32 * 4, 0, 0, 0));
+    PipeBarrier<PIPE_ALL>();
+    Row("ub2gm", out.data(), 330);
+    Row("pad", back.data(), 32);
+}
+
+void RunFail(void* arg) {
+    std::string name = static_cast<const char*>(arg);
+    TPipe pipe;
+    if (name == "pop_full_ub") {
+        TBuf<TPosition::VECCALC> all;
+        pipe.InitBuffer(all, uint32_t(ao::rt::Cur().cap[int(ao::rt::Space::UB)]));
+        LocalTensor<float> pop;
+        PopStackBuffer<float, TPosition::LCM>(pop);
+    } else if (name == "pop_read_past_ub") {
+        LocalTensor<float> pop;
+        PopStackBuffer<float, TPosition::LCM>(pop);
+        Adds(pop[pop.GetSize() - 32], pop[pop.GetSize() - 32], 1.0f, 64);  // runs past the end of UB
+    } else if (name == "impl_outside_ub") {
+        DuplicateImpl<float>((__ubuf__ float*)uint64_t(ao::rt::Cur().cap[int(ao::rt::Space::UB)]), 1.0f, 8);
+    }
+    std::fprintf(stderr, "case %s did not fail\n", name.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc == 3 && std::string(argv[1]) == "fail") {
+        ao::rt::RunOnOneCore(RunFail, argv[2]);
+        return 0;
+    }
+    ao::rt::RunOnOneCore(RunAll, nullptr);
+    return 0;
+}
