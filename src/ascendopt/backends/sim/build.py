@@ -73,6 +73,11 @@ _GE_MACROS = {
     "DT_FLOAT": 0, "DT_FLOAT16": 1, "DT_INT8": 2, "DT_INT32": 3, "DT_UINT8": 4, "DT_INT16": 6,
     "DT_UINT16": 7, "DT_UINT32": 8, "DT_INT64": 9, "DT_UINT64": 10, "DT_DOUBLE": 11, "DT_BOOL": 12,
     "DT_COMPLEX64": 16, "DT_COMPLEX128": 17, "DT_BF16": 27,
+    # ge::Format enumerators likewise, for `#if defined(FORMAT_X1) && FORMAT_X1 == FORMAT_FRACTAL_NZ`
+    # (an empty FORMAT_FRACTAL_NZ makes that line a preprocessor syntax error)
+    "FORMAT_NCHW": 0, "FORMAT_NHWC": 1, "FORMAT_ND": 2, "FORMAT_NC1HWC0": 3, "FORMAT_FRACTAL_Z": 4,
+    "FORMAT_NDHWC": 27, "FORMAT_FRACTAL_NZ": 29, "FORMAT_NCDHW": 30, "FORMAT_DHWCN": 31, "FORMAT_NDC1HWC0": 32,
+    "FORMAT_FRACTAL_Z_3D": 33,
 }
 
 

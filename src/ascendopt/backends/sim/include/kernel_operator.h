@@ -32,6 +32,9 @@
 #include "ascendopt_kernel/cross_core.h"
 #include "ascendopt_kernel/stack_buffer.h"
 #include "ascendopt_kernel/impl_ptr_forms.h"
+#include "ascendopt_kernel/event_sync.h"
+#include "ascendopt_kernel/block_local.h"
+#include "ascendopt_kernel/cce_copy_align.h"
 
 // Names the device toolchain declares at global scope (kernels call them unqualified without
 // `using namespace AscendC`).

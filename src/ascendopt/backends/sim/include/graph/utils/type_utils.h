@@ -27,6 +27,7 @@ public:
     static Format DataFormatToFormat(const std::string& s) { return SerialStringToFormat(s); }
     // The serial name ("DT_FLOAT16") as an AscendString (InferDataType/InferShape code logs with it).
     static AscendString DataTypeToAscendString(DataType dt) { return AscendString(DataTypeToSerialString(dt).c_str()); }
+    static AscendString FormatToAscendString(Format f) { return AscendString(FormatToSerialString(f).c_str()); }
 };
 
 }  // namespace ge

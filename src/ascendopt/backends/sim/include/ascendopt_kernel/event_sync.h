@@ -1,0 +1,34 @@
+// AscendOptimizer simulator: the AIC/AIV event forms of the cross-core flags (cross_core.h):
+//   NotifyEvent<pipe>(id)         = CrossCoreSetFlag<2, pipe>(id)  (an AIC raises its AIVs, or
+//                                   the AIVs of an AI core raise its AIC);
+//   WaitEvent<pipe = PIPE_S>(id)  = CrossCoreWaitFlag<0, pipe>(id);
+//   wait_flag_dev(id)             = the instruction behind that wait, issued by the scalar unit.
+// Also the A2 (dav_c220) kernel constants kernels name unqualified: TOTAL_UB_SIZE (UB bytes of
+// the architecture the kernel headers emulate: 192 KiB on A2; the SoC file's ub_bytes is what
+// the run checks against), DEFAULT_DATA_COPY_NBURST / DEFAULT_DATA_COPY_STRIDE (1 and 0, the
+// DataCopyParams defaults) and PRELOAD(n), an instruction-prefetch hint with no effect on results.
+#pragma once
+#include "ascendopt_kernel/cross_core.h"
+
+namespace AscendC {
+template <pipe_t pipe>
+__aicore__ inline void NotifyEvent(uint16_t flagId) {
+    CrossCoreSetFlag<2, pipe>(flagId);
+}
+template <pipe_t pipe = PIPE_S>
+__aicore__ inline void WaitEvent(uint16_t flagId) {
+    CrossCoreWaitFlag<0, pipe>(flagId);
+}
+
+constexpr uint32_t TOTAL_UB_SIZE = 192 * 1024;
+constexpr uint8_t DEFAULT_DATA_COPY_NBURST = 1;
+constexpr uint8_t DEFAULT_DATA_COPY_STRIDE = 0;
+}  // namespace AscendC
+
+__aicore__ inline void wait_flag_dev(int64_t flagId) {
+    AscendC::CrossCoreWaitFlag<0, PIPE_S>(uint16_t(flagId));
+}
+
+#ifndef PRELOAD
+#define PRELOAD(n) ((void)(n))
+#endif
