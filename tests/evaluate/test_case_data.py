@@ -4,13 +4,14 @@ an evaluation is the same whether they came from the cache or were drawn afresh.
 from __future__ import annotations
 
 import dataclasses
+import pickle
 
 import numpy as np
 import pytest
 
 from ascendopt.cases import make_inputs
 from ascendopt.cases.golden_worker import golden_worker
-from ascendopt.evaluate.casedata import CaseData
+from ascendopt.evaluate.casedata import CaseData, shared
 from ascendopt.evaluate.evaluator import EvalConfig, Evaluation, Evaluator
 
 from .conftest import comment_variant
@@ -81,3 +82,16 @@ def test_an_evaluation_from_kept_data_equals_one_drawn_afresh(backend, base, cas
     drawn = fresh.evaluate(v1, cases, seed=first.seed, config_key=first.config_key)
     assert first.ok, first.error
     assert _plain(first) == _plain(again) == _plain(drawn)
+
+
+def test_evaluators_of_a_process_share_it_and_a_pickled_one_is_the_processes(backend, base, cases, config):
+    one = Evaluator(backend, dataclasses.replace(config, input_pool=1))
+    other = Evaluator(backend, dataclasses.replace(config, input_pool=1, jobs=1))   # another pair, same seeds
+    assert one.case_data is other.case_data is shared()
+    assert pickle.loads(pickle.dumps(one)).case_data is shared()
+    v = comment_variant(base, 7)
+    first = one.evaluate(v, cases)
+    misses = shared().misses
+    second = other.evaluate(comment_variant(base, 8), cases)     # the pool's one seed: every case kept
+    assert shared().misses == misses and first.seed == second.seed
+    assert [c.max_abs_err for c in first.cases] == [c.max_abs_err for c in second.cases]

@@ -10,7 +10,9 @@ evaluation's driver time (the golden alone is about half a second).
 Entries are read-only (a kernel run or a comparison cannot change them), least recently used
 out beyond ``limit_bytes``; two threads asking the same entry at once compute it once. A
 failure (:class:`~ascendopt.dtypes.CaseError`: bad input spec, golden error or timeout) is
-never kept: the next ask tries again. One per evaluator process (a pickled copy starts empty).
+never kept: the next ask tries again. Evaluators share one per process (:func:`shared`: the
+pairs of a bench run make an evaluator each, with the same seeds); a pickled one is, where it
+is unpickled, that process's.
 """
 
 from __future__ import annotations
@@ -114,8 +116,18 @@ class CaseData:
     def __len__(self) -> int:
         return len(self._items)
 
-    def __getstate__(self) -> dict[str, Any]:
-        return {"limit_bytes": self.limit_bytes}
+    def __reduce__(self) -> tuple:
+        return shared, ()
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["limit_bytes"])
+
+_SHARED: CaseData | None = None
+_SHARED_LOCK = threading.Lock()
+
+
+def shared() -> CaseData:
+    """This process's :class:`CaseData` (made on first use)."""
+    global _SHARED
+    with _SHARED_LOCK:
+        if _SHARED is None:
+            _SHARED = CaseData()
+        return _SHARED

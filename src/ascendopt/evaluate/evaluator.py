@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 from ascendopt.backends.base import Backend, BuildResult, RunResult, Status
 from ascendopt.cases import Case, CaseError, make_inputs
-from ascendopt.evaluate.casedata import CaseData
+from ascendopt.evaluate import casedata
 from ascendopt.evaluate.check import CaseResult, case_dtypes, check_case, timed_build
 from ascendopt.operator import Operator, OperatorError
 
@@ -300,8 +300,9 @@ class Evaluator:
         self.soc_name = ident["soc"]
         self._identity = ident
         self.launch_inputs = InputCache()
-        #: Inputs and goldens of the pool's seeds, kept across candidates (with ``input_pool``).
-        self.case_data = CaseData()
+        #: Inputs and goldens of the pool's seeds, kept across candidates (with ``input_pool``)
+        #: and across the evaluators of this process.
+        self.case_data = casedata.shared()
         #: Fingerprints of host sources this evaluator has built successfully (their host
         #: objects are in the build cache): a candidate with such host files builds all its
         #: dtype combinations at once (:meth:`_builds`).
