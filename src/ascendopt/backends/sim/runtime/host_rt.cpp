@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "host_api.h"
+#include "sim_config.h"
 #include "graph/ascend_string.h"
 #include "graph/types.h"
 #include "graph/utils/type_utils.h"
@@ -342,6 +343,19 @@ void FillPlatform(const PlatformConfig& pc, fe::PlatFormInfos* pi) {
     pi->SetPlatformRes("AICoreSpec", "l0_a_size", std::to_string(pc.l0a_bytes));
     pi->SetPlatformRes("AICoreSpec", "l0_b_size", std::to_string(pc.l0b_bytes));
     pi->SetPlatformRes("AICoreSpec", "l0_c_size", std::to_string(pc.l0c_bytes));
+    // Cube capabilities as the platform info lists them, from the SoC file (cube tiling libraries
+    // pick their code paths by them): an AICoreintrinsicDtypeMap entry exists only for an intrinsic
+    // the SoC has; the L1 -> BiasTable move lists "bf16" where it takes a bfloat16 bias.
+    const ao::rt::SocParams& soc = ao::rt::Soc();
+    pi->SetPlatformRes("AICoreSpec", "cube_freq", std::to_string(int64_t(soc.Get("clock_ghz", 0) * 1000 + 0.5)));
+    pi->SetPlatformRes("AICoreSpec", "bt_size", std::to_string(uint64_t(soc.Get("bt_bytes", 0))));
+    pi->SetPlatformRes("AICoreSpec", "load3d_constraints", soc.Get("load3d_constraints", 0) != 0 ? "1" : "0");
+    for (const char* name : {"fix_pipe_l0c2out", "data_move_out2l1_nd2nz", "data_move_l12ub", "data_move_l0c2ub"}) {
+        if (soc.Get(std::string("intrinsic_") + name, 0) != 0)
+            pi->SetPlatformRes("AICoreintrinsicDtypeMap", std::string("Intrinsic_") + name, "true");
+    }
+    if (soc.Get("intrinsic_data_move_l12bt_bf16", 0) != 0)
+        pi->SetPlatformRes("AICoreintrinsicDtypeMap", "Intrinsic_data_move_l12bt", "bf16");
 }
 
 std::string StatusText(ge::graphStatus st) {
