@@ -2,7 +2,9 @@
 header whose host helpers name ge:: types without the gert contexts (a parameter struct holding
 std::vector<ge::DataType>), write to std::cout after including the registry header (whose
 toolkit version brings <iostream>), or fill the tiling class through its set_ / get_ /
-SaveToBuffer / GetDataSize accessors in an inline helper, still builds and runs."""
+SaveToBuffer / GetDataSize accessors in an inline helper, or declare a tiling class whose
+methods take the Matmul tiling API's plain types (matmul_tiling::PlatformInfo, DataType),
+still builds and runs."""
 
 from __future__ import annotations
 
@@ -34,6 +36,14 @@ ACCESSORS = """inline size_t ScaleCopyFill(ScaleCopyTilingData& td, void* buf, s
 }
 """
 
+MATMUL_TYPES = """class ScaleCopyMmTiling {
+public:
+    void InitPlatformInfo(matmul_tiling::PlatformInfo& info) const;
+    matmul_tiling::DataType dtype = matmul_tiling::DataType::DT_FLOAT16;
+    matmul_tiling::MatmulConfigParams config;
+};
+"""
+
 
 def _variant(includes: str, host_code: str) -> Operator:
     base = Operator.load(FIXTURE_OPS / "scale_copy")
@@ -52,7 +62,8 @@ def case():
     ('#include <vector>\n#include "register/tilingdata_base.h"\n', GE_TYPES),
     ('#include "register/tilingdata_base.h"\n#include "register/op_def_registry.h"\n', COUT),
     ('#include "register/tilingdata_base.h"\n', ACCESSORS),
-], ids=["ge_types", "cout", "accessors"])
+    ('#include "register/tilingdata_base.h"\n#include "tiling/tiling_api.h"\n', MATMUL_TYPES),
+], ids=["ge_types", "cout", "accessors", "matmul_types"])
 def test_kernel_builds_with_host_code_in_the_tiling_header(backend, case, includes, host_code):
     [res] = check_operator(backend, _variant(includes, host_code), [case], timeout_s=60.0)
     assert res.status == "ok", f"{res.status}: {res.message[:3000]}"

@@ -9,6 +9,7 @@
 // Get{Sigmoid,Tanh,Mean}MaxMinTmpSize: self-contained, so also in the kernel build, where tiling
 // headers that call them from inline host helpers are included for their structs.
 #include "ascendopt_host/math_tmp_size.h"
+#include "ascendopt_host/matmul_tiling_types.h"  // matmul_tiling::PlatformInfo & co., likewise
 #ifndef ASCENDOPT_KERNEL_SIDE
 #include "ascendopt_host/matmul_tiling.h"  // matmul_tiling::MatmulApiTiling & co., optiling::TCubeTiling
 #include "ascendopt_host/softmax_tiling.h"  // optiling::SoftMaxTiling, SoftMax*TilingFunc, Get*TmpSize
