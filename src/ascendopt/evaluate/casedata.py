@@ -17,6 +17,7 @@ is unpickled, that process's.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections import OrderedDict
@@ -120,14 +121,7 @@ class CaseData:
         return shared, ()
 
 
-_SHARED: CaseData | None = None
-_SHARED_LOCK = threading.Lock()
-
-
+@functools.cache
 def shared() -> CaseData:
     """This process's :class:`CaseData` (made on first use)."""
-    global _SHARED
-    with _SHARED_LOCK:
-        if _SHARED is None:
-            _SHARED = CaseData()
-        return _SHARED
+    return CaseData()
