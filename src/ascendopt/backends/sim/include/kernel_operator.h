@@ -32,6 +32,7 @@
 #include "ascendopt_kernel/cross_core.h"
 #include "ascendopt_kernel/stack_buffer.h"
 #include "ascendopt_kernel/impl_ptr_forms.h"
+#include "ascendopt_kernel/slice_copy.h"
 #include "ascendopt_kernel/event_sync.h"
 #include "ascendopt_kernel/block_local.h"
 #include "ascendopt_kernel/cce_copy_align.h"
