@@ -9,36 +9,7 @@
 #include "tiling/platform/platform_ascendc.h"
 
 // The kernel build's DT_* macros (device-compiler values) would rename DataType's enumerators.
-#pragma push_macro("DT_FLOAT")
-#undef DT_FLOAT
-#pragma push_macro("DT_FLOAT16")
-#undef DT_FLOAT16
-#pragma push_macro("DT_INT8")
-#undef DT_INT8
-#pragma push_macro("DT_INT32")
-#undef DT_INT32
-#pragma push_macro("DT_UINT8")
-#undef DT_UINT8
-#pragma push_macro("DT_INT16")
-#undef DT_INT16
-#pragma push_macro("DT_UINT16")
-#undef DT_UINT16
-#pragma push_macro("DT_UINT32")
-#undef DT_UINT32
-#pragma push_macro("DT_INT64")
-#undef DT_INT64
-#pragma push_macro("DT_UINT64")
-#undef DT_UINT64
-#pragma push_macro("DT_DOUBLE")
-#undef DT_DOUBLE
-#pragma push_macro("DT_BOOL")
-#undef DT_BOOL
-#pragma push_macro("DT_COMPLEX64")
-#undef DT_COMPLEX64
-#pragma push_macro("DT_COMPLEX128")
-#undef DT_COMPLEX128
-#pragma push_macro("DT_BF16")
-#undef DT_BF16
+#include "ascendopt_host/dt_macros_off.h"
 
 namespace matmul_tiling {
 
@@ -142,18 +113,4 @@ struct MatmulConfigParams {
 
 }  // namespace matmul_tiling
 
-#pragma pop_macro("DT_FLOAT")
-#pragma pop_macro("DT_FLOAT16")
-#pragma pop_macro("DT_INT8")
-#pragma pop_macro("DT_INT32")
-#pragma pop_macro("DT_UINT8")
-#pragma pop_macro("DT_INT16")
-#pragma pop_macro("DT_UINT16")
-#pragma pop_macro("DT_UINT32")
-#pragma pop_macro("DT_INT64")
-#pragma pop_macro("DT_UINT64")
-#pragma pop_macro("DT_DOUBLE")
-#pragma pop_macro("DT_BOOL")
-#pragma pop_macro("DT_COMPLEX64")
-#pragma pop_macro("DT_COMPLEX128")
-#pragma pop_macro("DT_BF16")
+#include "ascendopt_host/dt_macros_on.h"

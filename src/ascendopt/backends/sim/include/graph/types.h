@@ -8,36 +8,7 @@
 
 // The kernel wrapper defines DT_* as macros (for `#if ORIG_DTYPE_X == DT_FLOAT16`); a tiling
 // header that includes this file in a kernel build must still see the enumerators.
-#pragma push_macro("DT_FLOAT")
-#undef DT_FLOAT
-#pragma push_macro("DT_FLOAT16")
-#undef DT_FLOAT16
-#pragma push_macro("DT_INT8")
-#undef DT_INT8
-#pragma push_macro("DT_INT32")
-#undef DT_INT32
-#pragma push_macro("DT_UINT8")
-#undef DT_UINT8
-#pragma push_macro("DT_INT16")
-#undef DT_INT16
-#pragma push_macro("DT_UINT16")
-#undef DT_UINT16
-#pragma push_macro("DT_UINT32")
-#undef DT_UINT32
-#pragma push_macro("DT_INT64")
-#undef DT_INT64
-#pragma push_macro("DT_UINT64")
-#undef DT_UINT64
-#pragma push_macro("DT_DOUBLE")
-#undef DT_DOUBLE
-#pragma push_macro("DT_BOOL")
-#undef DT_BOOL
-#pragma push_macro("DT_COMPLEX64")
-#undef DT_COMPLEX64
-#pragma push_macro("DT_COMPLEX128")
-#undef DT_COMPLEX128
-#pragma push_macro("DT_BF16")
-#undef DT_BF16
+#include "ascendopt_host/dt_macros_off.h"
 
 namespace ge {
 
@@ -207,18 +178,4 @@ private:
 
 }  // namespace ge
 
-#pragma pop_macro("DT_FLOAT")
-#pragma pop_macro("DT_FLOAT16")
-#pragma pop_macro("DT_INT8")
-#pragma pop_macro("DT_INT32")
-#pragma pop_macro("DT_UINT8")
-#pragma pop_macro("DT_INT16")
-#pragma pop_macro("DT_UINT16")
-#pragma pop_macro("DT_UINT32")
-#pragma pop_macro("DT_INT64")
-#pragma pop_macro("DT_UINT64")
-#pragma pop_macro("DT_DOUBLE")
-#pragma pop_macro("DT_BOOL")
-#pragma pop_macro("DT_COMPLEX64")
-#pragma pop_macro("DT_COMPLEX128")
-#pragma pop_macro("DT_BF16")
+#include "ascendopt_host/dt_macros_on.h"
