@@ -71,6 +71,7 @@ def test_a_directory_that_could_shadow_a_header_it_read_turns_it_off(tmp_path):
     (pch / kernel_pch.DEPS).write_text("kernel_operator.h\nbits/c++config.h\ncstdint\n")
     mine = tmp_path / "op_kernel"
     (mine / "bits").mkdir(parents=True)
+    (mine / "cstdint").mkdir()                                # a directory shadows no header
     flags = ["-I", str(mine), "-DDTYPE_X=float"]
     assert kernel_pch.pch_flags(pch, flags, INCLUDE_DIR) == ["-I", str(pch)]
     assert kernel_pch.pch_flags(pch, [*flags, "-I", str(INCLUDE_DIR)], INCLUDE_DIR) == ["-I", str(pch)]

@@ -126,6 +126,6 @@ def pch_flags(pch_dir: Path | None, cmd_flags: list[str], include_dir: Path) -> 
     dirs = [Path(cmd_flags[i + 1]) for i, f in enumerate(cmd_flags[:-1]) if f in ("-I", "-iquote", "-isystem")]
     dirs += [Path(f[2:]) for f in cmd_flags if f.startswith("-I") and len(f) > 2]
     dirs = [d for d in dict.fromkeys(dirs) if os.path.normpath(d) != os.path.normpath(include_dir)]
-    if any((d / n).exists() for d in dirs for n in names):
+    if any((d / n).is_file() for d in dirs for n in names):  # a directory shadows no header
         return []
     return ["-I", str(pch_dir)]
