@@ -52,9 +52,11 @@ class OpRepo:
         kernel_include_dirs: Extra include directories of the kernel compile.
         host_sources: Shared sources outside the operator directory that the build links
             into the operator's tiling library, each named in its CMakeLists.txt.
-        host_library_sources: Shared sources it adds by a ``file(GLOB ...)`` variable: a library
-            directory of which an operator uses a part (the simulator links them as a static
-            library: only the objects the operator's tiling needs).
+        host_library_sources: Shared sources it adds by a ``file(GLOB ...)`` variable (a library
+            directory of which an operator uses a part), and the tiling sources of sibling
+            operators whose op_host headers it includes (the repository builds one tiling
+            library of all operators). The simulator links them as a static library: only the
+            objects the operator's tiling needs.
         host_defines: Compile definitions of the host compile (``NAME=VALUE``).
         host_own_sources: The operator's own host sources (``op_host/...``, relative to its
             directory) that its ``CMakeLists.txt`` adds to a host target (every target but the
@@ -130,7 +132,9 @@ def find_repo(op_dir: str | Path) -> OpRepo | None:
                         (library if t in globbed else sources).append(p)
                     elif fn == "target_include_directories" and p.is_dir():
                         host_dirs.append(p)
-    sources, library = _tiling_sources(sources), _tiling_sources([p for p in library if p not in sources])
+    library += _sibling_tiling_sources(op_dir, src)
+    sources = _tiling_sources(sources)
+    library = _tiling_sources([p for p in dict.fromkeys(library) if p not in sources])
     common_cm = src / SHARED_DIR / "CMakeLists.txt"
     defines = _interface_defines(_cmake_text(common_cm)) if common_cm.is_file() else []
     return OpRepo(src=src, host_include_dirs=tuple(dict.fromkeys(host_dirs)),
@@ -195,6 +199,37 @@ def _expand(toks: list[str], variables: Mapping[str, list[str]]) -> list[str]:
     for t in toks:
         m = _VAR_REF.match(t.strip('"'))
         out += variables[m.group(1)] if m and m.group(1) in variables else [t]
+    return out
+
+
+def _sibling_tiling_sources(op_dir: Path, src: Path) -> list[Path]:
+    """The tiling sources of the sibling operators whose ``op_host`` headers this operator's host
+    sources include (``#include "../../mat_mul_v3/op_host/mat_mul_v3_base_tiling.h"``): every
+    operator's ``target_sources(optiling ...)`` go into the one tiling library of the repository,
+    so a class a sibling's header declares is defined by that sibling's sources."""
+    siblings: dict[Path, None] = {}
+    host = op_dir / "op_host"
+    for f in sorted(host.rglob("*")) if host.is_dir() else []:
+        if f.suffix not in (".h", ".hpp", ".cpp", ".cc") or not f.is_file():
+            continue
+        for kind, name in _includes_of(f):
+            target = Path(os.path.normpath(f.parent / name))
+            sib = target.parent.parent
+            if (kind == '"' and target.parent.name == "op_host" and target.is_file() and sib != op_dir
+                    and _inside(sib, src) and (sib / "CMakeLists.txt").is_file()):
+                siblings[sib] = None
+    out: list[Path] = []
+    for sib in siblings:
+        text = _cmake_text(sib / "CMakeLists.txt")
+        globs = glob_variables(text, src, sib)
+        for fn, body in _CMAKE_CALL.findall(text):
+            toks = _expand(body.split(), globs)
+            if fn != "target_sources" or not toks or toks[0] != "optiling":
+                continue
+            for t in toks[1:]:
+                p = _resolve(t, src, sib)
+                if p.suffix in (".cpp", ".cc") and p.is_file() and _inside(p, sib / "op_host"):
+                    out.append(p)
     return out
 
 

@@ -77,3 +77,31 @@ def test_a_needed_source_that_does_not_compile_is_reported(backend, lib_op, tmp_
     assert not res.ok
     assert "lib::Unbuildable()" in res.error and "undefined reference" in res.error
     assert "sub/bank.cc" in res.error and "no_such_toolkit_header.h" in res.error
+
+
+SIBLING = {
+    "CMakeLists.txt": "target_sources(optiling PRIVATE\n        op_host/helper_tiling.cpp\n        op_host/sib_tiling.cpp\n)\n",
+    "op_host/helper_tiling.h": "#pragma once\n#include <cstdint>\nnamespace sib { struct Tiler { virtual ~Tiler() = default; "
+                               "virtual uint32_t Tile(uint32_t total) const; }; }\n",
+    "op_host/helper_tiling.cpp": '#include "helper_tiling.h"\nnamespace sib {\n'
+                                 "uint32_t Tiler::Tile(uint32_t total) const { return total < 512 ? 128 : 256; }\n}\n",
+    # the sibling's own registration: not referenced, so not linked
+    "op_host/sib_tiling.cpp": "#include <cstdlib>\nnamespace { struct Reg { Reg() { std::abort(); } } g_reg; }\n",
+}
+
+
+def test_a_sibling_operators_tiling_sources_are_linked_by_need(backend, lib_op, tmp_path):
+    # cann-ops builds one tiling library of all operators: gemm_v2 uses mat_mul_v3's
+    # MatmulV3BaseTiling through "../../mat_mul_v3/op_host/mat_mul_v3_base_tiling.h".
+    work = tmp_path / "src"
+    shutil.copytree(lib_op.parent.parent, work)
+    for rel, text in SIBLING.items():
+        (work / "cat/sib_op" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / "cat/sib_op" / rel).write_text(text)
+    host = work / "cat/scale_copy/op_host/scale_copy.cpp"
+    text = host.read_text().replace('#include "tile.h"', '#include "tile.h"\n#include "../../sib_op/op_host/helper_tiling.h"')
+    host.write_text(text.replace("lib::TileLength(total)", "sib::Tiler().Tile(total)"))
+    op = Operator.load(host.parent.parent)
+    assert [p.name for p in op.repo.host_library_sources][-2:] == ["helper_tiling.cpp", "sib_tiling.cpp"]
+    results = check_operator(backend, op, load_op_cases(host.parent.parent), timeout_s=60.0)
+    assert [r.status for r in results] == ["ok"] * len(results), [r.message[:2000] for r in results]
