@@ -1,4 +1,5 @@
-// Driver for PopStackBuffer and the pointer-level *Impl functions (impl_ptr_forms.h):
+// Driver for PopStackBuffer, the pointer-level *Impl functions (impl_ptr_forms.h) and the
+// toolkit's element-size constants (utils_constants.h, checked at compile time):
 //   stack_impl_unit            prints "<row> v0 v1 ..." lines for test_stack_impl.py
 //   stack_impl_unit fail NAME  runs one case that must end with a simulator error (exit 3)
 #include <cstdio>
@@ -15,6 +16,14 @@ namespace {
 
 using unit::Gm;
 using unit::Row;
+
+// Unqualified, as kernels use them under `using namespace AscendC`.
+static_assert(B32_DATA_NUM_PER_BLOCK * B32_BYTE_SIZE == ONE_BLK_SIZE, "B32 per block");
+static_assert(B16_DATA_NUM_PER_BLOCK * B16_BYTE_SIZE == ONE_BLK_SIZE, "B16 per block");
+static_assert(B32_DATA_NUM_PER_REPEAT * B32_BYTE_SIZE == ONE_REPEAT_BYTE_SIZE, "B32 per repeat");
+static_assert(B16_DATA_NUM_PER_REPEAT * B16_BYTE_SIZE == ONE_REPEAT_BYTE_SIZE, "B16 per repeat");
+static_assert(B8_BYTE_SIZE == 1 && B64_BYTE_SIZE == 8 && HALF_MASK_LEN * 2 == FULL_MASK_LEN, "sizes");
+static_assert(MAX_REPEAT_FLOAT_SIZE == 64 * 255 && MAX_REPEAT_HALF_SIZE == 128 * 255, "max repeat sizes");
 
 template <HardEvent E>
 void Wait() {

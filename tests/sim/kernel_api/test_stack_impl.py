@@ -1,7 +1,9 @@
 """PopStackBuffer (stack_buffer.h): a tensor over the rest of UB after the pipe's allocations,
 the pipe untouched; and the pointer-level *Impl functions (impl_ptr_forms.h) that kernels call on
 __ubuf__ / __gm__ pointers, run as the public APIs: DuplicateImpl (count form),
-DataCopyUB2GMImpl, DataCopyPadGm2UBImpl (padded rows), DataCopyPadUB2GMImpl."""
+DataCopyUB2GMImpl, DataCopyPadGm2UBImpl (padded rows), DataCopyPadUB2GMImpl. The driver also
+checks the toolkit's element-size constants (B32_BYTE_SIZE, B32_DATA_NUM_PER_BLOCK, ...) at
+compile time."""
 
 from __future__ import annotations
 
