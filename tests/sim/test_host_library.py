@@ -105,3 +105,21 @@ def test_a_sibling_operators_tiling_sources_are_linked_by_need(backend, lib_op, 
     assert [p.name for p in op.repo.host_library_sources][-2:] == ["helper_tiling.cpp", "sib_tiling.cpp"]
     results = check_operator(backend, op, load_op_cases(host.parent.parent), timeout_s=60.0)
     assert [r.status for r in results] == ["ok"] * len(results), [r.message[:2000] for r in results]
+
+
+def test_tiling_header_with_a_package_header_builds_in_the_kernel_too(backend, lib_op, tmp_path):
+    # The kernel build includes the operator's tiling headers; quant_batch_matmul_v3's include
+    # the cube tiling library's headers, which include <nlohmann/json.hpp> (host_packages).
+    from ascendopt.backends.sim import host_packages
+
+    if not host_packages.include_dirs():
+        pytest.skip("the nlohmann-json package is not installed")
+    work = tmp_path / "src"
+    shutil.copytree(lib_op.parent.parent, work)
+    hdr = work / "cat/scale_copy/op_host/scale_copy_tiling.h"
+    hdr.write_text(hdr.read_text().replace('#include "register/tilingdata_base.h"',
+                                           '#include "register/tilingdata_base.h"\n#include <nlohmann/json.hpp>', 1))
+    assert "nlohmann" in hdr.read_text()
+    op = Operator.load(hdr.parent.parent)
+    results = check_operator(backend, op, load_op_cases(hdr.parent.parent), timeout_s=60.0)
+    assert [r.status for r in results] == ["ok"] * len(results), [r.message[:2000] for r in results]

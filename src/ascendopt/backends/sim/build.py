@@ -480,6 +480,7 @@ class SimBuilder:
         for d in op.repo.host_include_dirs:
             flags += ["-iquote", str(d)]
         flags += [f"-D{x}" for x in op.repo.host_defines]  # what those shared host headers expect
+        flags += host_packages.include_flags()  # third-party headers those tiling headers include
         for d in dict.fromkeys(p.parent for p in op.external_tiling_headers()):
             flags += ["-idirafter", str(d)]
         return flags
