@@ -10,6 +10,7 @@
 // headers that call them from inline host helpers are included for their structs.
 #include "ascendopt_host/math_tmp_size.h"
 #include "ascendopt_host/matmul_tiling_types.h"  // matmul_tiling::PlatformInfo & co., likewise
+#include "ascendopt_host/matmul_tiling_fwd.h"  // the tiling classes, declared only (also kernel side)
 #ifndef ASCENDOPT_KERNEL_SIDE
 #include "ascendopt_host/matmul_tiling.h"  // matmul_tiling::MatmulApiTiling & co., optiling::TCubeTiling
 #include "ascendopt_host/softmax_tiling.h"  // optiling::SoftMaxTiling, SoftMax*TilingFunc, Get*TmpSize
