@@ -87,7 +87,9 @@ def _op_and_cases(v: dict):
     return sop, cases, timed
 
 
-def make_variants(max_variants: int, suite: str = "own", src: str | None = None, globs: str = "") -> list[dict]:
+def make_variants(max_variants: int, suite: str = "own", src: str | None = None, globs: str = "",
+                  save: Path | None = None) -> list[dict]:
+    """The weak variants (see the module docstring); with ``save`` each is written as it is made."""
     names = list(registry())
     out = []
     for i, sop in enumerate(_suite_ops(suite, src, globs)):
@@ -116,6 +118,8 @@ def make_variants(max_variants: int, suite: str = "own", src: str | None = None,
         out.append({**base, "what": [what], "strong_us": strong.latency_us, "weak_us": weak_us,
                     "files": dict(weak.files)})
         print(f"variant {op.name}: {what} {strong.latency_us:.2f} -> {weak_us:.2f} us", file=sys.stderr, flush=True)
+        if save:
+            save.write_text(json.dumps(out))
         if i % 3 == 0 and len(out) < max_variants:
             two = _weaken(weak, cases, ev, order[1:] + order[:1], weak_us * (1 + 0.0), skip=what.split(":")[0])
             if two is not None:
@@ -123,6 +127,8 @@ def make_variants(max_variants: int, suite: str = "own", src: str | None = None,
                 out.append({**base, "what": [what, what2], "strong_us": strong.latency_us,
                             "weak_us": weak2_us, "files": dict(weak2.files)})
                 print(f"variant {op.name}: {what} + {what2} -> {weak2_us:.2f} us", file=sys.stderr, flush=True)
+                if save:
+                    save.write_text(json.dumps(out))
     return out
 
 
@@ -197,7 +203,8 @@ def main() -> None:
         (RESULTS / f"{stem}.json").write_text(json.dumps({"budget": args.budget, "rows": rows}, indent=1))
         print(text)
         return
-    variants = json.loads(args.variants.read_text()) if args.variants else make_variants(args.max_variants, args.suite, args.src, args.ops)
+    variants = json.loads(args.variants.read_text()) if args.variants else make_variants(args.max_variants, args.suite, args.src, args.ops,
+                                                                               args.save_variants)
     if args.save_variants:
         args.save_variants.write_text(json.dumps(variants))
         print(f"{len(variants)} variants saved to {args.save_variants}", file=sys.stderr)
