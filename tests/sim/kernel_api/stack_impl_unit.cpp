@@ -8,6 +8,7 @@
 
 #include "ascendopt_kernel/testing.h"
 #include "kernel_operator.h"
+#include "lib/pad/kernel_operator_pad_intf.h"  // the toolkit lib/ header path builds
 #include "../reduce_api/unit_rows.h"
 
 using namespace AscendC;
