@@ -12,14 +12,13 @@ def _pad_index(n: int, before: int, after: int) -> np.ndarray:
 
 
 def circular_pad(x, paddings, y):
-    """Circular (wrap-around) padding of the last len(paddings) / 2 axes; paddings lists
-    (before, after) pairs starting from the last axis, as torch's pad does."""
+    """Circular (wrap-around) padding; paddings as _pairs reads them (the operator's aclnn layer
+    hands the kernel 2 * ndim values, (before, after) per axis from the first)."""
     v = np.asarray(x["value"])
-    p = np.asarray(paddings["value"]).astype(np.int64).reshape(-1)
     out = v
-    for k in range(len(p) // 2):
-        ax = v.ndim - 1 - k
-        out = np.take(out, _pad_index(v.shape[ax], int(p[2 * k]), int(p[2 * k + 1])), axis=ax)
+    for ax, (before, after) in enumerate(_pairs(paddings, v.ndim)):
+        if before or after:
+            out = np.take(out, _pad_index(v.shape[ax], before, after), axis=ax)
     return [out]
 
 
@@ -27,15 +26,14 @@ def circular_pad_grad(x, paddings, y):
     """Gradient of circular_pad: every element of the padded gradient x is added back onto the
     input position it was copied from."""
     g = np.asarray(x["value"]).astype(np.float64)
-    p = np.asarray(paddings["value"]).astype(np.int64).reshape(-1)
     out = g
-    for k in range(len(p) // 2):
-        ax = g.ndim - 1 - k
-        n = out.shape[ax] - int(p[2 * k]) - int(p[2 * k + 1])
-        src = _pad_index(n, int(p[2 * k]), int(p[2 * k + 1]))
+    for ax, (before, after) in enumerate(_pairs(paddings, g.ndim)):
+        if not (before or after):
+            continue
+        n = out.shape[ax] - before - after
         moved = np.moveaxis(out, ax, 0)
         acc = np.zeros((n,) + moved.shape[1:])
-        np.add.at(acc, src, moved)
+        np.add.at(acc, _pad_index(n, before, after), moved)
         out = np.moveaxis(acc, 0, ax)
     return [out]
 
