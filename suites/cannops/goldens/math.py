@@ -348,16 +348,20 @@ def heaviside(input, values, out):  # noqa: A002 - the operator's tensor name
 
 def histogram_v2(x, min, max, y, bins=100):  # noqa: A002 - the operator's tensor names
     """Counts of x in ``bins`` equal-width bins over [min, max] (both 0: the data's min and max);
-    values outside are not counted, max falls in the last bin."""
-    v = _f(x).reshape(-1)
-    lo, hi = float(_scalar(min)), float(_scalar(max))
+    values outside are not counted, max falls in the last bin. The bin of a value is
+    (x - min) * bins / (max - min) in float32 for floating inputs, as torch.histc computes it in a
+    float tensor's dtype (float64 would move values that sit on a bin edge)."""
+    v = np.asarray(x["value"]).reshape(-1)
+    ct = np.float32 if np.issubdtype(v.dtype, np.floating) and v.dtype.itemsize <= 4 else np.float64
+    v = v.astype(ct)
+    lo, hi = ct(_scalar(min)), ct(_scalar(max))
     if lo == 0 and hi == 0:
-        lo, hi = float(v.min()), float(v.max())
+        lo, hi = v.min(), v.max()
     nb = int(np.prod(y["shape"])) if y.get("shape") else int(bins)
     if lo == hi:
-        lo, hi = lo - 1, hi + 1
+        lo, hi = lo - ct(1), hi + ct(1)
     keep = v[(v >= lo) & (v <= hi)]
-    pos = np.minimum(((keep - lo) * nb / (hi - lo)).astype(np.int64), nb - 1)
+    pos = np.minimum(((keep - lo) * ct(nb) / (hi - lo)).astype(np.int64), nb - 1)
     return [np.bincount(pos, minlength=nb)[:nb]]
 
 
