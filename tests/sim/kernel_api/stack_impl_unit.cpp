@@ -25,6 +25,7 @@ static_assert(B32_DATA_NUM_PER_REPEAT * B32_BYTE_SIZE == ONE_REPEAT_BYTE_SIZE, "
 static_assert(B16_DATA_NUM_PER_REPEAT * B16_BYTE_SIZE == ONE_REPEAT_BYTE_SIZE, "B16 per repeat");
 static_assert(B8_BYTE_SIZE == 1 && B64_BYTE_SIZE == 8 && HALF_MASK_LEN * 2 == FULL_MASK_LEN, "sizes");
 static_assert(MAX_REPEAT_FLOAT_SIZE == 64 * 255 && MAX_REPEAT_HALF_SIZE == 128 * 255, "max repeat sizes");
+static_assert(sizeof(DropOutShapeInfo) == 3 * sizeof(uint32_t), "DropOutShapeInfo: three axis lengths");
 
 template <HardEvent E>
 void Wait() {
@@ -39,6 +40,8 @@ void RunAll(void*) {
     LocalTensor<int16_t> pop;
     bool ok = PopStackBuffer<int16_t, TPosition::LCM>(pop);
     double ub = double(ao::rt::Cur().cap[int(ao::rt::Space::UB)]);
+    DropOutShapeInfo info;  // zero-initialised fields, as documented
+    std::printf("dropout_info %u %u %u\n", info.firstAxis, info.srcLastAxis, info.maskLastAxis);
     std::printf("pop %d %llu %u %.0f\n", int(ok), (unsigned long long)pop.GetPhyAddr(), pop.GetSize(), ub);
 
     // DuplicateImpl on the popped space: 300 elements from its start, the rest untouched.

@@ -3,7 +3,7 @@ the pipe untouched; and the pointer-level *Impl functions (impl_ptr_forms.h) tha
 __ubuf__ / __gm__ pointers, run as the public APIs: DuplicateImpl (count form),
 DataCopyUB2GMImpl, DataCopyPadGm2UBImpl (padded rows), DataCopyPadUB2GMImpl. The driver also
 checks the toolkit's element-size constants (B32_BYTE_SIZE, B32_DATA_NUM_PER_BLOCK, ...) at
-compile time."""
+compile time and DropOutShapeInfo's documented fields."""
 
 from __future__ import annotations
 
@@ -31,6 +31,10 @@ def test_pop_stack_buffer_is_the_rest_of_ub(rows):
     ok, addr, size, ub = rows["pop"]
     assert ok == 1 and addr == 1024  # after the 1000-byte TBuf, rounded to 32 bytes
     assert size * 2 == ub - 1024  # int16 elements up to UB's end
+
+
+def test_dropout_shape_info_starts_at_zero(rows):
+    np.testing.assert_array_equal(rows["dropout_info"], [0, 0, 0])
 
 
 def test_duplicate_impl_count_form(rows):

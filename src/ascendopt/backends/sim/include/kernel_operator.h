@@ -34,6 +34,7 @@
 #include "ascendopt_kernel/impl_ptr_forms.h"
 #include "ascendopt_kernel/slice_copy.h"
 #include "ascendopt_kernel/utils_constants.h"
+#include "ascendopt_kernel/utils_structs.h"
 #include "ascendopt_kernel/event_sync.h"
 #include "ascendopt_kernel/block_local.h"
 #include "ascendopt_kernel/cce_copy_align.h"
