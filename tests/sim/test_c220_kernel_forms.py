@@ -5,7 +5,7 @@ scale_copy fixture (y = 2 x) rewritten with them:
 - a __BLOCK_LOCAL__ global (one per core: each core counts its own tiles in it);
 - NotifyEvent / WaitEvent / wait_flag_dev (a vector-only core is its own partner: its waits are
   satisfied by its own notifications, or the launch deadlocks);
-- TOTAL_UB_SIZE, DEFAULT_DATA_COPY_NBURST / STRIDE, PRELOAD, and the ge::Format macros the device
+- TOTAL_UB_SIZE / TOTAL_L1_SIZE, the SyncAll flag ids, DEFAULT_DATA_COPY_NBURST / STRIDE, PRELOAD, and the ge::Format macros the device
   build defines (`#if defined(FORMAT_X) && FORMAT_X == FORMAT_FRACTAL_NZ` is not a syntax error).
 Before, the kernel did not compile."""
 
@@ -38,7 +38,8 @@ PRELUDE = """#include "kernel_operator.h"
 #if defined(FORMAT_X) && FORMAT_X == FORMAT_FRACTAL_NZ
 #error "x is ND here"
 #endif
-static_assert(AscendC::TOTAL_UB_SIZE == 192 * 1024, "A2 UB");
+static_assert(AscendC::TOTAL_UB_SIZE == 192 * 1024 && AscendC::TOTAL_L1_SIZE == 512 * 1024, "A2 UB, L1");
+static_assert(AscendC::SYNC_AIC_FLAG == 11 && AscendC::SYNC_AIV_FLAG == 12, "SyncAll flag ids");
 __BLOCK_LOCAL__ __inline__ uint32_t g_tiles;
 """
 PROCESS_END = """            CopyOut(i, n);

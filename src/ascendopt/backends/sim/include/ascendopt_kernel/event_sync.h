@@ -5,7 +5,7 @@
 //   wait_flag_dev(id)             = the instruction behind that wait, issued by the scalar unit.
 // Also the A2 (dav_c220) kernel constants kernels name unqualified: TOTAL_UB_SIZE (UB bytes of
 // the architecture the kernel headers emulate: 192 KiB on A2; the SoC file's ub_bytes is what
-// the run checks against), DEFAULT_DATA_COPY_NBURST / DEFAULT_DATA_COPY_STRIDE (1 and 0, the
+// the run checks against) and TOTAL_L1_SIZE (512 KiB), the SyncAll flag ids, DEFAULT_DATA_COPY_NBURST / DEFAULT_DATA_COPY_STRIDE (1 and 0, the
 // DataCopyParams defaults) and PRELOAD(n), an instruction-prefetch hint with no effect on results.
 #pragma once
 #include "ascendopt_kernel/cross_core.h"
@@ -21,6 +21,12 @@ __aicore__ inline void WaitEvent(uint16_t flagId) {
 }
 
 constexpr uint32_t TOTAL_UB_SIZE = 192 * 1024;
+constexpr uint32_t TOTAL_L1_SIZE = 512 * 1024;
+// The flag ids the toolkit's SyncAll reserves (kernels reuse them for their own AIC/AIV meetings).
+constexpr uint16_t SYNC_AIC_FLAG = 11;
+constexpr uint16_t SYNC_AIV_FLAG = 12;
+constexpr uint16_t SYNC_AIC_AIV_FLAG = 13;
+constexpr uint16_t SYNC_AIV_ONLY_ALL = 14;
 constexpr uint8_t DEFAULT_DATA_COPY_NBURST = 1;
 constexpr uint8_t DEFAULT_DATA_COPY_STRIDE = 0;
 }  // namespace AscendC
