@@ -4,6 +4,10 @@
 // bytes written by the host class optiling::TCubeTiling (ascendopt_host/matmul_tiling.h, same
 // fields in the same order) read back field by field here. Plain C++: host and kernel
 // translation units both include it.
+// The list ends with BatchNum (49 fields): cann-ops, built against CANN 8.1.RC1, sizes its tiling
+// data for that (mat_mul_v3's MatmulTilingData is TCubeTiling + 15 uint32 fields and must be a
+// multiple of 8 bytes: 'tiling data size ... is not aligned to 8'). The newest asc-devkit header
+// appends mxTypePara (MX-format matmul); with it every mat_mul_v3 case was rejected.
 #pragma once
 #include <cstdint>
 
@@ -15,8 +19,7 @@
     X(singleBatchM) X(singleBatchN) X(stepKa) X(stepKb) X(depthAL1CacheUB) X(depthBL1CacheUB)        \
     X(dbL0A) X(dbL0B) X(dbL0C) X(ALayoutInfoB) X(ALayoutInfoS) X(ALayoutInfoN) X(ALayoutInfoG)      \
     X(ALayoutInfoD) X(BLayoutInfoB) X(BLayoutInfoS) X(BLayoutInfoN) X(BLayoutInfoG) X(BLayoutInfoD)  \
-    X(CLayoutInfoB) X(CLayoutInfoS1) X(CLayoutInfoN) X(CLayoutInfoG) X(CLayoutInfoS2) X(BatchNum)    \
-    X(mxTypePara)
+    X(CLayoutInfoB) X(CLayoutInfoS1) X(CLayoutInfoN) X(CLayoutInfoG) X(CLayoutInfoS2) X(BatchNum)
 
 namespace AscendC {
 namespace tiling {

@@ -1,0 +1,52 @@
+"""TCubeTiling's field list is the one cann-ops' tiling data is sized for (49 int32 fields, ending
+with BatchNum): mat_mul_v3's MatmulTilingData (TCubeTiling + 15 uint32 fields) must be a multiple
+of 8 bytes, or its tiling rejects the case ('tiling data size[260] is not aligned to 8' with the
+50-field list). Host and kernel see the same layout."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from ascendopt.backends.sim.build import INCLUDE_DIR
+
+PROGRAM = r"""
+#include <cstdio>
+#include "register/tilingdata_base.h"
+#include "tiling/tiling_api.h"
+namespace optiling {
+BEGIN_TILING_DATA_DEF(RunInfoLike)
+  TILING_DATA_FIELD_DEF(uint32_t, a); TILING_DATA_FIELD_DEF(uint32_t, b); TILING_DATA_FIELD_DEF(uint32_t, c);
+  TILING_DATA_FIELD_DEF(uint32_t, d); TILING_DATA_FIELD_DEF(uint32_t, e);
+END_TILING_DATA_DEF;
+BEGIN_TILING_DATA_DEF(MatmulLikeTilingData)
+  TILING_DATA_FIELD_DEF_STRUCT(TCubeTiling, matmulTiling);
+  TILING_DATA_FIELD_DEF_STRUCT(RunInfoLike, l2Tile);
+  TILING_DATA_FIELD_DEF_STRUCT(RunInfoLike, runInfo);
+  TILING_DATA_FIELD_DEF(uint32_t, l2Flag);
+  TILING_DATA_FIELD_DEF(uint32_t, baseAN); TILING_DATA_FIELD_DEF(uint32_t, baseAD);
+  TILING_DATA_FIELD_DEF(uint32_t, baseBN); TILING_DATA_FIELD_DEF(uint32_t, baseBD);
+END_TILING_DATA_DEF;
+}
+int main() {
+    optiling::MatmulLikeTilingData t;
+    optiling::TCubeTiling c;
+    c.set_BatchNum(3);
+    std::printf("%zu %zu %zu %d\n", sizeof(AscendC::tiling::TCubeTiling), c.GetDataSize(), t.GetDataSize() % 8,
+                reinterpret_cast<const AscendC::tiling::TCubeTiling*>(&c)->BatchNum);
+    return 0;
+}
+"""
+
+
+def test_tcube_tiling_has_49_fields_ending_with_batch_num(tmp_path):
+    if shutil.which("g++") is None:
+        pytest.skip("g++ not available")
+    src, exe = tmp_path / "t.cpp", tmp_path / "t"
+    src.write_text(PROGRAM)
+    res = subprocess.run(["g++", "-std=c++17", "-w", f"-I{INCLUDE_DIR}", str(src), "-o", str(exe)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert subprocess.run([str(exe)], capture_output=True, text=True).stdout.split() == ["196", "196", "0", "3"]
