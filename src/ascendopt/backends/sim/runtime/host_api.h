@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ao::host {
@@ -13,6 +14,11 @@ struct PlatformConfig {
     uint32_t aiv_cores = 0, aic_cores = 0;
     uint64_t ub_bytes = 0, l1_bytes = 0, l0a_bytes = 0, l0b_bytes = 0, l0c_bytes = 0, l2_bytes = 0, hbm_bytes = 0,
              lib_api_workspace_bytes = 0;
+    // cube capabilities as the platform info lists them (AICoreSpec, AICoreintrinsicDtypeMap)
+    int64_t cube_freq_mhz = 0;
+    uint64_t bt_bytes = 0;
+    bool load3d_constraints = false;
+    std::vector<std::pair<std::string, std::string>> intrinsics;  // "Intrinsic_x" -> "true" / a dtype list
 };
 
 struct TensorArg {

@@ -346,16 +346,10 @@ void FillPlatform(const PlatformConfig& pc, fe::PlatFormInfos* pi) {
     // Cube capabilities as the platform info lists them, from the SoC file (cube tiling libraries
     // pick their code paths by them): an AICoreintrinsicDtypeMap entry exists only for an intrinsic
     // the SoC has; the L1 -> BiasTable move lists "bf16" where it takes a bfloat16 bias.
-    const ao::rt::SocParams& soc = ao::rt::Soc();
-    pi->SetPlatformRes("AICoreSpec", "cube_freq", std::to_string(int64_t(soc.Get("clock_ghz", 0) * 1000 + 0.5)));
-    pi->SetPlatformRes("AICoreSpec", "bt_size", std::to_string(uint64_t(soc.Get("bt_bytes", 0))));
-    pi->SetPlatformRes("AICoreSpec", "load3d_constraints", soc.Get("load3d_constraints", 0) != 0 ? "1" : "0");
-    for (const char* name : {"fix_pipe_l0c2out", "data_move_out2l1_nd2nz", "data_move_l12ub", "data_move_l0c2ub"}) {
-        if (soc.Get(std::string("intrinsic_") + name, 0) != 0)
-            pi->SetPlatformRes("AICoreintrinsicDtypeMap", std::string("Intrinsic_") + name, "true");
-    }
-    if (soc.Get("intrinsic_data_move_l12bt_bf16", 0) != 0)
-        pi->SetPlatformRes("AICoreintrinsicDtypeMap", "Intrinsic_data_move_l12bt", "bf16");
+    pi->SetPlatformRes("AICoreSpec", "cube_freq", std::to_string(pc.cube_freq_mhz));
+    pi->SetPlatformRes("AICoreSpec", "bt_size", std::to_string(pc.bt_bytes));
+    pi->SetPlatformRes("AICoreSpec", "load3d_constraints", pc.load3d_constraints ? "1" : "0");
+    for (const auto& [name, value] : pc.intrinsics) pi->SetPlatformRes("AICoreintrinsicDtypeMap", name, value);
 }
 
 std::string StatusText(ge::graphStatus st) {

@@ -331,6 +331,16 @@ int main(int argc, char** argv) {
     pc.l2_bytes = uint64_t(m.soc.Get("l2_bytes", 201326592));
     pc.hbm_bytes = uint64_t(m.soc.Get("hbm_bytes", 68719476736.0));
     pc.lib_api_workspace_bytes = uint64_t(m.soc.Get("lib_api_workspace_bytes", 16777216));
+    // the SoC file's cube capabilities (an intrinsic is listed only when the SoC has it)
+    pc.cube_freq_mhz = int64_t(m.soc.Get("clock_ghz", 0) * 1000 + 0.5);
+    pc.bt_bytes = uint64_t(m.soc.Get("bt_bytes", 0));
+    pc.load3d_constraints = m.soc.Get("load3d_constraints", 0) != 0;
+    for (const char* name : {"fix_pipe_l0c2out", "data_move_out2l1_nd2nz", "data_move_l12ub", "data_move_l0c2ub"}) {
+        if (m.soc.Get(std::string("intrinsic_") + name, 0) != 0)
+            pc.intrinsics.emplace_back(std::string("Intrinsic_") + name, "true");
+    }
+    if (m.soc.Get("intrinsic_data_move_l12bt_bf16", 0) != 0)
+        pc.intrinsics.emplace_back("Intrinsic_data_move_l12bt", "bf16");
     std::vector<ao::host::TensorArg> op_outputs;  // the OpDef's outputs (not the inputs updated in place)
     std::vector<size_t> op_output_idx;
     for (size_t i = 0; i < m.outputs.size(); ++i) {
