@@ -192,11 +192,14 @@ def test_shipped_cannops_golden_runs_on_our_cases(cannops_suite, op_dir):
     cases = load_op_cases(op.dir, op.cases, op.golden, own=False)
     assert cases, op_dir
     golden = load_golden(op.golden)
-    ran = 0
-    for case in cases:
-        if sum(math.prod(s.shape) for s in case.inputs) > _GOLDEN_SMOKE_LIMIT:
-            continue
+    def size(case) -> int:
+        return sum(math.prod(s.shape) for s in case.inputs)
+
+    # the small cases; an operator whose only case of ours is its (large) benchmark case runs that one
+    small = [c for c in cases if size(c) <= _GOLDEN_SMOKE_LIMIT] or [min(cases, key=size)]
+    for case in small:
         outs = run_golden(golden, case, make_inputs(case, seed=0))
-        assert [o.shape for o in outs] == [tuple(s.shape) for s in case.outputs], case.name
-        ran += 1
-    assert ran, f"{op_dir}: no case of ours is small enough to run its golden on"
+        # None: an output the operator documents as not computed (left unchecked)
+        assert [None if o is None else o.shape for o in outs] == [
+            None if o is None else tuple(s.shape) for o, s in zip(outs, case.outputs)], case.name
+        assert len(outs) == len(case.outputs), case.name
