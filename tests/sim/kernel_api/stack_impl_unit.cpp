@@ -94,11 +94,4 @@ void RunFail(void* arg) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    if (argc == 3 && std::string(argv[1]) == "fail") {
-        ao::rt::RunOnOneCore(RunFail, argv[2]);
-        return 0;
-    }
-    ao::rt::RunOnOneCore(RunAll, nullptr);
-    return 0;
-}
+int main(int argc, char** argv) { return unit::Main(argc, argv, RunAll, RunFail); }

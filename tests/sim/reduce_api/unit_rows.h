@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "ascendopt_kernel/testing.h"
@@ -56,5 +57,14 @@ void Fill(const LocalTensor<T>& t, uint32_t n, uint32_t seed, float scale = 0.01
         seed = seed * 1664525u + 1013904223u;
         t.Data()[i] = T(float(int32_t(seed >> 20) % 200 - 100) * scale);
     }
+}
+// A unit driver's main: `DRIVER` runs every row (all), `DRIVER fail NAME` runs one failing case.
+inline int Main(int argc, char** argv, void (*all)(void*), void (*fail)(void*)) {
+    if (argc == 3 && std::string(argv[1]) == "fail") {
+        ao::rt::RunOnOneCore(fail, argv[2]);
+        return 0;
+    }
+    ao::rt::RunOnOneCore(all, nullptr);
+    return 0;
 }
 }  // namespace unit
