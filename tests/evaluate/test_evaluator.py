@@ -9,7 +9,6 @@ import pytest
 
 from ascendopt.backends.base import Backend, Status
 from ascendopt.evaluate.evaluator import (
-    PROFILE_SEED_OFFSET,
     EvalConfig,
     Evaluation,
     Evaluator,
@@ -25,11 +24,12 @@ def test_ok_records_everything(evaluator, base, cases, backend):
     assert ev.status == "ok" and ev.ok, ev.error
     assert [c.name for c in ev.cases] == [c.name for c in cases]
     assert all(c.status == "ok" and c.max_abs_err == 0.0 for c in ev.cases)
-    # default benchmark: the largest case by elements, checked too, with fresh inputs
+    # default benchmark: the largest case by elements; on the (exact, always timed) simulator
+    # its correctness run is its timed run
     [bench] = benchmark_cases(cases)
     assert bench.name == max(cases, key=case_elements).name == "many_cores"
     assert [b.name for b in ev.benchmark] == ["many_cores"] and ev.benchmark[0].max_abs_err == 0.0
-    assert ev.benchmark[0].seed == ev.seed + PROFILE_SEED_OFFSET
+    assert ev.benchmark[0].seed == ev.seed + [c.name for c in cases].index("many_cores")
     assert [c.seed for c in ev.cases] == [ev.seed + i for i in range(len(cases))]
     assert ev.latency_us == pytest.approx(ev.benchmark[0].task_duration_us) and ev.latency_us > 0
     assert ev.profile["many_cores"]["task_duration_us"] == pytest.approx(ev.latency_us)
@@ -110,7 +110,8 @@ class _SkipsWorkOnRepeat(Backend):
 
 
 def test_benchmark_outputs_are_checked(backend, base, cases):
-    ev = Evaluator(_SkipsWorkOnRepeat(backend), EvalConfig(jobs=1)).evaluate(base, cases)
+    # separate timed runs (repeats): their outputs are checked too
+    ev = Evaluator(_SkipsWorkOnRepeat(backend), EvalConfig(jobs=1, profile_repeats=2)).evaluate(base, cases)
     assert all(c.status == "ok" for c in ev.cases)
     assert ev.status == "wrong_result"
     assert "benchmark run of many_cores" in ev.error

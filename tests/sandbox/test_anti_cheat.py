@@ -49,14 +49,30 @@ def test_partial_work_on_some_cores_is_caught(backend, base, cases):
     assert any(r.status == "wrong_result" for r in results), [(r.name, r.status) for r in results]
 
 
-def test_inputs_are_fresh_per_evaluation_and_differ_for_the_timed_run(backend, base, cases):
-    ev = Evaluator(backend, EvalConfig(seed=7)).evaluate(base, [cases["small_tail"]])
+def test_inputs_are_fresh_per_evaluation_and_differ_for_separate_timed_runs(backend, base, cases):
+    # repeats ask for separate timed runs: each draws fresh inputs
+    ev = Evaluator(backend, EvalConfig(seed=7, profile_repeats=2)).evaluate(base, [cases["small_tail"]])
     assert ev.status == "ok"
     [check] = ev.cases
-    [timed] = ev.benchmark
-    assert timed.seed != check.seed and timed.seed - check.seed >= PROFILE_SEED_OFFSET
+    assert len(ev.benchmark) == 2
+    assert all(t.seed != check.seed and t.seed - check.seed >= PROFILE_SEED_OFFSET for t in ev.benchmark)
     other = Evaluator(backend, EvalConfig(seed=8)).evaluate(base, [cases["small_tail"]])
     assert other.cases[0].seed != check.seed  # and per evaluation config
+
+
+def test_on_an_exact_backend_the_timed_run_is_the_checked_run(backend, base, cases):
+    """The simulator times every run: the benchmark case's correctness run is its timed run, so
+    the measured run is exactly the run whose outputs were checked (no second run to behave
+    differently in)."""
+    calls: list[str] = []
+    spy = _WrongOnSecondRun(backend)
+    real = spy.run
+    spy.run = lambda *a, **kw: (calls.append(a[2].name), real(*a, **kw))[1]
+    ev = Evaluator(spy, EvalConfig(jobs=1)).evaluate(base, [cases["small_tail"], cases["many_cores"]])
+    assert ev.status == "ok", ev.error
+    assert sorted(calls) == ["many_cores", "small_tail"]  # one run per case, none extra
+    [timed] = ev.benchmark
+    assert timed is ev.cases[1] and timed.task_duration_us and ev.latency_us == timed.task_duration_us
 
 
 class _WrongOnSecondRun(Backend):
@@ -79,7 +95,8 @@ class _WrongOnSecondRun(Backend):
 
 
 def test_outputs_are_checked_after_the_timed_run_too(backend, base, cases):
-    ev = Evaluator(_WrongOnSecondRun(backend), EvalConfig(jobs=1)).evaluate(base, [cases["small_tail"]])
+    ev = Evaluator(_WrongOnSecondRun(backend), EvalConfig(jobs=1, profile_repeats=2)).evaluate(
+        base, [cases["small_tail"]])
     assert ev.status == "wrong_result" and "benchmark run" in ev.error, (ev.status, ev.error)
 
 

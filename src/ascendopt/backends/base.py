@@ -180,6 +180,12 @@ class Backend(abc.ABC):
         return Profile.from_run(run, kernel_name, op_type, self.soc)
 
     @property
+    def times_every_run(self) -> bool:
+        """True when :meth:`run` is already a timed run (:meth:`measure` is :meth:`run`, as on
+        the simulator): a checked run of a benchmark case then needs no second, measured run."""
+        return type(self).measure is Backend.measure
+
+    @property
     def concurrent_timing(self) -> bool:
         """True when a measured run may overlap other runs without changing its result: an
         exact model without noise draws. False for measured hardware (a benchmark run must

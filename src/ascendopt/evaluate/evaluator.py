@@ -31,11 +31,12 @@ from ascendopt.evaluate import casedata
 from ascendopt.evaluate.check import CaseResult, case_dtypes, check_case, timed_build
 from ascendopt.operator import Operator, OperatorError
 
-#: Profile runs draw their inputs from ``seed + PROFILE_SEED_OFFSET + k`` (fresh, not the
-#: correctness runs' data).
+#: Separate profile runs (a backend whose correctness runs are not timed, a noisy one, or
+#: ``profile_repeats`` > 1) draw their inputs from ``seed + PROFILE_SEED_OFFSET + k`` (fresh,
+#: not the correctness runs' data).
 PROFILE_SEED_OFFSET = 1_000_003
 #: Bumped when the meaning of an evaluation changes (part of every config key).
-EVALUATOR_VERSION = 1
+EVALUATOR_VERSION = 2  # 2: an exact backend's benchmark case is timed by its correctness run
 _FAILURE_ORDER = (Status.COMPILE_ERROR, Status.TILING_ERROR, Status.RUNTIME_ERROR, Status.TIMEOUT,
                   Status.WRONG_RESULT)
 
@@ -448,9 +449,9 @@ class Evaluator:
             def build_of(case: Case) -> BuildResult:
                 return builds[tuple(sorted(case_dtypes(case).items()))]
 
-            def check(i: int, case: Case) -> CaseResult:
+            def check(i: int, case: Case, runs: list[RunResult] | None = None) -> CaseResult:
                 return check_case(self.backend, op, case, build_of(case), ev.seed + i, cfg.rtol, cfg.atol,
-                                  cfg.run_timeout_s, data=data)
+                                  cfg.run_timeout_s, data=data, run_result_hook=None if runs is None else runs.append)
 
             def bench_run(j: int, k: int, case: Case) -> tuple[CaseResult, RunResult | None]:
                 runs: list[RunResult] = []
@@ -459,13 +460,21 @@ class Evaluator:
                                data=data)
                 return r, (runs[-1] if runs else None)
 
-            bench_jobs = [(j, k, c) for j, c in enumerate(bench) for k in range(max(1, cfg.profile_repeats))]
             overlap = self.backend.concurrent_timing  # noise draws / a device measurement: alone, in order
+            # On an exact backend that times every run, the correctness run of a benchmark case
+            # is a timed, checked run of it: it is the profile run (one run of the largest
+            # cases fewer per evaluation), unless repeats are asked for.
+            index = {c.name: i for i, c in enumerate(cases)}
+            reuse = (overlap and self.backend.times_every_run and cfg.profile_repeats <= 1
+                     and all(c.name in index for c in bench))
+            kept: dict[int, list[RunResult]] = {index[c.name]: [] for c in bench} if reuse else {}
+            bench_jobs = [] if reuse else [(j, k, c) for j, c in enumerate(bench)
+                                           for k in range(max(1, cfg.profile_repeats))]
             order = sorted(range(len(cases)), key=lambda i: -case_elements(cases[i]))
             futures: dict[int, Future] = {}
             bench_futures: list[Future] = []
             for n, i in enumerate(order):
-                futures[i] = pool.submit(check, i, cases[i])
+                futures[i] = pool.submit(check, i, cases[i], kept.get(i))
                 if overlap and n == 0:
                     bench_futures = [pool.submit(bench_run, *bj) for bj in bench_jobs]
             for i in range(len(cases)):
@@ -482,8 +491,12 @@ class Evaluator:
                 return
             # 3. profile the benchmark case(s): fresh inputs again, outputs checked again.
             t = time.perf_counter()
-            results = ([f.result() for f in bench_futures] if bench_futures
-                       else [bench_run(*bj) for bj in bench_jobs])
+            if reuse:
+                bench_jobs = [(j, 0, c) for j, c in enumerate(bench)]
+                results = [(ev.cases[index[c.name]], kept[index[c.name]][-1]) for c in bench]
+            else:
+                results = ([f.result() for f in bench_futures] if bench_futures
+                           else [bench_run(*bj) for bj in bench_jobs])
         durations: list[float] = []
         for j, case in enumerate(bench):
             mine = [(r, rr) for (jj, _, _), (r, rr) in zip(bench_jobs, results) if jj == j]
