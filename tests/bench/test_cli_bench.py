@@ -76,6 +76,24 @@ def test_resume_skips_finished_pairs_and_reruns_unfinished_ones_for_free(tmp_pat
     assert doc["trials"][0]["speedup"] == json.loads((out / "bench.json").read_text())["trials"][0]["speedup"]
 
 
+def test_resume_without_the_database_keeps_the_pairs_the_side_files_record(tmp_path):
+    """A committed benchmark (its runs/ and bench.json, never bench.db) continues in a fresh
+    checkout: --resume takes a finished pair from its side file when the identity matches."""
+    out = tmp_path / "o"
+    first = bench(out, "stage2")
+    (out / "bench.db").unlink()
+    doc = bench(out, "stage2,bon", "--resume")
+    assert {p["method"]: p["status"] for p in doc["pairs"]} == {"stage2": "done", "bon": "finished"}
+    assert list(charged_by_run(out / "bench.db").values())[0][0] == "bon"  # stage2 was not rerun
+    [kept] = [t for t in doc["trials"] if t["method"] == "stage2"]
+    assert kept == first["trials"][0]
+    # another budget is another pair: rerun
+    (out / "bench.db").unlink()
+    r = invoke("bench", "--suite", OP, "--budget", 2, "--methods", "stage2", "--out", out, "--resume", "--json")
+    assert r.exit_code == 0, r.output
+    assert [p["status"] for p in json.loads(r.stdout)["pairs"]] == ["finished"]
+
+
 def test_process_pool_workers_return_records_to_the_driver(tmp_path):
     doc = bench(tmp_path / "o", "stage2,evolve", "--workers", 2)
     assert doc["complete"]

@@ -89,6 +89,19 @@ class Trial:
                 return k
         return None
 
+    def record(self) -> dict[str, Any]:
+        """Everything the trial is made of (:meth:`from_record` reads it back)."""
+        return {"op": self.op, "level": self.level, "method": self.method, "seed": self.seed,
+                "reference_us": self.reference_us, "evals": [[bool(ok), lat] for ok, lat in self.evals],
+                "roofline_before": self.roofline_before, "roofline_after": self.roofline_after,
+                "seconds": self.seconds}
+
+    @classmethod
+    def from_record(cls, d: dict[str, Any]) -> "Trial":
+        return cls(str(d["op"]), int(d["level"]), str(d["method"]), int(d["seed"]), d.get("reference_us"),
+                   [(bool(ok), lat) for ok, lat in d.get("evals", [])], d.get("roofline_before"),
+                   d.get("roofline_after"), float(d.get("seconds") or 0.0))
+
     def to_dict(self) -> dict[str, Any]:
         best = [lat for ok, lat in self.evals if ok and lat]
         return {"op": self.op, "level": self.level, "method": self.method, "seed": self.seed,

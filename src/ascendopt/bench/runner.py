@@ -85,6 +85,9 @@ class Pair:
     error: str = ""
     source: SuiteOp | None = None
     cases_key: str | None = None
+    #: The finished trial read from the pair's side file when the database lacks it (a
+    #: benchmark continued in a fresh checkout from its committed ``runs/``).
+    ledger: Trial | None = None
 
     @property
     def key(self) -> str:
@@ -240,11 +243,29 @@ class Runner:
         for p in pairs:
             c = self._run_config(p)
             r = known.get(self._identity(c))
+            if r is None and self.cfg.resume:  # e.g. a fresh checkout of a committed benchmark
+                p.ledger = self._ledger_trial(p, c)
+                if p.ledger is not None:
+                    p.status = "done"
+                    continue
             if r is None:
                 p.run_id, p.status = self.store.create_run(p.op, c), "new"
             else:
                 p.run_id = r.id
                 p.status = "done" if r.status == "finished" else "resumed"
+
+    def _ledger_trial(self, p: Pair, config: dict[str, Any]) -> Trial | None:
+        """The pair's finished trial from its side file ``runs/<slug>.json``, when that file
+        records a finished run of the same identity (operator digest, method, seed, budget,
+        SoC, options, cases); None otherwise."""
+        side = self.cfg.out / "runs" / f"{p.slug}.json"
+        try:
+            doc = json.loads(side.read_text())
+            if doc.get("error") or self._identity(doc["config"]) != self._identity(config):
+                return None
+            return Trial.from_record(doc["trial"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
 
     def handle(self, msg: tuple) -> None:
         """Writes what a worker sent (the driver's only write path for evaluations)."""
@@ -305,6 +326,10 @@ class Runner:
             records = self.store.list_evaluations(p.run_id)
             (runs / f"{p.slug}.html").write_text(render(res, records, out.titles, None,
                                                         title=f"ascendopt bench: {p.op} / {p.method} / seed {p.seed}"))
+            if not out.error:  # the ledger: --resume without the database keeps this pair
+                doc["config"] = self._run_config(p)
+                doc["trial"] = trial_from_records(records, p.digest, p.op, p.level, p.method, p.seed,
+                                                  out.seconds).record()
         (runs / f"{p.slug}.json").write_text(json.dumps(doc, indent=2, default=str))
         if out.error and out.error != "interrupted":
             p.status = "failed"
@@ -317,6 +342,9 @@ class Runner:
     def trials(self, pairs: Sequence[Pair]) -> list[Trial]:
         out = []
         for p in pairs:
+            if p.ledger is not None:
+                out.append(p.ledger)
+                continue
             if p.run_id is None:
                 continue
             r = self.store.get_run(p.run_id)
