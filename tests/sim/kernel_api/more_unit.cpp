@@ -534,6 +534,9 @@ void RunFail(void* arg) {
     if (name == "bind_gm_ub_overflow") {
         TQueBind<TPosition::GM, TPosition::VECIN, 1> q;  // UB is 192 KiB: two 100 KiB buffers do not fit
         pipe.InitBuffer(q, 2, 100 * 1024);
+        LocalTensor<float> first = q.AllocTensor<float>();
+        LocalTensor<float> second = q.AllocTensor<float>();  // the one past the end
+        Duplicate(second[100 * 256 - 64], 1.0f, 64);  // its last 256 bytes
     } else if (name == "positional_mismatch") {
         TQueBind<TPosition::VECIN, TPosition::VECOUT, 1> q;
         pipe.InitBuffer(q, 1, 256);
@@ -634,6 +637,14 @@ void RunFail(void* arg) {
         LocalTensor<float> t = unused.Get<float>();  // harmless while t is not used
         Duplicate(a, 1.0f, 64);
         if (name == "tbuf_uninit_used") Adds(a, t, 1.0f, 64);
+    } else if (name == "ub_past_end_unused" || name == "ub_past_end_used") {
+        TBuf<TPosition::VECCALC> all, past;  // UB is 192 KiB: `past` is placed after its end
+        pipe.InitBuffer(all, 192 * 1024);
+        pipe.InitBuffer(past, 4096);
+        LocalTensor<float> a = all.Get<float>();
+        LocalTensor<float> p = past.Get<float>();  // harmless while p is not used
+        Duplicate(a[192 * 256 - 64], 1.0f, 64);  // the last 256 bytes of UB
+        if (name == "ub_past_end_used") Adds(p, a, 1.0f, 64);
     }
     std::fprintf(stderr, "case %s did not fail\n", name.c_str());
 }

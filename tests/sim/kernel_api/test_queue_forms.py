@@ -60,3 +60,12 @@ def test_a_tbuf_without_initbuffer_fails_where_it_is_used(more_exe):
     ok = run_case(more_exe, "fail", "tbuf_uninit_unused")
     assert ok.returncode == 0 and "ascendopt-error" not in ok.stderr, ok.stderr
     assert_fails(more_exe, "tbuf_uninit_used", "invalid_argument")
+
+
+def test_a_buffer_placed_past_the_end_of_ub_fails_where_it_is_used(more_exe):
+    # The device's InitBuffer does not check the memory's size: a temporary the kernel sizes for
+    # another dtype and never touches is harmless; touching it is the overflow.
+    ok = run_case(more_exe, "fail", "ub_past_end_unused")
+    assert ok.returncode == 0 and "ascendopt-error" not in ok.stderr, ok.stderr
+    assert "did not fail" in ok.stderr
+    assert_fails(more_exe, "ub_past_end_used", "ub_overflow")

@@ -158,6 +158,15 @@ public:
                          "%s: access [%llu, %llu) of %s is outside its buffer [%llu, %llu)", what,
                          (unsigned long long)b, (unsigned long long)e, ao::rt::SpaceName(Space()),
                          (unsigned long long)buf_begin_, (unsigned long long)buf_end_);
+        // InitBuffer places buffers past the end of the memory without complaint (TPipe::Take);
+        // using their bytes is the overflow.
+        const uint64_t cap = ao::rt::Cur().cap[int(Space())];
+        if (e > cap)
+            ao::rt::Fail(ao::rt::ErrorKind::UbOverflow,
+                         "%s: access [%llu, %llu) of %s reaches past its capacity of %llu bytes: InitBuffer "
+                         "placed this buffer at [%llu, %llu)", what, (unsigned long long)b, (unsigned long long)e,
+                         ao::rt::SpaceName(Space()), (unsigned long long)cap, (unsigned long long)buf_begin_,
+                         (unsigned long long)buf_end_);
     }
 
     uint8_t* base_ = nullptr;     // base of this core's memory space

@@ -92,8 +92,8 @@ inline void TransDataRun(const char* name, const uint64_t dstAddr[16], const uin
     for (uint32_t r = 0; r < R; ++r)
         for (int i = 0; i < 16; ++i) {
             uint64_t s = at(r, p.srcRepStride, srcAddr[i]), d = at(r, p.dstRepStride, dstAddr[i]);
-            uint64_t sLo = srcB ? srcB->begin[i] : 0, sHi = srcB ? srcB->end[i] : cap;
-            uint64_t dLo = dstB ? dstB->begin[i] : 0, dHi = dstB ? dstB->end[i] : cap;
+            uint64_t sLo = srcB ? srcB->begin[i] : 0, sHi = srcB ? std::min(srcB->end[i], cap) : cap;
+            uint64_t dLo = dstB ? dstB->begin[i] : 0, dHi = dstB ? std::min(dstB->end[i], cap) : cap;
             if (s < sLo || s + 32 > sHi || d < dLo || d + 32 > dHi) {
                 bool src = s < sLo || s + 32 > sHi;
                 ao::rt::Fail(ao::rt::ErrorKind::LocalOutOfBounds,
