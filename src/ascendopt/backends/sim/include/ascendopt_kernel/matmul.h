@@ -313,9 +313,30 @@ void MmAlignCursor(TPipe* pipe, ao::rt::Space sp, uint64_t align) {
     if (pad) pipe->Take(sp, uint32_t(pad), "Matmul::Init");
 }
 
-// The kernel type a Matmul object implies; defined by lib/matmul_intf.h (after ASCENDC_CUBE_ONLY).
-template <class T>
-struct MmKernelType;
+// Where Matmul::Init places an object's buffers on its pipe, as the library's Init does
+// (InitShareBufStart before, InitShareBufEnd after): only one Matmul object of a pipe computes at a
+// time (the AIC serves requests one by one), so L0A and L0B are the running object's alone (every
+// Init starts them at 0) and L1 and L0C hold one region shared by all of the pipe's objects: the
+// first Init opens it at the pipe's cursor, later ones start over at its beginning. After Init the
+// cursor is past the largest object's buffers, so the kernel's own later buffers do not overlap.
+inline void MmShareStart(TPipe* pipe) {
+    pipe->cursor_[int(ao::rt::Space::L0A)] = 0;
+    pipe->cursor_[int(ao::rt::Space::L0B)] = 0;
+    for (ao::rt::Space sp : {ao::rt::Space::L1, ao::rt::Space::L0C}) {
+        uint64_t& cur = pipe->cursor_[int(sp)];
+        if (!pipe->mm_share_open_) pipe->mm_share_begin_[int(sp)] = pipe->mm_share_end_[int(sp)] = cur;
+        cur = pipe->mm_share_begin_[int(sp)];
+    }
+    pipe->mm_share_open_ = true;
+}
+inline void MmShareEnd(TPipe* pipe) {
+    for (ao::rt::Space sp : {ao::rt::Space::L1, ao::rt::Space::L0C}) {
+        uint64_t& cur = pipe->cursor_[int(sp)];
+        uint64_t& end = pipe->mm_share_end_[int(sp)];
+        if (cur > end) end = cur;
+        cur = end;
+    }
+}
 
 }  // namespace ao::k
 
@@ -338,12 +359,7 @@ public:
     using L0cT = typename GetMmDstType<SrcAT>::Type;
     using CallBack = MM_CB;
 
-    // Holding a Matmul makes the kernel MIX 1:2 (cube-only with ASCENDC_CUBE_ONLY), whether or not
-    // it goes through REGIST_MATMUL_OBJ: the compiler sees cube code (MmKernelType, matmul_intf.h).
-    __aicore__ inline MatmulImpl() {
-        (void)::ao::rt::KernelTypeDecl<0, ao::k::MmKernelType<A_TYPE>::value,
-                                       ::ao::rt::KernelTypeSource::Inferred>::registered;
-    }
+    __aicore__ inline MatmulImpl() {}
 
     __aicore__ inline void Init(const TCubeTiling* __restrict cubeTiling, TPipe* tpipe = nullptr) {
         if (cubeTiling == nullptr) ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "Matmul::Init: tiling is null");
@@ -377,6 +393,7 @@ public:
         uint64_t a1 = uint64_t(depthA) * tileA_ * sizeof(SrcAT), b1 = uint64_t(depthB) * tileB_ * sizeof(SrcBT);
         if (a1 < uint64_t(nL1_) * kbL1_ * tileA_ * sizeof(SrcAT)) a1 = uint64_t(nL1_) * kbL1_ * tileA_ * sizeof(SrcAT);
         if (b1 < uint64_t(nL1_) * kbL1_ * tileB_ * sizeof(SrcBT)) b1 = uint64_t(nL1_) * kbL1_ * tileB_ * sizeof(SrcBT);
+        ao::k::MmShareStart(pipe_);
         ao::k::MmAlignCursor<int>(pipe_, ao::rt::Space::L1, 512);
         pipe_->InitBuffer(a1Buf_, uint32_t(a1));
         pipe_->InitBuffer(b1Buf_, uint32_t(b1));
@@ -393,6 +410,7 @@ public:
         l0cElems_ = uint64_t(ao::k::MmAlign(baseM_, 16)) * ao::k::MmAlign(baseN_, 16);
         ao::k::MmAlignCursor<int>(pipe_, ao::rt::Space::L0C, 1024);
         pipe_->InitBuffer(c1Buf_, uint32_t(l0cElems_ * sizeof(L0cT) * nL0C_));
+        ao::k::MmShareEnd(pipe_);
         flags_.uid = NextQueueUid();
         ResetShape();
         inited_ = true;
@@ -615,7 +633,7 @@ private:
         if (biasInited_) return;
         if (pipe_ == nullptr) ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "Matmul::SetBias before Init");
         pipe_->InitBuffer(biasL1_, uint32_t(ao::k::MmNzElems<BiasT>(1, baseN_) * sizeof(BiasT)));
-        ao::k::MmAlignCursor<int>(pipe_, ao::rt::Space::BT, 128);
+        pipe_->cursor_[int(ao::rt::Space::BT)] = 0;  // the running object's alone, as L0A/L0B
         pipe_->InitBuffer(biasBt_, uint32_t(ao::k::MmAlign(baseN_, 16) * sizeof(float)));
         biasInited_ = true;
     }

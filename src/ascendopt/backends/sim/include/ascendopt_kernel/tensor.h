@@ -521,7 +521,10 @@ public:
         buf.inited_ = true;
         return true;
     }
-    __aicore__ inline void Reset() { for (auto& c : cursor_) c = 0; }
+    __aicore__ inline void Reset() {
+        for (auto& c : cursor_) c = 0;
+        mm_share_open_ = false;
+    }
     __aicore__ inline void Destroy() { Reset(); }
     template <HardEvent evt>
     __aicore__ inline TEventID AllocEventID() { return TEventID(next_event_[int(evt)]++ % 8); }
@@ -534,6 +537,10 @@ public:
     uint64_t Take(ao::rt::Space sp, uint32_t len, const char* what);
     uint64_t cursor_[int(ao::rt::Space::COUNT)] = {};
     uint32_t next_event_[int(HardEvent::MAX)] = {};
+    // The L1 / L0C region every Matmul object of this pipe shares (ao::k::MmShareStart).
+    uint64_t mm_share_begin_[int(ao::rt::Space::COUNT)] = {};
+    uint64_t mm_share_end_[int(ao::rt::Space::COUNT)] = {};
+    bool mm_share_open_ = false;
 };
 
 TPipe* GetTPipePtr();
