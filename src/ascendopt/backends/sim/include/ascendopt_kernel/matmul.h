@@ -338,6 +338,10 @@ inline void MmShareEnd(TPipe* pipe) {
     }
 }
 
+// The kernel type a Matmul object implies; defined by lib/matmul_intf.h (after ASCENDC_CUBE_ONLY).
+template <class T>
+struct MmKernelType;
+
 }  // namespace ao::k
 
 namespace AscendC {
@@ -359,7 +363,12 @@ public:
     using L0cT = typename GetMmDstType<SrcAT>::Type;
     using CallBack = MM_CB;
 
-    __aicore__ inline MatmulImpl() {}
+    // Holding a Matmul makes the kernel MIX 1:2 (cube-only with ASCENDC_CUBE_ONLY), whether or not
+    // it goes through REGIST_MATMUL_OBJ: the compiler sees cube code (MmKernelType, matmul_intf.h).
+    __aicore__ inline MatmulImpl() {
+        (void)::ao::rt::KernelTypeDecl<0, ao::k::MmKernelType<A_TYPE>::value,
+                                       ::ao::rt::KernelTypeSource::Inferred>::registered;
+    }
 
     __aicore__ inline void Init(const TCubeTiling* __restrict cubeTiling, TPipe* tpipe = nullptr) {
         if (cubeTiling == nullptr) ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "Matmul::Init: tiling is null");

@@ -10,3 +10,9 @@
 #else
 #define AO_MATMUL_KERNEL_TYPE KERNEL_TYPE_MIX_AIC_1_2
 #endif
+namespace ao::k {
+template <class T>
+struct MmKernelType {
+    static constexpr int value = int(AO_MATMUL_KERNEL_TYPE);
+};
+}  // namespace ao::k
