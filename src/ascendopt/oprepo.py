@@ -62,6 +62,11 @@ class OpRepo:
             directory) that its ``CMakeLists.txt`` adds to a host target (every target but the
             ``opapi`` aclnn library); empty when it names none (then every source is built).
             Sources it does not name (stale copies) are not part of the real build.
+        host_own_groups: ``host_own_sources`` by the library they are linked into: sources
+            that share a CMake target are one library (the tiling library ``optiling``'s
+            first). Each is a shared library of its own in the real build, so a non-inline
+            function that a header defines in two of them is no duplicate (gelu_quant's
+            OpDef source in ``opsproto`` and tiling source in ``optiling``). Empty with one.
     """
 
     src: Path
@@ -71,6 +76,7 @@ class OpRepo:
     host_defines: tuple[str, ...] = ()
     host_own_sources: tuple[str, ...] = ()
     host_library_sources: tuple[Path, ...] = ()
+    host_own_groups: tuple[tuple[str, ...], ...] = ()
 
     def describe(self) -> str:
         """One canonical text of the conventions (part of build keys)."""
@@ -78,7 +84,8 @@ class OpRepo:
                           *("ki=" + str(d) for d in self.kernel_include_dirs),
                           *("hs=" + str(s) for s in self.host_sources), *("hd=" + d for d in self.host_defines),
                           *("ho=" + s for s in self.host_own_sources),
-                          *("hl=" + str(s) for s in self.host_library_sources)])
+                          *("hl=" + str(s) for s in self.host_library_sources),
+                          *("hg=" + ",".join(g) for g in self.host_own_groups)])
 
 
 def find_repo(op_dir: str | Path) -> OpRepo | None:
@@ -99,6 +106,7 @@ def find_repo(op_dir: str | Path) -> OpRepo | None:
     sources: list[Path] = []
     library: list[Path] = []
     own: list[str] = []
+    targets: dict[str, set[str]] = {}  # own source -> the CMake targets it is added to
     unknown = False
     cm = op_dir / "CMakeLists.txt"
     if cm.is_file():
@@ -117,6 +125,7 @@ def find_repo(op_dir: str | Path) -> OpRepo | None:
                         unknown = True
                     elif _inside(p, op_dir / "op_host") and p.is_file():
                         own.append(_rel(p, op_dir))
+                        targets.setdefault(own[-1], set()).add(toks[0])
             if fn == "add_ops_compile_options":
                 for t in toks:
                     if t.startswith("-I") and len(t) > 2:
@@ -141,7 +150,22 @@ def find_repo(op_dir: str | Path) -> OpRepo | None:
                   kernel_include_dirs=tuple(dict.fromkeys(d for d in kernel_dirs if d.is_dir())),
                   host_sources=tuple(dict.fromkeys(sources)), host_defines=tuple(defines),
                   host_own_sources=() if unknown else tuple(dict.fromkeys(own)),
-                  host_library_sources=tuple(dict.fromkeys(library)))
+                  host_library_sources=tuple(dict.fromkeys(library)),
+                  host_own_groups=() if unknown else _library_groups(targets))
+
+
+def _library_groups(targets: dict[str, set[str]]) -> tuple[tuple[str, ...], ...]:
+    """Sources grouped into the libraries their CMake targets make (sources sharing a target are
+    linked together), the group of ``optiling`` first; () when they all make one."""
+    groups: list[tuple[set[str], list[str]]] = []
+    for rel, tgts in targets.items():
+        joined = [g for g in groups if g[0] & tgts]
+        merged = (set(tgts).union(*(g[0] for g in joined)), [r for g in joined for r in g[1]] + [rel])
+        groups = [g for g in groups if g not in joined] + [merged]
+    if len(groups) < 2:
+        return ()
+    groups.sort(key=lambda g: "optiling" not in g[0])
+    return tuple(tuple(sorted(g[1])) for g in groups)
 
 
 def glob_variables(text: str, src: Path, op_dir: Path) -> dict[str, list[str]]:

@@ -88,12 +88,13 @@ def ge_glu_grad_v2(dy, x, gelu, dx, dim=-1, approximate=1, activate_left=False):
 def gelu_quant(x, input_scale=None, input_offset=None, y=None, out_scale=None, approximate="none", quant_mode="dynamic"):
     """GELU (approximate 'tanh' or 'none': erf) then int8 quantisation. static: round(g *
     scale + offset); dynamic: per row (last axis) g * scale, divided by max|.| / 127, with that
-    divisor as out_scale."""
+    divisor as out_scale. out_scale is not computed in static mode (None: the aclnn document
+    defines outScale with the dynamic formula only; the static kernels never write it)."""
     g = _gelu(_f(x), 1 if approximate == "tanh" else 0)
     sc = _f(input_scale) if input_scale is not None and "value" in input_scale else 1.0
     if quant_mode == "static":
         off = _f(input_offset) if input_offset is not None and "value" in input_offset else 0.0
-        return [_quant_int8(g * sc + off), np.zeros(tuple(out_scale["shape"]))]
+        return [_quant_int8(g * sc + off), None]
     v = g * sc
     s = np.abs(v).max(axis=-1, keepdims=True) / 127.0
     s = np.where(s == 0, 1.0, s)

@@ -34,7 +34,7 @@ from ascendopt.backends.base import BuildResult
 from ascendopt.backends.sim.sandbox import VIOLATION, Sandbox, annotate_compile_error, current, ifunc_resolvers
 from ascendopt.dtypes import dtype_info
 from ascendopt.operator import Operator, graph_level_sources
-from ascendopt.backends.sim import host_library, host_packages, kernel_pch
+from ascendopt.backends.sim import host_library, host_packages, host_targets, kernel_pch
 from ascendopt.oprepo import OpRepo, external_files, fingerprint
 from ascendopt.slots import ENV_VAR, SLOT_HEADER, HostSlots
 
@@ -269,6 +269,8 @@ class SimBuilder:
         built = ",".join(k for k in sorted(host_files) if self._built_by_repo(op, k))
         host_key = _hash(self.toolchain_key, "host", f"pch={bool(pch)}", "slots" if slots else "", *ext, built,
                          *(k + "\0" + host_files[k] for k in sorted(host_files)))
+        if op.repo is not None and op.repo.host_own_groups:  # linked as separate libraries (host_targets)
+            host_key = _hash(host_key, "libraries", *(",".join(g) for g in op.repo.host_own_groups))
         outside = self._outside_include_flags(op)
         if outside:  # only then: the keys of operators without such includes stay as they were
             ext += (" ".join(outside),)
@@ -293,6 +295,7 @@ class SimBuilder:
         host_jobs: list[_Job] = []
         kern_jobs: list[_Job] = []
         host_tmp = kern_tmp = None
+        host_objs: dict[str, Path] = {}  # op_host source -> its object
         if not (host_dir / "ok").exists():
             host_tmp = Path(tempfile.mkdtemp(prefix="host-", dir=self._mkdir(self.cache_dir / "tmp")))
             host_src = self._materialize(Operator.from_files(op.name, {**op.files, **host_files})) if slots else src_dir
@@ -300,6 +303,7 @@ class SimBuilder:
             for i, rel in enumerate(k for k in sorted(host_files) if k.endswith((".cpp", ".cc", ".cxx"))
                                     and k not in graph and self._built_by_repo(op, k)):
                 out = host_tmp / f"h{i}.o"
+                host_objs[rel] = out
                 extra = (["-include", SLOT_HEADER] if slots else []) + outside
                 host_jobs.append(_Job(self.host_compile_cmd(host_src / rel, out, extra, op.repo), out))
         shared, pending = self._shared_objects(op)
@@ -338,6 +342,9 @@ class SimBuilder:
             self._publish(host_tmp, host_dir)
             return None
         err = "\n".join(e for e in (host_err, kern_err) if e)
+        if not err and host_tmp and op.repo is not None and op.repo.host_own_groups:
+            err = self._separate_libraries(op.repo.host_own_groups, host_objs, [d / "shared.o" for d in shared],
+                                           host_tmp)
         if err:
             timed_out = COMPILER_TIMEOUT in err
             err = self._clean_error(err, src_dir, op)
@@ -455,6 +462,21 @@ class SimBuilder:
                 jobs.append((_Job(self.host_compile_cmd(src, tmp / host_library.OBJ, (), repo),
                                   tmp / host_library.OBJ), obj))
         return objs, jobs
+
+    @staticmethod
+    def _separate_libraries(groups: tuple[tuple[str, ...], ...], host_objs: dict[str, Path], shared: list[Path],
+                            host_tmp: Path) -> str:
+        """Links the operator's host objects of each CMake library other than the tiling one
+        into one object of their own in `host_tmp` (:mod:`host_targets`); the error or ""."""
+        by_group = [[host_objs[r] for r in g if r in host_objs] for g in groups]
+        grouped = {o for g in by_group for o in g}
+        first = [o for o in host_objs.values() if o not in grouped] + by_group[0]
+        _, err = host_targets.link_libraries([first, *by_group[1:]], shared, host_tmp)
+        if not err:
+            for g in by_group[1:]:
+                for o in g:
+                    o.unlink()
+        return err
 
     @staticmethod
     def _built_by_repo(op: Operator, rel: str) -> bool:
