@@ -152,11 +152,16 @@ def upsample_linear1d(x, size, y=None, align_corners=False, scale=0.0):
 
 
 def upsample_nearest(x, y=None, output_size=(), scales_h=0.0, scales_w=0.0, exact_mode=False):
-    """Nearest (exact_mode: nearest-exact, (o + 0.5) * step) resize of the trailing
-    len(output_size) dims (1-D [N, C, W] or 2-D [N, C, H, W])."""
+    """Nearest (exact_mode: nearest-exact, (o + 0.5) * step) resize, channels last as the aclnn
+    layer hands an ND tensor to the kernel (aclnn_upsample_nearest_exact1d/2d.cpp transpose NCL /
+    NCHW to NLC / NHWC): 1-D [N, L, C], 2-D [N, H, W, C]. A scale attribute > 0 is the step
+    (input per output pixel: upsample_nearest_tiling.cpp ComputeScaleValue), scales_h the 1-D one."""
     k = len(output_size)
-    sc = [scales_h, scales_w][-k:] if k <= 2 else None
-    return [_resample(_f(x), _sizes(y, k), "nearest_exact" if exact_mode else "nearest", False, sc)]
+    steps = [scales_h] if k == 1 else [scales_h, scales_w]
+    sc = [1.0 / s if s > 0 else 0.0 for s in steps]
+    v = np.moveaxis(_f(x), -1, 1)  # channels first for _resample
+    out = _resample(v, list(y["shape"][1:1 + k]), "nearest_exact" if exact_mode else "nearest", False, sc)
+    return [np.moveaxis(out, 1, -1)]
 
 
 def upsample_nearest3d(x, y=None, output_size=(), scale_d=0.0, scale_h=0.0, scale_w=0.0):
