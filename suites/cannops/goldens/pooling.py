@@ -66,8 +66,10 @@ def _adaptive_bins(n_in, n_out):
 # ----------------------------------------------------------------------------- average pooling
 
 def adaptive_avg_pool3d(x, y=None, output_size=(1, 1, 1)):
-    """Adaptive 3-D average pooling of x [N, C, D, H, W] (or [C, D, H, W]) to output_size."""
-    v = _f(x)
+    """Adaptive 3-D average pooling to output_size, channels last as the aclnn layer hands the
+    tensor to the kernel (aclnn_adaptive_avg_pool3d.cpp transposes NCDHW to NDHWC; the tiling reads
+    x as [N, D, H, W, C]): x [N, D, H, W, C] -> [N, oD, oH, oW, C]."""
+    v = np.moveaxis(_f(x), -1, 1)
     o = _three(output_size)
     sp = v.shape[-3:]
     bins = [_adaptive_bins(sp[i], o[i]) for i in range(3)]
@@ -75,12 +77,15 @@ def adaptive_avg_pool3d(x, y=None, output_size=(1, 1, 1)):
     for a, b, c in itertools.product(*(range(n) for n in o)):
         (d0, d1), (h0, h1), (w0, w1) = bins[0][a], bins[1][b], bins[2][c]
         out[..., a, b, c] = v[..., d0:d1, h0:h1, w0:w1].mean(axis=(-3, -2, -1))
-    return [out]
+    return [np.moveaxis(out, 1, -1)]
 
 
 def adaptive_avg_pool3d_grad(y_grad, x, x_grad=None):
-    """Backward of AdaptiveAvgPool3d: each output's gradient spread evenly over its bin."""
-    g = _f(y_grad)
+    """Backward of AdaptiveAvgPool3d: each output's gradient spread evenly over its bin. The kernel
+    sees what the aclnn layer makes (aclnn_adaptive_avg_pool3d_backward.cpp: N and C flattened and
+    moved last): y_grad [oD, oH, oW, NC], x the forward input [N, C, D, H, W] (only its D, H, W
+    are read), x_grad [D, H, W, NC]."""
+    g = np.moveaxis(_f(y_grad), -1, 0)
     sp = tuple(x["shape"][-3:])
     o = g.shape[-3:]
     bins = [_adaptive_bins(sp[i], o[i]) for i in range(3)]
@@ -89,7 +94,7 @@ def adaptive_avg_pool3d_grad(y_grad, x, x_grad=None):
         (d0, d1), (h0, h1), (w0, w1) = bins[0][a], bins[1][b], bins[2][c]
         cnt = (d1 - d0) * (h1 - h0) * (w1 - w0)
         out[..., d0:d1, h0:h1, w0:w1] += g[..., a, b, c][..., None, None, None] / cnt
-    return [out]
+    return [np.moveaxis(out, 0, -1)]
 
 
 def _avg_divisor(win, count_include_pad, divisor_override):
