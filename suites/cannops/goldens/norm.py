@@ -268,32 +268,28 @@ def _add_rms_y(x1, x2, gamma, epsilon):
 
 def add_rms_norm_quant(x1, x2, gamma, scales1, scales2=None, zero_points1=None, zero_points2=None, y1=None,
                        y2=None, x=None, axis=-1, epsilon=1e-6, div_mode=True):
-    """y = RmsNorm(x1 + x2) * gamma; y_i = round(y / scales_i + zero_points_i) (div_mode false:
-    y * scales_i) to int8; x = x1 + x2. Without scales2 y2 is not computed (zeros)."""
+    """y = RmsNorm(x1 + x2) * gamma; y1 = round(y / scales1 + zero_points1) (div_mode false:
+    y * scales1) to int8; x = x1 + x2. y2 is not computed: aclnnAddRmsNormQuant documents
+    scales2 / zero_points2 as reserved, unused, and y2 as 'output is random' (None: unchecked)."""
     s, yv = _add_rms_y(x1, x2, gamma, epsilon)
-    return _rms_quant_outs(yv, s, scales1, scales2, zero_points1, zero_points2, div_mode)
+    return _rms_quant_outs(yv, s, scales1, zero_points1, div_mode)
 
 
-def _rms_quant_outs(yv, s, scales1, scales2, zero_points1, zero_points2, div_mode):
-    outs = []
-    for sc, zp in ((scales1, zero_points1), (scales2, zero_points2)):
-        sv, zv = _opt(sc), _opt(zp)
-        if sv is None:
-            outs.append(np.zeros(yv.shape))
-            continue
-        t = yv / sv if div_mode else yv * sv
-        outs.append(_q8(t + (zv if zv is not None else 0.0)))
-    return [outs[0], outs[1], s]
+def _rms_quant_outs(yv, s, scales1, zero_points1, div_mode):
+    sv, zv = _f(scales1), _opt(zero_points1)
+    t = yv / sv if div_mode else yv * sv
+    return [_q8(t + (zv if zv is not None else 0.0)), None, s]
 
 
 def add_rms_norm_quant_v2(x1, x2, gamma, scales1, scales2=None, zero_points1=None, zero_points2=None, bias=None,
                           y1=None, y2=None, x=None, axis=-1, epsilon=1e-6, div_mode=True):
-    """AddRmsNormQuant with an optional bias added to the normalised output before quantising."""
+    """AddRmsNormQuant with an optional bias added to the normalised output before quantising
+    (y2 not computed, as in AddRmsNormQuant: no kernel path writes it)."""
     s, yv = _add_rms_y(x1, x2, gamma, epsilon)
     b = _opt(bias)
     if b is not None:
         yv = (yv + b).astype(np.float32).astype(np.float64)
-    return _rms_quant_outs(yv, s, scales1, scales2, zero_points1, zero_points2, div_mode)
+    return _rms_quant_outs(yv, s, scales1, zero_points1, div_mode)
 
 
 def add_rms_norm_dynamic_quant(x1, x2, gamma, smooth_scale1=None, smooth_scale2=None, y1=None, y2=None, x=None,
