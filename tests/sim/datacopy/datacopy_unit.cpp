@@ -48,6 +48,15 @@ void Body(void*) {
     PipeBarrier<PIPE_ALL>();
     Print("gm2ub_pad", ub.Data(), 24);
 
+    // DataCopyPad GM->UB rows short of 32 bytes get dummy elements up to the boundary: copies of the
+    // row's first element without left/right padding, the padding value with it (isPad).
+    Duplicate(ub, -2.0f, 1024);
+    PipeBarrier<PIPE_ALL>();
+    DataCopyPad(ub, in[3], DataCopyExtParams(2, 20, 0, 0, 0), DataCopyPadExtParams<float>(false, 0, 0, 0.0f));
+    DataCopyPad(ub[16], in[40], DataCopyExtParams(1, 20, 0, 0, 0), DataCopyPadExtParams<float>(true, 1, 0, 7.0f));
+    PipeBarrier<PIPE_ALL>();
+    Print("gm2ub_pad_dummy", ub.Data(), 32);
+
     // DataCopyPad UB->GM: 3 bursts of 5 floats from 32-byte aligned UB rows, GM gap 8 bytes.
     for (auto& v : g_gm_out) v = -1.0f;
     Duplicate(ua, 0.0f, 64);

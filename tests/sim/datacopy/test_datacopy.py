@@ -44,6 +44,12 @@ def test_pad_gm_to_ub_places_rows_on_32_byte_boundaries_with_padding(rows):
     np.testing.assert_array_equal(rows["gm2ub_pad"], np.array(exp))
 
 
+def test_pad_gm_to_ub_completes_short_rows_with_dummy_elements(rows):
+    # Documented fill: the row's first element without left/right padding, else the padding value.
+    exp = [*range(3, 8), 3, 3, 3, *range(8, 13), 8, 8, 8, 7.0, *range(40, 45), 7.0, 7.0, *[-2.0] * 8]
+    np.testing.assert_array_equal(rows["gm2ub_pad_dummy"], np.array(exp, dtype=float))
+
+
 def test_pad_ub_to_gm_writes_exact_bytes_with_gm_gaps(rows):
     exp = np.full(24, -1.0)
     for i in range(3):

@@ -80,7 +80,10 @@ inline void StoreGm(uint8_t* gm, const uint8_t* src, uint64_t bytes) {
 }
 
 // GM -> local: `count` bursts of `len` bytes; GM gap `gmGap` bytes, local row pitch `pitch` bytes.
-// Left/right padding (bytes) are written around each local row when pad is set.
+// Left/right padding (bytes) are written around each local row when pad is set. A row that does
+// not end on a 32-byte boundary is completed with dummy elements up to it (the documented
+// DataCopyPad GM->UB fill): copies of the row's first element when there is no left/right
+// padding, else the padding value when pad is set (unspecified values otherwise: left as they were).
 template <typename T>
 void GmToLocal(const char* what, const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count,
                uint64_t len, uint64_t gmGap, uint64_t pitch, uint64_t leftPad = 0, uint64_t rightPad = 0,
@@ -90,7 +93,9 @@ void GmToLocal(const char* what, const LocalTensor<T>& dst, const GlobalTensor<T
     const uint8_t* g = reinterpret_cast<const uint8_t*>(src.addr_);
     uint64_t gspan = uint64_t(count - 1) * (len + gmGap) + len;
     ao::rt::CheckGm(g, gspan, what, false);
-    uint64_t lspan = uint64_t(count - 1) * pitch + leftPad + len + rightPad;
+    const uint64_t used = leftPad + len + rightPad;
+    const uint64_t dummy = (used + 31) / 32 * 32 - used;
+    uint64_t lspan = uint64_t(count - 1) * pitch + used + dummy;
     ao::rt::Instr ins;
     ins.name = what;
     ins.pipe = ao::rt::Pipe::MTE2;
@@ -113,6 +118,9 @@ void GmToLocal(const char* what, const LocalTensor<T>& dst, const GlobalTensor<T
             for (uint64_t b = 0; b < rightPad / sizeof(T); ++b) std::memcpy(tail + b * sizeof(T), padValue, sizeof(T));
         }
         std::memcpy(row + leftPad, g + uint64_t(i) * (len + gmGap), len);
+        const uint8_t* fill = leftPad == 0 && rightPad == 0 ? row : reinterpret_cast<const uint8_t*>(padValue);
+        if (fill != nullptr && len >= sizeof(T))
+            for (uint64_t b = 0; b + sizeof(T) <= dummy; b += sizeof(T)) std::memcpy(row + used + b, fill, sizeof(T));
     }
 }
 
