@@ -413,6 +413,13 @@ void Intrinsics(Ctx& c) {
     set_mask_norm();
     modes[1] = double(ao::rt::Cur().mask.counter_mode);
     Row("cce_mask_modes", modes, 2);
+    // The CTRL register: set_ctrl / get_ctrl round trip, sbitset0 / sbitset1 on bit 51.
+    uint64_t ctrl0 = uint64_t(get_ctrl());
+    set_ctrl(sbitset1(ctrl0, 51));
+    double ctrl[3] = {double((uint64_t(get_ctrl()) >> 51) & 1), 0, double(sbitset0(uint64_t(7), 1))};
+    set_ctrl(sbitset0(uint64_t(get_ctrl()), 51));
+    ctrl[1] = double((uint64_t(get_ctrl()) >> 51) & 1);
+    Row("cce_ctrl", ctrl, 3);
     // copy_ubuf_to_ubuf: 2 bursts of 1 block (8 floats), source gap 1 block, no destination gap.
     auto cd = c.Alloc<float>(32);
     Fill(cd, 32, -1.0f);

@@ -1,6 +1,7 @@
 """Raw vector intrinsics kernels call on __ubuf__ pointers (cce_vector.h): vector_dup, vcadd, vor,
-copy_ubuf_to_ubuf, vtranspose, set_va_reg_sb + scatter_vnchwconv_b16, against numpy; typed
-failures (unset VA register, unsupported vcadd mode, an address range past UB)."""
+copy_ubuf_to_ubuf, vtranspose, set_va_reg_sb + scatter_vnchwconv_b16, and the CTRL register
+(get_ctrl / set_ctrl / sbitset0 / sbitset1), against numpy; typed failures (unset VA register,
+unsupported vcadd mode, an address range past UB)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,10 @@ def test_vector_dup_uses_the_mask_register(more_rows):
 
 def test_mask_mode_intrinsics(more_rows):
     np.testing.assert_array_equal(more_rows["cce_mask_modes"], [1.0, 0.0])
+
+
+def test_ctrl_register(more_rows):
+    np.testing.assert_array_equal(more_rows["cce_ctrl"], [1.0, 0.0, 5.0])
 
 
 def test_vcadd_sums_each_repeat(more_rows):

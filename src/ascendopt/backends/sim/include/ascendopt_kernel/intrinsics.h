@@ -4,7 +4,8 @@
 //   PipeBarrier<> and SetFlag/WaitFlag<HardEvent>), get_block_idx / get_block_num and the
 //   block_idx / block_num device variables, AscendCUtils (mask helpers, C0 sizes), GetAccVal,
 //   IsSameType, DivCeil / AlignUp over mixed integer types, GetDataBlockSizeInBytes, scalar
-//   min / max / sqrt, GetScalarBitcodeValue, DataCacheCleanAndInvalid, SetDeqScale, ONE_BLK_*_NUM.
+//   min / max / sqrt, GetScalarBitcodeValue, DataCacheCleanAndInvalid, SetDeqScale, ONE_BLK_*_NUM,
+//   get_ctrl / set_ctrl / sbitset0 / sbitset1.
 #pragma once
 #include "ascendopt_kernel/vector_core.h"
 #include "ascendopt_kernel/vector_reduce.h"
@@ -64,6 +65,15 @@ __aicore__ inline uint64_t get_max_min_cnt() {
 // Vector mask mode: normal (bit masks) or counter (element counts), as SetMaskNorm / SetMaskCount.
 __aicore__ inline void set_mask_norm() { AscendC::SetMaskNorm(); }
 __aicore__ inline void set_mask_count() { AscendC::SetMaskCount(); }
+// The CTRL register (asc_get_ctrl / asc_set_ctrl): kept per core, 0 at launch; its mode bits
+// (saturation, data cache reads, ...) change nothing here. sbitset0 / sbitset1: x with bit idx cleared / set.
+namespace ao::k {
+inline thread_local uint64_t g_ctrl = 0;
+}  // namespace ao::k
+__aicore__ inline int64_t get_ctrl() { return int64_t(ao::k::g_ctrl); }
+__aicore__ inline void set_ctrl(uint64_t config) { ao::k::g_ctrl = config; }
+__aicore__ inline uint64_t sbitset0(uint64_t x, int64_t idx) { return x & ~(uint64_t(1) << (idx & 63)); }
+__aicore__ inline uint64_t sbitset1(uint64_t x, int64_t idx) { return x | (uint64_t(1) << (idx & 63)); }
 __aicore__ inline int64_t get_block_idx() { return ao::rt::Cur().block_idx; }
 __aicore__ inline int64_t get_block_num() { return ao::rt::Cur().block_num; }
 inline constexpr ao::k::DeviceVar<&ao::k::BlockIdxNow> block_idx{};

@@ -23,7 +23,7 @@
 // the data are written, as the documented synchronous mode does.
 //
 // Not emulated (typed Unsupported errors): the user-managed CO1 form of Iterate, A/B already in
-// L1 (TSCM/A1/B1 positions), OUTER_PRODUCT scheduling, a DataCopyOut callback, batch iteration.
+// L1 (TSCM/A1/B1 positions), OUTER_PRODUCT scheduling, a DataCopyOut callback, IterateBatch to UB.
 #pragma once
 #include "ascendopt_kernel/cube.h"
 #include "ascendopt_kernel/matmul_config.h"
@@ -504,9 +504,49 @@ public:
     template <class T>
     __aicore__ inline void SetWorkspace(GlobalTensor<T>&) {}
     __aicore__ inline void SetLocalWorkspace(const LocalTensor<uint8_t>&) {}
-    __aicore__ inline void SetBatchNum(int32_t, int32_t) {
-        ao::rt::Fail(ao::rt::ErrorKind::Unsupported, "Matmul::SetBatchNum (batch matmul) is not emulated by the simulator");
+    __aicore__ inline void SetBatchNum(int32_t batchA, int32_t batchB) {
+        batchA_ = batchA;
+        batchB_ = batchB;
     }
+    // IterateBatch to GM, NORMAL (BMNK) layout: max(batchA, batchB) matmuls of the single shape;
+    // batch b reads A / B at (b * batchX / max) * matrixStrideX elements past the tensors set (0:
+    // one stored matrix; the smaller batch is broadcast) and writes C at b * M * N (org shape).
+    // The mixed-mode form passes batchA, batchB; the cube-only form (called on an AIC) passes
+    // enPartialSum and enAtomic there and takes the batches from SetBatchNum. A bias is the same
+    // for every batch. matrixStrideC is reserved (docs).
+    template <bool sync = true, bool waitIterateBatch = false>
+    __aicore__ inline void IterateBatch(const GlobalTensor<DstT>& gm, uint32_t batchA, uint32_t batchB, bool,
+                                        uint32_t matrixStrideA = 0, uint32_t matrixStrideB = 0, uint32_t = 0,
+                                        bool enPartialSum = false, uint8_t enAtomic = 0) {
+        CheckReady("IterateBatch");
+        if (ao::rt::Cur().core_type == ao::rt::kCoreAic) {  // cube-only form
+            enPartialSum = batchA != 0;
+            enAtomic = uint8_t(batchB);
+            batchA = uint32_t(batchA_ > 0 ? batchA_ : 0);
+            batchB = uint32_t(batchB_ > 0 ? batchB_ : 0);
+        }
+        uint32_t nb = batchA > batchB ? batchA : batchB;
+        if (batchA == 0 || batchB == 0 || nb % batchA != 0 || nb % batchB != 0)
+            ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "Matmul::IterateBatch: batchA %u and batchB %u must be "
+                         "positive multiples of one another (SetBatchNum before the cube-only form)", batchA, batchB);
+        if (!a_.gm || !b_.gm)
+            ao::rt::Fail(ao::rt::ErrorKind::Unsupported, "Matmul::IterateBatch: only GM A / B are emulated");
+        ao::k::MmSource<SrcAT> a0 = a_;
+        ao::k::MmSource<SrcBT> b0 = b_;
+        uint64_t sa = matrixStrideA ? matrixStrideA : StoredElems<SrcAT>(a0.nz, transA_, orgM_, orgKa_);
+        uint64_t sb = matrixStrideB ? matrixStrideB : StoredElems<SrcBT>(b0.nz, !transB_, orgN_, orgKb_);
+        for (uint32_t b = 0; b < nb; ++b) {
+            a_.ptr = a0.ptr + uint64_t(b / (nb / batchA)) * sa;
+            b_.ptr = b0.ptr + uint64_t(b / (nb / batchB)) * sb;
+            iter_ = 0;
+            while (Iterate(enPartialSum))
+                CopyOutGm(gm.GetPhyAddr() + uint64_t(b) * orgM_ * orgKc_, curM_, curN_, enAtomic, false);
+        }
+        a_ = a0;
+        b_ = b0;
+        Finish();
+    }
+    __aicore__ inline void WaitIterateBatch() {}
 
     // Computes the next baseM x baseN block of C into L0C; false once every block is done.
     template <bool sync = true>
@@ -610,6 +650,12 @@ public:
     }
 
 private:
+    // Elements of one stored matrix of `rows` x `cols` (transposed: stored cols x rows), NZ padded.
+    template <typename T>
+    static uint64_t StoredElems(bool nz, bool trans, int rows, int cols) {
+        if (!nz) return uint64_t(rows) * uint64_t(cols);
+        return trans ? ao::k::MmNzElems<T>(uint32_t(cols), uint32_t(rows)) : ao::k::MmNzElems<T>(uint32_t(rows), uint32_t(cols));
+    }
     template <typename T>
     static void CheckLocalSource(const LocalTensor<T>& t, const char* what) {
         if (t.Space() != ao::rt::Space::UB)
@@ -867,6 +913,7 @@ private:
     uint64_t tileA_ = 0, tileB_ = 0, l0aElems_ = 0, l0bElems_ = 0, l0cElems_ = 0;
     uint32_t l1Slot_ = 0, l0Slot_ = 0, cSlot_ = 0, outSlot_ = 0;
     int orgM_ = 0, orgN_ = 0, orgKa_ = 0, orgKb_ = 0, orgKc_ = 0;
+    int32_t batchA_ = 0, batchB_ = 0;  // SetBatchNum
     int singleM_ = 0, singleN_ = 0, singleK_ = 0;
     uint32_t iter_ = 0, curM_ = 0, curN_ = 0;
     ao::k::MmSource<SrcAT> a_;
