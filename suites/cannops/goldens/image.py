@@ -182,8 +182,10 @@ def _grad(g: dict, out: dict, k: int, mode: str, align_corners=False, scales=Non
 
 
 def upsample_bicubic2d_grad(grad_output, grad_input=None, align_corners=False, scales_h=0.0, scales_w=0.0):
-    """Backward of the bicubic resize (sizes from the tensors)."""
-    return _grad(grad_output, grad_input, 2, "cubic", align_corners, [scales_h, scales_w])
+    """Backward of the bicubic resize (sizes from the tensors). scales_h / scales_w are the steps
+    the aclnn layer resolves (aclnn_upsample_bicubic_2d_backward.cpp computeScale: 1 / scale, or
+    input / output size, or (in - 1) / (out - 1) with align_corners); the kernel uses them as given."""
+    return _grad(grad_output, grad_input, 2, "cubic", align_corners, _op_steps(scales_h, scales_w))
 
 
 def upsample_bicubic2d_aa_grad(grad_output, grad_input=None, output_size=(), input_size=(), align_corners=False,
