@@ -250,13 +250,14 @@ def _pad_coord(c, size, padding_mode, align_corners):
     return c, grad
 
 
-def _grid_sample_2d(v, grid, mode, padding_mode, align_corners, dy=None):
-    """Forward (dy None): y [N, C, Ho, Wo]; backward: (dx, dgrid)."""
+def _grid_sample_2d(v, grid, mode, padding_mode, align_corners, dy=None, coord_dtype=np.float64):
+    """Forward (dy None): y [N, C, Ho, Wo]; backward: (dx, dgrid). The source coordinates are
+    computed in coord_dtype (the rest in float64)."""
     n, c, h, w = v.shape
-    gx = grid[..., 0]
-    gy = grid[..., 1]
-    ix = _unnormalize(gx, w, align_corners)
-    iy = _unnormalize(gy, h, align_corners)
+    gx = grid[..., 0].astype(coord_dtype)
+    gy = grid[..., 1].astype(coord_dtype)
+    ix = _unnormalize(gx, coord_dtype(w), align_corners).astype(np.float64)
+    iy = _unnormalize(gy, coord_dtype(h), align_corners).astype(np.float64)
     ix, dix = _pad_coord(ix, w, padding_mode, align_corners)
     iy, diy = _pad_coord(iy, h, padding_mode, align_corners)
     dmul_x = (w - 1) / 2 if align_corners else w / 2
@@ -312,9 +313,13 @@ def grid_sample(x, grid, y=None, interpolation_mode="bilinear", padding_mode="ze
 def grid_sampler2d_grad(grad, x, grid, dx=None, dgrid=None, interpolation_mode="bilinear", padding_mode="zeros",
                         align_corners=False):
     """Backward of 2-D grid sampling: dx (gradient of x) and dgrid (of grid; 0 for nearest). x,
-    grad and dx are channel-last, [N, H, W, C] (the README's NHWC; its tiling reads C from dim 3)."""
+    grad and dx are channel-last, [N, H, W, C] (the README's NHWC; its tiling reads C from dim 3).
+    The source coordinate is computed in float32, as the reference (PyTorch's backward for float
+    inputs) and the kernel do: dgrid sums C x 4 products scaled by W / 2, so the coordinate's float32
+    rounding (~1e-6 at 64 pixels) moves it by ~1e-3 relative, beyond float32's 1e-4 tolerance."""
     v, dy = np.moveaxis(_f(x), -1, 1), np.moveaxis(_f(grad), -1, 1)
-    gx, gg = _grid_sample_2d(v, _f(grid), interpolation_mode, padding_mode, bool(align_corners), dy)
+    gx, gg = _grid_sample_2d(v, _f(grid), interpolation_mode, padding_mode, bool(align_corners), dy,
+                             coord_dtype=np.float32)
     return [np.moveaxis(gx, 1, -1), gg]
 
 
