@@ -538,9 +538,10 @@ def reshape(x, shape, y, axis=0, num_axes=-1):
     return [np.asarray(x["value"]).reshape(tuple(y["shape"]))]
 
 
-def rfft1_d(x, y, n=0, norm=1):
+def rfft1_d(x, dft, y, n=0, norm=1):
     """Real FFT over the last axis (n points; norm 1: none, 2: 1/n, 3: 1/sqrt(n)), as
-    [..., n/2 + 1, 2] (real, imaginary)."""
+    [..., n/2 + 1, 2] (real, imaginary). ``dft`` is the host-computed matrix the aclnn layer
+    passes (cases/rfft1_d_dft.py), not an operand of the result."""
     v = _f(x)
     npts = int(n) if n and n > 0 else v.shape[-1]
     mode = {1: "backward", 2: "forward", 3: "ortho"}.get(int(norm), "backward")
