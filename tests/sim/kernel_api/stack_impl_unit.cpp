@@ -42,7 +42,8 @@ void RunAll(void*) {
     double ub = double(ao::rt::Cur().cap[int(ao::rt::Space::UB)]);
     DropOutShapeInfo info;  // zero-initialised fields, as documented
     std::printf("dropout_info %u %u %u\n", info.firstAxis, info.srcLastAxis, info.maskLastAxis);
-    std::printf("pop %d %llu %u %.0f\n", int(ok), (unsigned long long)pop.GetPhyAddr(), pop.GetSize(), ub);
+    const uint64_t popAddr = ao::k::LocalAddr(pop.GetPhyAddr(), ao::rt::Space::UB);  // its UB byte address
+    std::printf("pop %d %llu %u %.0f\n", int(ok), (unsigned long long)popAddr, pop.GetSize(), ub);
 
     // DuplicateImpl on the popped space: 300 elements from its start, the rest untouched.
     Duplicate(pop, int16_t(-1), 512);

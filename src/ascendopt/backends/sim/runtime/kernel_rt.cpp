@@ -179,6 +179,8 @@ struct CoreBox {
     std::unique_ptr<TimingModel> model;
 };
 
+constexpr uintptr_t kSpaceAlign = 4096;
+
 uint64_t SpaceBytes(Space s) {
     switch (s) {
         case Space::UB: return uint64_t(g_soc.Get("ub_bytes", 196608));
@@ -205,9 +207,12 @@ void SetupCore(CoreBox& box, int idx, int num, uint64_t tiling_key, uint8_t* wor
     box.core.workspace = workspace;
     for (int s = 1; s < int(Space::COUNT); ++s) {
         uint64_t n = SpaceBytes(Space(s));
-        box.mem[s].reset(new uint8_t[n + 64]);
-        std::memset(box.mem[s].get(), 0x7f, n + 64);  // stale on-chip contents
-        box.core.mem[s] = box.mem[s].get();
+        // Page-aligned, as the device's spaces start at address 0: GetPhyAddr() values (host
+        // addresses into this memory) keep the alignment of the space's byte addresses.
+        box.mem[s].reset(new uint8_t[n + 64 + kSpaceAlign]);
+        std::memset(box.mem[s].get(), 0x7f, n + 64 + kSpaceAlign);  // stale on-chip contents
+        const uintptr_t raw = reinterpret_cast<uintptr_t>(box.mem[s].get());
+        box.core.mem[s] = box.mem[s].get() + ((kSpaceAlign - raw % kSpaceAlign) % kSpaceAlign);
         box.core.cap[s] = n;
     }
     if (!Stream().On()) box.model.reset(new TimingModel(g_soc, idx, int(g_plan.cores.size()), &g_l2));  // else: the timer's

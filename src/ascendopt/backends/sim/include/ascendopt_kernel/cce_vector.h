@@ -5,8 +5,9 @@
 // asc_transpose, asc_set_va_reg, asc_transto5hd_b8/b16/b32: same arguments in the same order)
 // and runs through the AscendC API with the same semantics, so checks, cost and the race model
 // are those of Duplicate / RepeatReduceSum / Or / DataCopy / TransDataTo5HD:
-//   - a __ubuf__ pointer's value is a UB byte address (kernels form them from GetPhyAddr()); the
-//     view covers UB from that address, so bounds are UB's own;
+//   - a __ubuf__ pointer stands for a UB byte address (kernels form them from GetPhyAddr(), the
+//     host address of those bytes: ao::k::LocalAddr); the view covers UB from that address, so
+//     bounds are UB's own;
 //   - vector_dup / vcadd / vor use the vector mask register as it is (the C-API forms do not set
 //     it); vcadd's last argument must be 0 (the only value the C-API passes);
 //   - vtranspose transposes one 16 x 16 matrix of 2-byte elements (512 bytes);
@@ -33,7 +34,7 @@ inline thread_local VaRegs g_va;
 // A LocalTensor<T> view of UB starting at byte address `addr` (up to the end of UB).
 template <typename T>
 inline AscendC::LocalTensor<T> UbView(const void* p, const char* what) {
-    const uint64_t addr = reinterpret_cast<uint64_t>(p);
+    const uint64_t addr = LocalAddr(reinterpret_cast<uint64_t>(p), ao::rt::Space::UB);
     const uint64_t cap = ao::rt::Cur().cap[int(ao::rt::Space::UB)];
     if (addr >= cap)
         ao::rt::Fail(ao::rt::ErrorKind::LocalOutOfBounds, "%s: address %llu is outside UB (%llu bytes)", what,

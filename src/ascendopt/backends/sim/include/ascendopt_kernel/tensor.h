@@ -117,8 +117,15 @@ public:
     __aicore__ inline void SetSize(uint32_t size) { size_ = size; }
     __aicore__ inline uint32_t GetLength() const { return size_ * uint32_t(sizeof(T)); }
     __aicore__ inline void SetBufferLen(uint32_t len) { size_ = len / uint32_t(sizeof(T)); }
-    __aicore__ inline uint64_t GetPhyAddr() const { return off_; }
-    __aicore__ inline uint64_t GetPhyAddr(uint32_t offset) const { return off_ + uint64_t(offset) * sizeof(T); }
+    // The device returns the address of element 0 (offset) in the tensor's memory space, and
+    // kernels dereference it as a __ubuf__ pointer for scalar reads and writes. Here it is the host
+    // address of those bytes, so such a dereference reads and writes the emulated memory; the
+    // pointer-taking forms map it back to the space's byte address (ao::k::LocalAddr).
+    __aicore__ inline uint64_t GetPhyAddr() const { return GetPhyAddr(0); }
+    __aicore__ inline uint64_t GetPhyAddr(uint32_t offset) const {
+        const uint64_t a = off_ + uint64_t(offset) * sizeof(T);
+        return base_ != nullptr ? reinterpret_cast<uint64_t>(base_) + a : a;
+    }
     __aicore__ inline TPosition GetPosition() const { return pos_; }
     // `dst = src0 op src1` (the documented whole-tensor operator forms): the expression types of
     // tensor_expr.h carry an AoTensorExpr tag and run their API into the assigned tensor.
@@ -193,6 +200,21 @@ private:
         ao::rt::Issue(ins);
     }
 };
+
+}  // namespace AscendC
+
+namespace ao::k {
+// The byte address in memory space `sp` of the current core that a pointer value a kernel formed
+// from GetPhyAddr() stands for (a host address inside that space's memory); any other value is
+// taken as the space's byte address already (addresses a kernel computes from constants).
+inline uint64_t LocalAddr(uint64_t v, ao::rt::Space sp) {
+    const uint64_t base = reinterpret_cast<uint64_t>(ao::rt::Cur().mem[int(sp)]);
+    const uint64_t cap = ao::rt::Cur().cap[int(sp)];
+    return base != 0 && v >= base && v - base <= cap ? v - base : v;
+}
+}  // namespace ao::k
+
+namespace AscendC {
 
 // ---------------------------------------------------------------------------------------------
 // Queues and buffers.

@@ -69,9 +69,14 @@ struct BlockBounds {
 };
 
 template <typename T>
-inline void TransDataRun(const char* name, const uint64_t dstAddr[16], const uint64_t srcAddr[16],
+inline void TransDataRun(const char* name, const uint64_t dstIn[16], const uint64_t srcIn[16],
                          const AscendC::TransDataTo5HDParams& p, const BlockBounds* dstB = nullptr,
                          const BlockBounds* srcB = nullptr) {
+    uint64_t dstAddr[16], srcAddr[16];  // UB byte addresses (the lists hold GetPhyAddr values)
+    for (int i = 0; i < 16; ++i) {
+        dstAddr[i] = LocalAddr(dstIn[i], ao::rt::Space::UB);
+        srcAddr[i] = LocalAddr(srcIn[i], ao::rt::Space::UB);
+    }
     constexpr uint32_t es = sizeof(T);
     if constexpr (es != 1 && es != 2 && es != 4) AoUnsupported(name, TypeName<T>());
     const uint32_t R = p.repeatTimes;
