@@ -81,13 +81,16 @@ def scatter_elements_v2(var, indices, updates, var_out, axis=0, reduction="none"
 
 
 def embedding_dense_grad_v2(grad, sort_indices, pos_idx, y, num_weights=0, padding_idx=-1, scale_grad_by_freq=False):
-    """Embedding backward: row r of y [num_weights, D] sums the grad rows pos_idx[i] whose
-    sort_indices[i] == r; the padding_idx row stays 0; scale_grad_by_freq divides each row by
-    how often its index occurs."""
+    """Embedding backward: row r of y [num_weights, D] sums the grad rows of the indices equal to r;
+    the padding_idx row stays 0; scale_grad_by_freq divides each row by how often its index occurs.
+    What the two index inputs hold follows the aclnn layer (aclnn_embedding_dense_backward.cpp):
+    for D <= 512 and num_weights <= 2^24 (not deterministic) both are the indices as given, in
+    grad-row order; otherwise sort_indices are the indices sorted and pos_idx the grad row of each."""
     g = _f(grad).reshape(-1, int(y["shape"][-1]))
     out = np.zeros((int(num_weights), g.shape[1]))
     idx = _v(sort_indices).astype(np.int64).reshape(-1)
-    pos = _v(pos_idx).astype(np.int64).reshape(-1)
+    small_dim = g.shape[1] <= 512 and int(num_weights) <= 1 << 24
+    pos = np.arange(idx.size) if small_dim else _v(pos_idx).astype(np.int64).reshape(-1)
     np.add.at(out, idx, g[pos])
     if scale_grad_by_freq:
         cnt = np.bincount(idx, minlength=int(num_weights)).astype(np.float64)
