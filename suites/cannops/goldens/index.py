@@ -137,7 +137,11 @@ def embedding_bag(weight, indices, offsets, per_sample_weight=None, y=None, offs
     last bag runs to the end, or include_last_offset: offsets' last entry closes the last bag);
     sum (times per_sample_weight) / mean / max of the weight rows, padding_idx rows skipped.
     offset2bag: each index's bag; bag_size: rows per bag (0 for an empty one); max_indices: the
-    row chosen per bag and column in max mode, else 0."""
+    row chosen per bag and column in max mode; in the other modes the documentation
+    (aclnnEmbeddingBag.md: maxIndices is the max rows "when mode is max") defines none, so it is
+    not checked (None). bag_size in sum mode is not checked either: the reference semantics
+    (torch embedding_bag, make_bag_size_out) compute bag sizes for mean and max only (the kernel
+    writes 0 there)."""
     w = _f(weight)
     idx = _v(indices).astype(np.int64).reshape(-1)
     off = _v(offsets).astype(np.int64).reshape(-1)
@@ -165,7 +169,7 @@ def embedding_bag(weight, indices, offsets, per_sample_weight=None, y=None, offs
             am = vals.argmax(axis=0)
             out[b] = vals.max(axis=0)
             mx[b] = idx[rows][am]
-    return [out, o2b, bsz, mx]
+    return [out, o2b, None if mode == "sum" else bsz, mx if mode == "max" else None]
 
 
 def masked_select_v3(x, mask, y):
