@@ -1,7 +1,9 @@
-"""TCubeTiling's field list is the one cann-ops' tiling data is sized for (49 int32 fields, ending
-with BatchNum): mat_mul_v3's MatmulTilingData (TCubeTiling + 15 uint32 fields) must be a multiple
-of 8 bytes, or its tiling rejects the case ('tiling data size[260] is not aligned to 8' with the
-50-field list). Host and kernel see the same layout."""
+"""TCubeTiling's field list is the one cann-ops' tiling data is built against (49 int32 fields, ending
+with BatchNum), and tiling classes are laid out as CANN's TilingDef does: a struct field at a
+multiple of 8 bytes, every class padded to a multiple of 8. Both mat_mul_v3's MatmulTilingData
+(TCubeTiling + 15 uint32 fields in structs of 5) and quant_batch_matmul_v3's (16 uint32, TCubeTiling,
+6 uint32) are then multiples of 8 bytes, as their tilings check ('tiling data size[284] is not
+aligned to 8' with unpadded structs). Host and kernel see the same layout."""
 
 from __future__ import annotations
 
@@ -29,9 +31,18 @@ BEGIN_TILING_DATA_DEF(MatmulLikeTilingData)
   TILING_DATA_FIELD_DEF(uint32_t, baseAN); TILING_DATA_FIELD_DEF(uint32_t, baseAD);
   TILING_DATA_FIELD_DEF(uint32_t, baseBN); TILING_DATA_FIELD_DEF(uint32_t, baseBD);
 END_TILING_DATA_DEF;
+BEGIN_TILING_DATA_DEF(QuantLikeTilingData)
+  TILING_DATA_FIELD_DEF_STRUCT(RunInfoLike, a); TILING_DATA_FIELD_DEF_STRUCT(RunInfoLike, b);
+  TILING_DATA_FIELD_DEF_STRUCT(RunInfoLike, c); TILING_DATA_FIELD_DEF(uint32_t, d);
+  TILING_DATA_FIELD_DEF_STRUCT(TCubeTiling, matmulTiling);
+  TILING_DATA_FIELD_DEF_STRUCT(RunInfoLike, l2);
+END_TILING_DATA_DEF;
 }
 int main() {
     optiling::MatmulLikeTilingData t;
+    optiling::QuantLikeTilingData q;
+    std::printf("%zu %zu %zu ", sizeof(optiling::RunInfoLike), q.GetDataSize(),
+                reinterpret_cast<char*>(&q.matmulTiling) - reinterpret_cast<char*>(&q));
     optiling::TCubeTiling c;
     c.set_BatchNum(3);
     std::printf("%zu %zu %zu %d\n", sizeof(AscendC::tiling::TCubeTiling), c.GetDataSize(), t.GetDataSize() % 8,
@@ -41,7 +52,7 @@ int main() {
 """
 
 
-def test_tcube_tiling_has_49_fields_ending_with_batch_num(tmp_path):
+def test_tcube_tiling_has_49_fields_ending_with_batch_num_in_8_byte_aligned_classes(tmp_path):
     if shutil.which("g++") is None:
         pytest.skip("g++ not available")
     src, exe = tmp_path / "t.cpp", tmp_path / "t"
@@ -49,4 +60,4 @@ def test_tcube_tiling_has_49_fields_ending_with_batch_num(tmp_path):
     res = subprocess.run(["g++", "-std=c++17", "-w", f"-I{INCLUDE_DIR}", str(src), "-o", str(exe)],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr[-3000:]
-    assert subprocess.run([str(exe)], capture_output=True, text=True).stdout.split() == ["196", "196", "0", "3"]
+    assert subprocess.run([str(exe)], capture_output=True, text=True).stdout.split() == ["24", "304", "80", "200", "200", "0", "3"]

@@ -4,10 +4,10 @@
 // bytes written by the host class optiling::TCubeTiling (ascendopt_host/matmul_tiling.h, same
 // fields in the same order) read back field by field here. Plain C++: host and kernel
 // translation units both include it.
-// The list ends with BatchNum (49 fields): cann-ops, built against CANN 8.1.RC1, sizes its tiling
-// data for that (mat_mul_v3's MatmulTilingData is TCubeTiling + 15 uint32 fields and must be a
-// multiple of 8 bytes: 'tiling data size ... is not aligned to 8'). The newest asc-devkit header
-// appends mxTypePara (MX-format matmul); with it every mat_mul_v3 case was rejected.
+// The list ends with BatchNum (49 fields, cann-ops is built against CANN 8.1.RC1; the newest
+// asc-devkit header appends mxTypePara). Like every tiling class (register/tilingdata_base.h) it
+// is 8-byte aligned and padded: 200 bytes, so tiling data holding it stays a multiple of 8 bytes
+// (mat_mul_v3 and quant_batch_matmul_v3 check: 'tiling data size ... is not aligned to 8').
 #pragma once
 #include <cstdint>
 
@@ -24,7 +24,7 @@
 namespace AscendC {
 namespace tiling {
 #define AO_TCUBE_KERNEL_FIELD(name) int32_t name = 0;
-struct TCubeTiling {
+struct alignas(8) TCubeTiling {  // as the host class (tilingdata_base.h): 8-aligned, 200 bytes
     AO_TCUBE_TILING_FIELDS(AO_TCUBE_KERNEL_FIELD)
 };
 #undef AO_TCUBE_KERNEL_FIELD

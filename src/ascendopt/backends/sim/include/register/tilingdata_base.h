@@ -3,6 +3,8 @@
 // Host side (default): every tiling class is a standard-layout class whose data members are
 // exactly the declared fields, in declaration order (no virtuals, no bases, no hidden data).
 // SaveToBuffer copies sizeof(*this) bytes, so the bytes are those of the plain C struct.
+// Layout as CANN's TilingDef lays out the bytes: a field at a multiple of its size, a struct field
+// at a multiple of 8, the whole class padded to a multiple of 8 (alignas(8): its placeholders).
 //
 // Kernel side (-DASCENDOPT_KERNEL_SIDE): the same header yields a plain struct with the same
 // name and members, so the kernel reads the bytes the host wrote. This mode includes nothing
@@ -20,7 +22,7 @@ namespace optiling {}
 // includes those headers for the structs (a device build never compiles them). Member
 // functions leave the layout as it is.
 #define BEGIN_TILING_DATA_DEF(class_name)                                                   \
-    struct class_name {                                                                      \
+    struct alignas(8) class_name {                                                           \
         bool SaveToBuffer(void* ao_buf, size_t ao_cap) const {                               \
             if (ao_buf == nullptr || sizeof(*this) > ao_cap) return false;                   \
             __builtin_memcpy(ao_buf, static_cast<const void*>(this), sizeof(*this));         \
@@ -95,7 +97,7 @@ struct ClassRegistrar {
 
 // The constructor zeroes the whole object (padding included) so saved bytes are deterministic.
 #define BEGIN_TILING_DATA_DEF(class_name)                                                            \
-    class class_name {                                                                               \
+    class alignas(8) class_name {                                                                    \
     public:                                                                                          \
         class_name() { std::memset(static_cast<void*>(this), 0, sizeof(*this)); }                    \
         explicit class_name(void*) : class_name() {}                                                 \
