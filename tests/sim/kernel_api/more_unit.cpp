@@ -420,6 +420,21 @@ void Intrinsics(Ctx& c) {
     set_ctrl(sbitset0(uint64_t(get_ctrl()), 51));
     ctrl[1] = double((uint64_t(get_ctrl()) >> 51) & 1);
     Row("cce_ctrl", ctrl, 3);
+    // AscendDequant: a float scale vector into bfloat16 rows of 16 ({2, 8, 4}: 4 of 8 per row), and
+    // a float scalar into float, {1, 16, 8} computed as {2, 8, 8} (DEQUANT_WITH_SINGLE_ROW).
+    auto dqRaw = c.Alloc<uint8_t>(224);  // one test buffer: src 64 B, scale 32 B, dst 64 B, dst 64 B
+    auto dqSrc = dqRaw.ReinterpretCast<int32_t>();
+    auto dqScale = dqRaw[64].ReinterpretCast<float>();
+    auto dqBf = dqRaw[96].ReinterpretCast<bfloat16_t>();
+    auto dqF = dqRaw[160].ReinterpretCast<float>();
+    for (int i = 0; i < 16; ++i) dqSrc.Data()[i] = i * 3 - 20;
+    for (int i = 0; i < 8; ++i) dqScale.Data()[i] = 0.5f * float(i + 1);
+    for (int i = 0; i < 32; ++i) dqBf.Data()[i] = bfloat16_t(-1.0f);
+    for (int i = 0; i < 16; ++i) dqF.Data()[i] = -1.0f;
+    AscendDequant(dqBf, dqSrc, dqScale, DequantParams{2, 8, 4});
+    AscendDequant(dqF, dqSrc, 0.25f, DequantParams{1, 16, 8});
+    Row("dequant_vec_bf16", dqBf, 32);
+    Row("dequant_scalar_f32", dqF, 16);
     // copy_ubuf_to_ubuf: 2 bursts of 1 block (8 floats), source gap 1 block, no destination gap.
     auto cd = c.Alloc<float>(32);
     Fill(cd, 32, -1.0f);

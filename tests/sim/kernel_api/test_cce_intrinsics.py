@@ -1,6 +1,6 @@
 """Raw vector intrinsics kernels call on __ubuf__ pointers (cce_vector.h): vector_dup, vcadd, vor,
-copy_ubuf_to_ubuf, vtranspose, set_va_reg_sb + scatter_vnchwconv_b16, and the CTRL register
-(get_ctrl / set_ctrl / sbitset0 / sbitset1), against numpy; typed failures (unset VA register,
+copy_ubuf_to_ubuf, vtranspose, set_va_reg_sb + scatter_vnchwconv_b16, the CTRL register
+(get_ctrl / set_ctrl / sbitset0 / sbitset1) and AscendDequant, against numpy; typed failures (unset VA register,
 unsupported vcadd mode, an address range past UB)."""
 
 from __future__ import annotations
@@ -23,6 +23,15 @@ def test_mask_mode_intrinsics(more_rows):
 
 def test_ctrl_register(more_rows):
     np.testing.assert_array_equal(more_rows["cce_ctrl"], [1.0, 0.0, 5.0])
+
+
+def test_ascend_dequant(more_rows):
+    src = (np.arange(16) * 3 - 20).astype(np.float64)
+    exp = np.full(32, -1.0)
+    for r in range(2):  # {2, 8, 4}: 4 of each row of 8, into rows of 16 bfloat16 (32 bytes)
+        exp[16 * r:16 * r + 4] = src[8 * r:8 * r + 4] * 0.5 * np.arange(1, 5)
+    np.testing.assert_array_equal(more_rows["dequant_vec_bf16"], exp)  # exact in bfloat16
+    np.testing.assert_array_equal(more_rows["dequant_scalar_f32"], src * 0.25)
 
 
 def test_vcadd_sums_each_repeat(more_rows):

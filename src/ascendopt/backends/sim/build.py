@@ -571,6 +571,11 @@ class SimBuilder:
             # An output named like an input (a reference parameter) is `<name>_ref` in the kernel.
             if f"{name}_ref" not in dtypes and any(f"DTYPE_{up}_REF" in op.files[k] for k in op.kernel_files()):
                 defs += [f"-DDTYPE_{up}_REF={info.cpp_type}", f"-DORIG_DTYPE_{up}_REF={info.ge_name}"]
+            # FORMAT_<NAME>: the tensor's ge::Format code, as the device build defines it next to
+            # DTYPE_<NAME>; the simulator builds for ND tensors (only when a kernel file names it,
+            # so other kernels keep their build keys).
+            if any(re.search(rf"\bFORMAT_{up}\b", op.files[k]) for k in op.kernel_files()):
+                defs.append(f"-DFORMAT_{up}={_GE_MACROS['FORMAT_ND']}")
         return defs
 
     @staticmethod

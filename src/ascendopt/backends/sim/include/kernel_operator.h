@@ -38,6 +38,7 @@
 #include "ascendopt_kernel/event_sync.h"
 #include "ascendopt_kernel/block_local.h"
 #include "ascendopt_kernel/cce_copy_align.h"
+#include "ascendopt_kernel/dequant.h"
 
 // Names the device toolchain declares at global scope (kernels call them unqualified without
 // `using namespace AscendC`).

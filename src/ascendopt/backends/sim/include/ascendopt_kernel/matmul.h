@@ -500,9 +500,15 @@ public:
     __aicore__ inline uint8_t GetSubBlockIdx() { return subBlockIdx_; }
     __aicore__ inline void SetHF32(bool = false, int32_t = 0) {}
     template <class T>
-    __aicore__ inline void SetWorkspace(__gm__ const T*, int) {}
+    __aicore__ inline void SetWorkspace(__gm__ const T* addr, int size) {
+        ws_ = (__gm__ uint8_t*)addr;
+        wsBytes_ = uint64_t(size > 0 ? size : 0);
+    }
     template <class T>
-    __aicore__ inline void SetWorkspace(GlobalTensor<T>&) {}
+    __aicore__ inline void SetWorkspace(GlobalTensor<T>& addr) {
+        ws_ = (__gm__ uint8_t*)addr.GetPhyAddr();
+        wsBytes_ = addr.GetSize() * sizeof(T);
+    }
     __aicore__ inline void SetLocalWorkspace(const LocalTensor<uint8_t>&) {}
     __aicore__ inline void SetBatchNum(int32_t batchA, int32_t batchB) {
         batchA_ = batchA;
@@ -563,6 +569,7 @@ public:
         BlockOf(iter_, curM_, curN_);
         ComputeBlock(curM_, curN_, enPartialSum);
         ++iter_;
+        pending_ = true;
         return true;
     }
     template <bool sync = true, typename T>
@@ -586,6 +593,22 @@ public:
             ao::rt::Fail(ao::rt::ErrorKind::Unsupported, "Matmul::GetTensorC: atomic output to UB is not emulated");
         uint32_t m = RowsOf(curM_), n = ColsOf(curN_);
         CopyOutUb(co2Local, 0, ao::k::MmAlign(n, ao::k::MmC0<DstT>()), m, n);
+    }
+    // The C block cached in the workspace (SetWorkspace): the block the last Iterate computed, or
+    // the next one when that was fetched already (the asynchronous flow: one Iterate<false>, then
+    // GetTensorC per block); written at the workspace's start as rows of the block's own width.
+    template <bool sync = true>
+    __aicore__ inline GlobalTensor<DstT> GetTensorC(uint8_t enAtomic = 0, bool = false) {
+        CheckReady("GetTensorC");
+        if (!pending_ && !Iterate()) ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "Matmul::GetTensorC: no block left");
+        if (uint64_t(RowsOf(curM_)) * ColsOf(curN_) * sizeof(DstT) > wsBytes_)
+            ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "Matmul::GetTensorC: the workspace (SetWorkspace, %llu "
+                         "bytes) cannot hold a %u x %u C block", (unsigned long long)wsBytes_, RowsOf(curM_), ColsOf(curN_));
+        CopyOutGm((__gm__ DstT*)ws_, curM_, curN_, enAtomic, true, true);
+        pending_ = false;
+        GlobalTensor<DstT> out;
+        out.SetGlobalBuffer((__gm__ DstT*)ws_, wsBytes_ / sizeof(DstT));
+        return out;
     }
     template <bool sync = true>
     __aicore__ inline void GetTensorC(const GlobalTensor<DstT>& gm, const LocalTensor<DstT>& co2Local,
@@ -830,7 +853,7 @@ private:
         }
     }
 
-    void CopyOutGm(__gm__ DstT* base, uint32_t mi, uint32_t ni, uint8_t enAtomic, bool sequential) {
+    void CopyOutGm(__gm__ DstT* base, uint32_t mi, uint32_t ni, uint8_t enAtomic, bool sequential, bool compact = false) {
         using P = ao::rt::Pipe;
         const uint32_t m = RowsOf(mi), n = ColsOf(ni);
         LocalTensor<L0cT> c1 = c1Buf_.template Get<L0cT>()[uint32_t(outSlot_ * l0cElems_)];
@@ -841,7 +864,7 @@ private:
         fp.srcStride = uint16_t(ao::k::MmAlign(m, 16));
         bool nz = C_TYPE::format == CubeFormat::NZ;
         if (!nz) {
-            uint64_t ld = sequential ? baseN_ : uint64_t(orgKc_);
+            uint64_t ld = compact ? uint64_t(n) : sequential ? baseN_ : uint64_t(orgKc_);
             dst.SetGlobalBuffer(base + (sequential ? 0 : uint64_t(mi) * baseM_ * ld + uint64_t(ni) * baseN_));
             fp.nSize = uint16_t(n);
             fp.mSize = uint16_t(m);
@@ -914,6 +937,9 @@ private:
     uint32_t l1Slot_ = 0, l0Slot_ = 0, cSlot_ = 0, outSlot_ = 0;
     int orgM_ = 0, orgN_ = 0, orgKa_ = 0, orgKb_ = 0, orgKc_ = 0;
     int32_t batchA_ = 0, batchB_ = 0;  // SetBatchNum
+    __gm__ uint8_t* ws_ = nullptr;      // SetWorkspace: where GetTensorC() caches a C block
+    uint64_t wsBytes_ = 0;
+    bool pending_ = false;              // Iterate computed a block no GetTensorC() fetched yet
     int singleM_ = 0, singleN_ = 0, singleK_ = 0;
     uint32_t iter_ = 0, curM_ = 0, curN_ = 0;
     ao::k::MmSource<SrcAT> a_;
