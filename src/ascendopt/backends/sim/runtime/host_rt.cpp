@@ -375,6 +375,7 @@ TilingResult RunTiling(const PlatformConfig& pc, const std::vector<TensorArg>& i
     const ops::OpDef& def = *Reg().def;
     const gert::AoImplEntry* impl = FindImpl(sig->op_type);
     ao_tiling::State() = ao_tiling::SaveState();
+    ao_tiling::ClearBindings();  // no SetDataPtr binding outlives a run
 
     fe::PlatFormInfos platform;
     FillPlatform(pc, &platform);

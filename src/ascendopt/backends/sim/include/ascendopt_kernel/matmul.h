@@ -604,7 +604,7 @@ public:
         if (uint64_t(RowsOf(curM_)) * ColsOf(curN_) * sizeof(DstT) > wsBytes_)
             ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "Matmul::GetTensorC: the workspace (SetWorkspace, %llu "
                          "bytes) cannot hold a %u x %u C block", (unsigned long long)wsBytes_, RowsOf(curM_), ColsOf(curN_));
-        CopyOutGm((__gm__ DstT*)ws_, curM_, curN_, enAtomic, true, true);
+        CopyOutGm((__gm__ DstT*)ws_, curM_, curN_, enAtomic, true);
         pending_ = false;
         GlobalTensor<DstT> out;
         out.SetGlobalBuffer((__gm__ DstT*)ws_, wsBytes_ / sizeof(DstT));
@@ -853,7 +853,8 @@ private:
         }
     }
 
-    void CopyOutGm(__gm__ DstT* base, uint32_t mi, uint32_t ni, uint8_t enAtomic, bool sequential, bool compact = false) {
+    // Sequential write: the block alone, rows of its own width (a tail block's too), from `base`.
+    void CopyOutGm(__gm__ DstT* base, uint32_t mi, uint32_t ni, uint8_t enAtomic, bool sequential) {
         using P = ao::rt::Pipe;
         const uint32_t m = RowsOf(mi), n = ColsOf(ni);
         LocalTensor<L0cT> c1 = c1Buf_.template Get<L0cT>()[uint32_t(outSlot_ * l0cElems_)];
@@ -864,7 +865,7 @@ private:
         fp.srcStride = uint16_t(ao::k::MmAlign(m, 16));
         bool nz = C_TYPE::format == CubeFormat::NZ;
         if (!nz) {
-            uint64_t ld = compact ? uint64_t(n) : sequential ? baseN_ : uint64_t(orgKc_);
+            uint64_t ld = sequential ? uint64_t(n) : uint64_t(orgKc_);
             dst.SetGlobalBuffer(base + (sequential ? 0 : uint64_t(mi) * baseM_ * ld + uint64_t(ni) * baseN_));
             fp.nSize = uint16_t(n);
             fp.mSize = uint16_t(m);

@@ -78,6 +78,46 @@ struct SaveState {
 };
 SaveState& State();
 
+// SetDataPtr(dst) on a tiling object: from then on its bytes are at dst, as CANN's TilingDef
+// keeps its data there (set_ writes through). SyncData(addr) copies the bound object holding addr
+// to its dst: after every set_ (also of a nested struct's field) and at GetDataSize. The host
+// runtime clears the bindings before each tiling run (header-only: no std template instantiated).
+struct Binding {
+    const void* obj;
+    size_t size;
+    void* dst;
+};
+constexpr int kMaxBindings = 16;
+inline Binding* Bindings(int** count = nullptr) {
+    static Binding b[kMaxBindings];
+    static int n = 0;
+    if (count != nullptr) *count = &n;
+    return b;
+}
+inline void BindData(const void* obj, size_t size, void* dst) {
+    int* n = nullptr;
+    Binding* b = Bindings(&n);
+    int k = 0;
+    for (int i = 0; i < *n; ++i)
+        if (b[i].obj != obj) b[k++] = b[i];
+    *n = k;
+    if (dst != nullptr && dst != obj && *n < kMaxBindings) b[(*n)++] = Binding{obj, size, dst};
+}
+inline void ClearBindings() {
+    int* n = nullptr;
+    Bindings(&n);
+    *n = 0;
+}
+inline void SyncData(const void* addr) {
+    int* n = nullptr;
+    Binding* b = Bindings(&n);
+    const char* a = static_cast<const char*>(addr);
+    for (int i = 0; i < *n; ++i) {
+        const char* o = static_cast<const char*>(b[i].obj);
+        if (a >= o && a < o + b[i].size) std::memcpy(b[i].dst, b[i].obj, b[i].size);
+    }
+}
+
 // Copies n bytes of src to dst if cap allows; otherwise records the error and returns false.
 bool SaveBytes(const void* src, size_t n, void* dst, size_t cap, const char* cls);
 
@@ -100,12 +140,15 @@ struct ClassRegistrar {
     class alignas(8) class_name {                                                                    \
     public:                                                                                          \
         class_name() { std::memset(static_cast<void*>(this), 0, sizeof(*this)); }                    \
-        explicit class_name(void*) : class_name() {}                                                 \
+        explicit class_name(void* ao_p) : class_name() { if (ao_p != nullptr) SetDataPtr(ao_p); }   \
         bool SaveToBuffer(void* ao_buf, size_t ao_cap) const {                                       \
             return ::ao_tiling::SaveBytes(this, sizeof(*this), ao_buf, ao_cap, #class_name);         \
         }                                                                                            \
-        size_t GetDataSize() const { return sizeof(*this); }                                         \
-        void SetDataPtr(void*) {}                                                                    \
+        size_t GetDataSize() const {                                                                 \
+            ::ao_tiling::SyncData(this);                                                             \
+            return sizeof(*this);                                                                    \
+        }                                                                                            \
+        void SetDataPtr(void* ao_p) { ::ao_tiling::BindData(this, sizeof(*this), ao_p); }            \
         uint8_t* GetDataPtr() { return reinterpret_cast<uint8_t*>(this); }                          \
         void InitData() { std::memset(static_cast<void*>(this), 0, sizeof(*this)); }                 \
         static const char* AoClassName() { return #class_name; }                                     \
@@ -120,7 +163,10 @@ struct ClassRegistrar {
 #define TILING_DATA_FIELD_DEF(data_type, field_name)                        \
     public:                                                                 \
         data_type field_name;                                               \
-        void set_##field_name(data_type ao_v) { field_name = ao_v; }        \
+        void set_##field_name(data_type ao_v) {                             \
+            field_name = ao_v;                                              \
+            ::ao_tiling::SyncData(this);                                    \
+        }                                                                   \
         data_type get_##field_name() const { return field_name; }
 
 #define TILING_DATA_FIELD_DEF_ARR(arr_type, arr_size, field_name)                       \
@@ -129,6 +175,7 @@ struct ClassRegistrar {
         void set_##field_name(const arr_type* ao_p) {                                   \
             if (ao_p == nullptr) return;                                                \
             for (size_t ao_i = 0; ao_i < size_t(arr_size); ++ao_i) field_name[ao_i] = ao_p[ao_i]; \
+            ::ao_tiling::SyncData(this);                                                \
         }                                                                               \
         arr_type* get_##field_name() { return field_name; }                             \
         const arr_type* get_##field_name() const { return field_name; }
@@ -136,7 +183,10 @@ struct ClassRegistrar {
 #define TILING_DATA_FIELD_DEF_STRUCT(struct_type, field_name)                        \
     public:                                                                          \
         struct_type field_name;                                                      \
-        void set_##field_name(const struct_type& ao_v) { field_name = ao_v; }        \
+        void set_##field_name(const struct_type& ao_v) {                             \
+            field_name = ao_v;                                                       \
+            ::ao_tiling::SyncData(this);                                             \
+        }                                                                            \
         struct_type& get_##field_name() { return field_name; }                       \
         const struct_type& get_##field_name() const { return field_name; }
 
