@@ -67,6 +67,10 @@ def quant_batch_matmul_v3(x1, x2, scale, offset=None, bias=None, pertoken_scale=
     float / bfloat16 bias; int8 output rounded (half to even) after adding offset and saturated."""
     acc = np.matmul(_t(_f(x1), transpose_x1), _t(_f(x2), transpose_x2))
     sc = _f(scale).reshape(-1)
+    if isinstance(scale, dict) and "int" in str(scale.get("dtype", "")):
+        # uint64 / int64: TransQuantParamV2's form, the float32 scale's bits in the low 32 bits
+        sc = (np.asarray(scale["value"]).astype(np.uint64).reshape(-1) & np.uint64(0xFFFFFFFF)).astype(
+            np.uint32).view(np.float32).astype(np.float64)
     pt = _opt(pertoken_scale)
     b = _opt(bias)
     int_bias = isinstance(bias, dict) and "int" in str(bias.get("dtype", ""))
