@@ -5,8 +5,6 @@ objects whose L0C buffers each fill most of L0C therefore both fit (cann-ops ups
 registers two such objects), and both compute right."""
 from __future__ import annotations
 
-import pytest
-
 from ascendopt.cases import load_op_cases
 from ascendopt.evaluate.check import check_operator
 from ascendopt.operator import Operator
@@ -41,8 +39,8 @@ def _two_objects() -> Operator:
     return base.with_file(KERNEL, text, origin="test/matmul-shared-buffers")
 
 
-@pytest.mark.parametrize("name", ["aligned_bias_128x256x128", "multicore_k_loop_512x1000x384"])
-def test_two_objects_share_l0_and_l1(backend, name):
-    case = {c.name: c for c in load_op_cases(OP_DIR)}[name]
+def test_two_objects_share_l0_and_l1(backend):
+    # Both objects with a bias: the bias table is the running object's alone too.
+    case = {c.name: c for c in load_op_cases(OP_DIR)}["aligned_bias_128x256x128"]
     [res] = check_operator(backend, _two_objects(), [case], timeout_s=120.0)
     assert res.status == "ok", f"{res.status} ({res.error_kind}): {res.message[:2000]}"
