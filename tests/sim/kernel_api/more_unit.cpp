@@ -435,6 +435,22 @@ void Intrinsics(Ctx& c) {
     AscendDequant(dqF, dqSrc, 0.25f, DequantParams{1, 16, 8});
     Row("dequant_vec_bf16", dqBf, 32);
     Row("dequant_scalar_f32", dqF, 16);
+    // Region Proposals (half): 32 scores into element 4 of 32 proposals (ProposalConcat), each
+    // group of 16 sorted (RpSort16), the two groups merged (MrgSort4, validBit 3), scores out.
+    auto rpRaw = c.Alloc<uint8_t>(64 + 512 + 512 + 64);
+    auto rpIn = rpRaw.ReinterpretCast<half>();             // 32 scores
+    auto rpProp = rpRaw[64].ReinterpretCast<half>();       // 32 proposals
+    auto rpMerged = rpRaw[576].ReinterpretCast<half>();    // 32 proposals
+    auto rpOut = rpRaw[1088].ReinterpretCast<half>();      // 32 scores
+    for (int i = 0; i < 32; ++i) rpIn.Data()[i] = half(float((i * 7) % 32) - 10.0f);
+    for (int i = 0; i < 256; ++i) rpProp.Data()[i] = half(0.0f);
+    ProposalConcat(rpProp, rpIn, 2, 4);
+    RpSort16(rpProp, rpProp, 2);
+    uint16_t rpLens[4] = {16, 16, 0, 0};
+    MrgSort4(rpMerged, MrgSortSrcList<half>(rpProp, rpProp[128], rpProp, rpProp), MrgSort4Info(rpLens, false, 3, 1));
+    ProposalExtract(rpOut, rpMerged, 2, 4);
+    Row("rp_sorted16", rpProp, 256);
+    Row("rp_merged_scores", rpOut, 32);
     // copy_ubuf_to_ubuf: 2 bursts of 1 block (8 floats), source gap 1 block, no destination gap.
     auto cd = c.Alloc<float>(32);
     Fill(cd, 32, -1.0f);

@@ -1,6 +1,7 @@
 """Raw vector intrinsics kernels call on __ubuf__ pointers (cce_vector.h): vector_dup, vcadd, vor,
 copy_ubuf_to_ubuf, vtranspose, set_va_reg_sb + scatter_vnchwconv_b16, the CTRL register
-(get_ctrl / set_ctrl / sbitset0 / sbitset1) and AscendDequant, against numpy; typed failures (unset VA register,
+(get_ctrl / set_ctrl / sbitset0 / sbitset1), AscendDequant and the Region Proposal sort
+(ProposalConcat, RpSort16, MrgSort4, ProposalExtract), against numpy; typed failures (unset VA register,
 unsupported vcadd mode, an address range past UB)."""
 
 from __future__ import annotations
@@ -32,6 +33,15 @@ def test_ascend_dequant(more_rows):
         exp[16 * r:16 * r + 4] = src[8 * r:8 * r + 4] * 0.5 * np.arange(1, 5)
     np.testing.assert_array_equal(more_rows["dequant_vec_bf16"], exp)  # exact in bfloat16
     np.testing.assert_array_equal(more_rows["dequant_scalar_f32"], src * 0.25)
+
+
+def test_region_proposal_sort(more_rows):
+    scores = np.array([(i * 7) % 32 - 10.0 for i in range(32)])
+    props = more_rows["rp_sorted16"].reshape(32, 8)
+    for g in range(2):  # each group of 16 sorted by score (element 4), the other elements 0
+        np.testing.assert_array_equal(props[16 * g:16 * g + 16, 4], np.sort(scores[16 * g:16 * g + 16])[::-1])
+    assert not props[:, [0, 1, 2, 3, 5]].any()
+    np.testing.assert_array_equal(more_rows["rp_merged_scores"], np.sort(scores)[::-1])
 
 
 def test_vcadd_sums_each_repeat(more_rows):

@@ -19,6 +19,7 @@
 #include "ascendopt_kernel/vector_math_ext.h"
 #include "ascendopt_kernel/transdata.h"
 #include "ascendopt_kernel/sort.h"
+#include "ascendopt_kernel/proposal.h"
 #include "ascendopt_kernel/tensor_expr.h"
 #include "ascendopt_kernel/select_bytes.h"
 #include "ascendopt_kernel/sum_arange.h"
