@@ -472,6 +472,15 @@ def test_compare_mask(vec):
     assert (d[32:] == 0xAA).all()
 
 
+def test_compare_count_forms_compare_whole_repeats_only(vec):
+    # Documented: elements past the last whole 256-byte block take no part; their bits stay.
+    a, b, h, d, e = (vec("compare_count_repeats", n) for n in "abhde")
+    assert (unbits(d, 64) == (a[:64] < b[:64])).all()
+    assert (d[8:] == 0xAA).all()
+    assert (unbits(e, 128) == (h[:128] < h.dtype.type(0.5))).all()
+    assert (e[16:] == 0xAA).all()
+
+
 def test_select_count_modes(vec):
     g = lambda n: vec("select_count", n)
     a, b, sel = g("a"), g("b"), unbits(g("sel"), 512)

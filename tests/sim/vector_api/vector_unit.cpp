@@ -540,6 +540,26 @@ void SelectCases() {
         Dump("b", b, 512);
         Dump("d", d, 64);
     }
+    {
+        // Count forms: whole 256-byte repeats only (100 floats: the first 64; 200 halves: 128).
+        CASE("compare_count_repeats");
+        Ctx c;
+        auto a = c.Alloc<float>(256), b = c.Alloc<float>(256);
+        auto h = c.Alloc<half>(256);
+        auto d = c.Alloc<uint8_t>(32), e = c.Alloc<uint8_t>(32);
+        Fill(a, 256, -3, 3);
+        Fill(b, 256, -3, 3);
+        Fill(h, 256, -3, 3);
+        FillConst(d, 32, uint8_t(0xAA));
+        FillConst(e, 32, uint8_t(0xAA));
+        Compare(d, a, b, CMPMODE::LT, 100);
+        CompareScalar(e, h, half(0.5f), CMPMODE::LT, 200);
+        Dump("a", a, 256);
+        Dump("b", b, 256);
+        Dump("h", h, 256);
+        Dump("d", d, 32);
+        Dump("e", e, 32);
+    }
 }
 
 // ---------------------------------------------------------------------------------- reductions

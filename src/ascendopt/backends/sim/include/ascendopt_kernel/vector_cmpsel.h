@@ -146,6 +146,14 @@ inline void SelRun(const char* name, const Plan& p, const LocalTensor<T>& dst, S
     }
 }
 
+// The count forms compare whole 256-byte repeats only: the documented rule (Compare / CompareScalar
+// count: "elements past the last whole 256-byte block take no part"; the A2 library issues
+// count * sizeof(T) / 256 repeats). Their result bits past that are left as they were.
+template <typename T>
+inline uint32_t CmpWholeRepeats(uint32_t count) {
+    return uint32_t(uint64_t(count) * sizeof(T) / 256 * (256 / sizeof(T)));
+}
+
 }  // namespace ao::k
 
 namespace AscendC {
@@ -155,7 +163,7 @@ namespace AscendC {
 template <typename T, typename U>
 __aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                                CMPMODE cmpMode, uint32_t count) {
-    ao::k::Plan p = ao::k::PlanCount("Compare", sizeof(T), count);
+    ao::k::Plan p = ao::k::PlanCount("Compare", sizeof(T), ao::k::CmpWholeRepeats<T>(count));
     ao::k::CmpRun<T, U>("Compare", p, &dst, src0, ao::k::Strd{}, &src1, ao::k::Strd{}, T{}, cmpMode);
     ao::k::AfterCountForm();
 }
@@ -193,7 +201,7 @@ __aicore__ inline void Compare(const LocalTensor<T>& src0, const LocalTensor<T>&
 template <typename T, typename U>
 __aicore__ inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
                                      const ao::k::AoId<T> src1Scalar, CMPMODE cmpMode, uint32_t count) {
-    ao::k::Plan p = ao::k::PlanCount("CompareScalar", sizeof(T), count);
+    ao::k::Plan p = ao::k::PlanCount("CompareScalar", sizeof(T), ao::k::CmpWholeRepeats<T>(count));  // as Compare
     ao::k::CmpRun<T, U>("CompareScalar", p, &dst, src0, ao::k::Strd{}, static_cast<const LocalTensor<T>*>(nullptr),
                         ao::k::Strd{}, src1Scalar, cmpMode);
     ao::k::AfterCountForm();
