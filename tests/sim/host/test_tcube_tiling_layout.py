@@ -7,12 +7,7 @@ aligned to 8' with unpadded structs). Host and kernel see the same layout."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-
-import pytest
-
-from ascendopt.backends.sim.build import INCLUDE_DIR
+from .compile_run import compile_and_run
 
 PROGRAM = r"""
 #include <cstdio>
@@ -53,11 +48,4 @@ int main() {
 
 
 def test_tcube_tiling_has_49_fields_ending_with_batch_num_in_8_byte_aligned_classes(tmp_path):
-    if shutil.which("g++") is None:
-        pytest.skip("g++ not available")
-    src, exe = tmp_path / "t.cpp", tmp_path / "t"
-    src.write_text(PROGRAM)
-    res = subprocess.run(["g++", "-std=c++17", "-w", f"-I{INCLUDE_DIR}", str(src), "-o", str(exe)],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr[-3000:]
-    assert subprocess.run([str(exe)], capture_output=True, text=True).stdout.split() == ["24", "304", "80", "200", "200", "0", "3"]
+    assert compile_and_run(tmp_path, PROGRAM).split() == ["24", "304", "80", "200", "200", "0", "3"]

@@ -5,12 +5,7 @@ buffer and never calls SaveToBuffer)."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-
-import pytest
-
-from ascendopt.backends.sim.build import INCLUDE_DIR
+from .compile_run import compile_and_run
 
 PROGRAM = r"""
 #include <cstdio>
@@ -46,14 +41,7 @@ int main() {
 
 
 def test_set_data_ptr_writes_through(tmp_path):
-    if shutil.which("g++") is None:
-        pytest.skip("g++ not available")
-    src, exe = tmp_path / "t.cpp", tmp_path / "t"
-    src.write_text(PROGRAM)
-    res = subprocess.run(["g++", "-std=c++17", "-w", f"-I{INCLUDE_DIR}", str(src), "-o", str(exe)],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr[-3000:]
-    out = subprocess.run([str(exe)], capture_output=True, text=True).stdout.split()
+    out = compile_and_run(tmp_path, PROGRAM).split()
     # a at 0, inner at 8 (x 8, y 12), b at 16: 24 bytes. a and inner.y are in the buffer at once,
     # b once GetDataSize ran.
     assert out == ["24", "7", "9", "0", "11", "9"], out

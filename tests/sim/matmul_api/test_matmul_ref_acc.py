@@ -4,22 +4,9 @@ with ASCEND_IS_AIV (gemm_v2's form), and an atomic-add GetTensorC into a referen
 and output of one name, one GM buffer) accumulates onto the input's values."""
 from __future__ import annotations
 
-from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.check import case_dtypes, check_case, timed_build
-from ascendopt.operator import Operator
-
 from ...conftest import FIXTURE_OPS
-
-OP_DIR = FIXTURE_OPS / "matmul_ref_acc"
+from .fixture_cases import assert_cases_pass
 
 
 def test_unregistered_matmul_accumulates_into_reference_output(backend):
-    op = Operator.load(OP_DIR)
-    cases = load_op_cases(OP_DIR)
-    build = timed_build(backend, op, case_dtypes(cases[0]))
-    assert build.ok, build.error[-3000:]
-    for i, case in enumerate(cases):
-        runs = []
-        res = check_case(backend, op, case, build, i, run_result_hook=runs.append)
-        assert res.status == "ok", (case.name, res.message)
-        assert runs[0].block_dim >= 1
+    assert_cases_pass(backend, FIXTURE_OPS / "matmul_ref_acc")
