@@ -5,7 +5,7 @@ the kernel file's line numbers."""
 
 from __future__ import annotations
 
-from ascendopt.backends.sim.build import _lower_cce_launches
+from ascendopt.backends.sim.kernel_tu import lower_cce_launches as _lower_cce_launches
 from ascendopt.cases import load_op_cases
 from ascendopt.evaluate.check import check_operator
 from ascendopt.operator import Operator
