@@ -10,7 +10,10 @@ so the driver is the single writer of the database.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue as _queue
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -45,12 +48,32 @@ def _pool_entry(task: PairTask, q: Any) -> PairOutcome:
     return run_pair(task, q.put)
 
 
+def _exit_with_driver(driver_pid: int, period_s: float = 1.0) -> None:
+    """Pool worker initializer: the worker exits once the driver is gone. A driver killed with
+    kill -9 (or a SIGTERM it does not handle) cannot shut its pool down, and the workers (children
+    of the forkserver, not of the driver) would otherwise run their pairs to the end for nobody:
+    whatever they compute is lost, the --resume that follows reruns the pair."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(period_s)
+            try:
+                os.kill(driver_pid, 0)
+            except ProcessLookupError:
+                os._exit(70)
+            except PermissionError:  # alive, another user's (cannot happen for our own driver)
+                pass
+
+    threading.Thread(target=watch, name="ao-driver-watch", daemon=True).start()
+
+
 def run_pool(tasks: Sequence[PairTask], handle: Handle, workers: int) -> Iterator[PairOutcome]:
     """On ``workers`` processes (forked from a clean forkserver, not from the driver)."""
     ctx = multiprocessing.get_context("forkserver")
     with ctx.Manager() as mgr:
         q = mgr.Queue()
-        with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+        with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_exit_with_driver,
+                                 initargs=(os.getpid(),)) as pool:
             futures = {pool.submit(_pool_entry, t, q): t for t in tasks}
             pending = set(futures)
             try:
