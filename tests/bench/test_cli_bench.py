@@ -77,10 +77,11 @@ def test_resume_skips_finished_pairs_and_reruns_unfinished_ones_for_free(tmp_pat
 
 
 def test_resume_without_the_database_keeps_the_pairs_the_side_files_record(tmp_path):
-    """A committed benchmark (its runs/ and bench.json, never bench.db) continues in a fresh
+    """A committed benchmark (its ledger.jsonl, runs/*.html and bench.json, never bench.db) continues in a fresh
     checkout: --resume takes a finished pair from its side file when the identity matches."""
     out = tmp_path / "o"
     first = bench(out, "stage2")
+    assert len((out / "ledger.jsonl").read_text().splitlines()) == 1
     (out / "bench.db").unlink()
     doc = bench(out, "stage2,bon", "--resume")
     assert {p["method"]: p["status"] for p in doc["pairs"]} == {"stage2": "done", "bon": "finished"}

@@ -36,6 +36,9 @@ from ascendopt.bench.pair import PairOutcome, PairTask
 from ascendopt.evaluate.store import SQLiteStore
 from ascendopt.suites import SuiteOp
 
+#: Finished pairs, one JSON line each (identity + trial): what --resume keeps without bench.db.
+LEDGER_NAME = "ledger.jsonl"
+
 DB_NAME = "bench.db"
 BENCH_FORMAT = 1
 #: The reference method's published figures (arXiv 2603.23566; 101 cann-ops operators,
@@ -217,6 +220,7 @@ class Runner:
             self.store.close()
             raise BenchError(f"{db} already holds benchmark runs: pass --resume to continue it, or another --out")
         self._routes: dict[str, int] = {}
+        self._ledger: dict[str, dict[str, Any]] | None = None
 
     def close(self) -> None:
         self.store.close()
@@ -255,16 +259,27 @@ class Runner:
                 p.status = "done" if r.status == "finished" else "resumed"
 
     def _ledger_trial(self, p: Pair, config: dict[str, Any]) -> Trial | None:
-        """The pair's finished trial from its side file ``runs/<slug>.json``, when that file
-        records a finished run of the same identity (operator digest, method, seed, budget,
-        SoC, options, cases); None otherwise."""
-        side = self.cfg.out / "runs" / f"{p.slug}.json"
+        """The pair's finished trial from the ledger (``ledger.jsonl``: one line per finished
+        pair, its identity and its trial, small enough to commit) when it records a finished
+        run of the same identity (operator digest, method, seed, budget, SoC, options, cases);
+        None otherwise."""
+        if self._ledger is None:
+            self._ledger = {}
+            try:
+                for line in (self.cfg.out / LEDGER_NAME).read_text().splitlines():
+                    try:
+                        e = json.loads(line)
+                        self._ledger[e["slug"]] = e
+                    except (ValueError, KeyError, TypeError):
+                        continue  # a line cut short by a kill: that pair runs again
+            except OSError:
+                pass
+        e = self._ledger.get(p.slug)
         try:
-            doc = json.loads(side.read_text())
-            if doc.get("error") or self._identity(doc["config"]) != self._identity(config):
+            if e is None or self._identity(e["config"]) != self._identity(config):
                 return None
-            return Trial.from_record(doc["trial"])
-        except (OSError, ValueError, KeyError, TypeError):
+            return Trial.from_record(e["trial"])
+        except (KeyError, TypeError, ValueError):
             return None
 
     def handle(self, msg: tuple) -> None:
@@ -327,9 +342,10 @@ class Runner:
             (runs / f"{p.slug}.html").write_text(render(res, records, out.titles, None,
                                                         title=f"ascendopt bench: {p.op} / {p.method} / seed {p.seed}"))
             if not out.error:  # the ledger: --resume without the database keeps this pair
-                doc["config"] = self._run_config(p)
-                doc["trial"] = trial_from_records(records, p.digest, p.op, p.level, p.method, p.seed,
-                                                  out.seconds).record()
+                trial = trial_from_records(records, p.digest, p.op, p.level, p.method, p.seed, out.seconds)
+                with (self.cfg.out / LEDGER_NAME).open("a") as f:
+                    f.write(json.dumps({"slug": p.slug, "config": self._run_config(p), "trial": trial.record()},
+                                       default=str) + "\n")
         (runs / f"{p.slug}.json").write_text(json.dumps(doc, indent=2, default=str))
         if out.error and out.error != "interrupted":
             p.status = "failed"
