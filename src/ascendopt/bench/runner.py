@@ -88,8 +88,8 @@ class Pair:
     error: str = ""
     source: SuiteOp | None = None
     cases_key: str | None = None
-    #: The finished trial read from the pair's side file when the database lacks it (a
-    #: benchmark continued in a fresh checkout from its committed ``runs/``).
+    #: The finished trial read from the ledger (``ledger.jsonl``) when the database lacks it
+    #: (a benchmark continued in a fresh checkout from its committed results).
     ledger: Trial | None = None
 
     @property
