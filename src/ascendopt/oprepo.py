@@ -56,7 +56,14 @@ class OpRepo:
             directory of which an operator uses a part), and the tiling sources of sibling
             operators whose op_host headers it includes (the repository builds one tiling
             library of all operators). The simulator links them as a static library: only the
-            objects the operator's tiling needs.
+            objects the operator's tiling needs, and those of ``host_library_kept``.
+        host_library_kept: The part of ``host_library_sources`` that the operator's own
+            ``optiling`` target adds (by a ``file(GLOB ...)`` variable): that target is a shared
+            library in the real build, which keeps every object, so the simulator links every
+            one of them that compiles and resolves, and their static registrations run (matmul:
+            the GEMM estimators ``REG_GEMM_ESTIMATE_FUNC`` registers, which nothing references).
+            Sibling operators' sources are not in it: the simulator builds one operator, they
+            are there only to define what it references.
         host_defines: Compile definitions of the host compile (``NAME=VALUE``).
         host_own_sources: The operator's own host sources (``op_host/...``, relative to its
             directory) that its ``CMakeLists.txt`` adds to a host target (every target but the
@@ -77,6 +84,7 @@ class OpRepo:
     host_own_sources: tuple[str, ...] = ()
     host_library_sources: tuple[Path, ...] = ()
     host_own_groups: tuple[tuple[str, ...], ...] = ()
+    host_library_kept: tuple[Path, ...] = ()
 
     def describe(self) -> str:
         """One canonical text of the conventions (part of build keys)."""
@@ -85,7 +93,8 @@ class OpRepo:
                           *("hs=" + str(s) for s in self.host_sources), *("hd=" + d for d in self.host_defines),
                           *("ho=" + s for s in self.host_own_sources),
                           *("hl=" + str(s) for s in self.host_library_sources),
-                          *("hg=" + ",".join(g) for g in self.host_own_groups)])
+                          *("hg=" + ",".join(g) for g in self.host_own_groups),
+                          *("hk=" + str(s) for s in self.host_library_kept)])
 
 
 def find_repo(op_dir: str | Path) -> OpRepo | None:
@@ -141,6 +150,7 @@ def find_repo(op_dir: str | Path) -> OpRepo | None:
                         (library if t in globbed else sources).append(p)
                     elif fn == "target_include_directories" and p.is_dir():
                         host_dirs.append(p)
+    globbed_library = set(library)
     library += _sibling_tiling_sources(op_dir, src)
     sources = _tiling_sources(sources)
     library = _tiling_sources([p for p in dict.fromkeys(library) if p not in sources])
@@ -151,7 +161,8 @@ def find_repo(op_dir: str | Path) -> OpRepo | None:
                   host_sources=tuple(dict.fromkeys(sources)), host_defines=tuple(defines),
                   host_own_sources=() if unknown else tuple(dict.fromkeys(own)),
                   host_library_sources=tuple(dict.fromkeys(library)),
-                  host_own_groups=() if unknown else _library_groups(targets))
+                  host_own_groups=() if unknown else _library_groups(targets),
+                  host_library_kept=tuple(p for p in dict.fromkeys(library) if p in globbed_library))
 
 
 def _library_groups(targets: dict[str, set[str]]) -> tuple[tuple[str, ...], ...]:

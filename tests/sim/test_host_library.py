@@ -1,10 +1,13 @@
 """A host tiling library that an operator's CMakeLists adds by ``file(GLOB_RECURSE ...)`` is
-linked as a static library: the objects the tiling references are linked (the operator gets
-its tile length from the library), a library source that does not compile and that the
-operator does not need is left out, and another operator's static registration in the library
-does not run. When the operator does need a source that did not compile, the build fails and
-its report shows that source's compile error. The fixture is our scale_copy (y = 2 x) inside a
-small repository tree."""
+linked as the shared library it is in the real build: the objects the tiling references are
+linked (the operator gets its tile length from the library), and so is every other object that
+compiles and resolves, so a static registration in an object nothing references runs (the
+operator finds its tile rule in a registry that way, as matmul finds its GEMM estimators). A
+library source that does not compile, or whose object references a symbol the simulator does
+not define, and that the operator does not need is left out. When the operator does need a
+source that did not compile, the build fails and its report shows that source's compile error.
+A sibling operator's sources stay linked by need: their registrations do not run. The fixture is
+our scale_copy (y = 2 x) inside a small repository tree."""
 
 from __future__ import annotations
 
@@ -39,8 +42,16 @@ LIB = {
     # not used, and uses a toolkit API the simulator lacks: must not matter
     "sub/bank.cc": '#include "tile.h"\n#include "register/no_such_toolkit_header.h"\n'
                    "namespace lib { uint32_t Unbuildable() { return 1; } }\n",
-    # another operator's registration: not linked, so it never runs
-    "other_op.cc": "#include <cstdlib>\nnamespace { struct Reg { Reg() { std::abort(); } } g_reg; }\n",
+    # a registry of tile rules (a function-local static, as GemmEstimateCreateMgr's)
+    "rule.h": "#pragma once\n#include <cstdint>\n#include <map>\nnamespace lib {\nusing Rule = uint32_t (*)(uint32_t);\n"
+              "inline std::map<int, Rule>& Rules() { static std::map<int, Rule> m; return m; }\n"
+              "struct RuleReg { RuleReg(int k, Rule r) { Rules()[k] = r; } };\n}\n",
+    # a rule registered by a static initializer in an object nothing references
+    "est/half_rule.cc": '#include "rule.h"\nnamespace {\n'
+                        "uint32_t Half(uint32_t total) { return total < 1024 ? 256 : 512; }\n"
+                        "lib::RuleReg g_half(1, Half);\n}\n",
+    # compiles, but references a symbol nothing defines (an AOE hook into the toolkit): left out
+    "est/hook.cc": "int NoSuchToolkitHook();\nnamespace { int g_hook = NoSuchToolkitHook(); }\n",
 }
 
 
@@ -62,10 +73,45 @@ def lib_op(tmp_path_factory) -> Path:
 
 def test_library_objects_linked_by_need(backend, lib_op):
     op = Operator.load(lib_op)
-    assert len(op.repo.host_library_sources) == 3
+    assert len(op.repo.host_library_sources) == 4
+    assert op.repo.host_library_kept == op.repo.host_library_sources
     cases = load_op_cases(lib_op)
     results = check_operator(backend, op, cases, timeout_s=60.0)
     assert [r.status for r in results] == ["ok"] * len(cases), [r.message[:2000] for r in results]
+
+
+def test_a_registration_nothing_references_runs(backend, lib_op, tmp_path):
+    # quant_batch_matmul_v3's tiling looks up the estimator that cache_tiling_basic_block_est.cc
+    # registers (REG_GEMM_ESTIMATE_FUNC); linked by need, that object was dropped and the tiling
+    # dereferenced a null factory.
+    work = tmp_path / "src"
+    shutil.copytree(lib_op.parent.parent, work)
+    host = work / "cat/scale_copy/op_host/scale_copy.cpp"
+    text = host.read_text().replace('#include "tile.h"', '#include "tile.h"\n#include "rule.h"')
+    host.write_text(text.replace("uint32_t tileLength = lib::TileLength(total);",
+                                 "auto rule = lib::Rules().find(1);\n"
+                                 "    if (rule == lib::Rules().end()) return ge::GRAPH_FAILED;\n"
+                                 "    uint32_t tileLength = rule->second(total);"))
+    op = Operator.load(host.parent.parent)
+    results = check_operator(backend, op, load_op_cases(host.parent.parent), timeout_s=60.0)
+    assert [r.status for r in results] == ["ok"] * len(results), [r.message[:2000] for r in results]
+
+
+def test_link_keeping_drops_the_objects_a_failed_link_names(tmp_path):
+    from ascendopt.backends.sim.host_library import link_keeping
+
+    a, b, c = (tmp_path / f"{n}/lib.o" for n in "abc")
+    tried: list[list] = []
+
+    def link(kept):  # b references a symbol nothing defines; the link fails while b is in
+        tried.append(list(kept))
+        return f"ld: {b}: in function `f': undefined reference to `g'" if b in kept else ""
+
+    assert link_keeping(link, [a, b, c]) == "" and tried == [[a, b, c], [a, c]]
+    tried.clear()  # a failure naming no kept object: once more with none (the archive alone)
+    assert link_keeping(lambda kept: tried.append(list(kept)) or ("ld: libtiling.a(lib.o): undefined" if kept else ""),
+                        [a, c]) == ""
+    assert tried == [[a, c], []]
 
 
 def test_a_needed_source_that_does_not_compile_is_reported(backend, lib_op, tmp_path):

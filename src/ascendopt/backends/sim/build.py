@@ -253,6 +253,8 @@ class SimBuilder:
                            " ".join(kernel_tu.kernel_repo_flags(op)), kernel_tu.wrapper(op, Path("/")),
                            *(k + "\0" + op.files[k] for k in sorted(kernel_tu.kernel_inputs(op))))
         exe_key = _hash(host_key, kernel_key)
+        if op.repo is not None and op.repo.host_library_kept:  # linked whole (host_library.link_keeping)
+            exe_key = _hash(exe_key, "library-kept")
         exe_dir = self.cache_dir / "bin" / exe_key
         host_dir = self.cache_dir / "host" / host_key
         env = ((ENV_VAR, slots.env_value()),) if slots else ()
@@ -334,10 +336,15 @@ class SimBuilder:
         objs = (sorted(str(p) for p in host_dir.glob("h*.o")) + [str(d / "shared.o") for d in shared]
                 + [str(kern_dir / "kernel.o")])
         lib_a, err = host_library.archive(self.cache_dir, library, self._publish, self._mkdir)
-        objs += [str(lib_a)] if lib_a else []  # after every object that may reference it
-        err = err or self._run_jobs([_Job([self.cxx, *BASE_FLAGS, str(self.runner_main(policy)), *objs,
-                                           str(self.runtime_lib(policy)), "-o", str(link_tmp / "runner")],
-                                          link_tmp / "runner")], policy)
+        tail = [str(lib_a)] if lib_a else []  # after every object that may reference it
+
+        def link(kept: list[Path]) -> str:
+            return self._run_jobs([_Job([self.cxx, *BASE_FLAGS, str(self.runner_main(policy)), *objs,
+                                         *map(str, kept), *tail, str(self.runtime_lib(policy)),
+                                         "-o", str(link_tmp / "runner")], link_tmp / "runner")], policy)
+
+        kept = host_library.kept_objects(library, op.repo.host_library_kept) if op.repo is not None else []
+        err = err or host_library.link_keeping(link, kept)
         if not err:
             err = self._early_code(link_tmp / "runner")
         err = host_library.explain_link_error(err, library) if err else err

@@ -6,10 +6,16 @@ their tiling library; each uses a part of it (matmul: the GEMM cache tiling; con
 cube and AOE bank code). The simulator compiles every source of the library once (the objects
 are shared by all operators using it), archives those that compiled, and links the archive:
 the linker takes only the objects that define symbols the operator's tiling references, so
-the rest (other operators' registrations, AOE knowledge-bank hooks the simulator does not
-emulate) neither has to link nor runs. A source that does not compile against the simulator's
+the rest neither has to link nor runs. A source that does not compile against the simulator's
 emulation is left out of the archive and its error kept; if the operator needs it, the link
 fails on its undefined symbols and the report shows that source's compile error too.
+
+The sources the operator's own tiling target adds (:attr:`~ascendopt.oprepo.OpRepo.host_library_kept`)
+are a shared library in the real build, which keeps every object: an object whose only job is a
+static registration (matmul's GEMM estimators) is linked although nothing references it, and the
+registration runs. They are linked as objects, before the archive (:func:`link_keeping`); one
+whose own link fails (a symbol the simulator does not define, a definition the operator's
+sources also make) is left to the archive, as a source that did not compile is left out.
 """
 
 from __future__ import annotations
@@ -86,6 +92,26 @@ def archive(cache_dir: Path, objs: list[LibraryObject], publish: Callable[[Path,
     (tmp / "ok").write_text("")
     publish(tmp, final)
     return final / ARCHIVE, ""
+
+
+def kept_objects(objs: list[LibraryObject], kept_sources: tuple[Path, ...]) -> list[Path]:
+    """The objects of `objs` (those that compiled) whose sources are in `kept_sources`."""
+    keep = set(kept_sources)
+    return [o.dir / OBJ for o in objs if o.ok and o.source in keep]
+
+
+def link_keeping(link: Callable[[list[Path]], str], kept: list[Path]) -> str:
+    """Links with `kept` (objects linked whatever references them): ``link(objects)`` runs the
+    link with those objects and returns its error ("" when fine). When it fails, the kept objects
+    the linker's messages name (an undefined reference in one, a definition it duplicates) are
+    dropped and the link tried again; when it fails naming none of them, once more with none.
+    Returns the last link's error."""
+    err = link(kept)
+    while err and kept:
+        named = [o for o in kept if str(o) in err]
+        kept = [o for o in kept if o not in named] if named else []
+        err = link(kept)
+    return err
 
 
 def explain_link_error(err: str, objs: list[LibraryObject]) -> str:
