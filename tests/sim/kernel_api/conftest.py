@@ -47,3 +47,10 @@ def assert_fails(exe: Path, name: str, kind: str) -> None:
     res = run_case(exe, "fail", name)
     assert res.returncode == 3, (res.returncode, res.stderr)
     assert f"ascendopt-error: {kind}:" in res.stderr, res.stderr
+
+
+def assert_warns(exe: Path, name: str, kind: str) -> None:
+    """The case runs to its end and reports the warning-level hazard ``kind``."""
+    res = run_case(exe, "fail", name)
+    assert f"ascendopt-warning: {kind}:" in res.stderr, res.stderr
+    assert "ascendopt-error" not in res.stderr, res.stderr

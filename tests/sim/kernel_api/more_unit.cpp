@@ -632,13 +632,22 @@ void RunFail(void* arg) {
         info.maskLastAxis = name == "selbytes_mask_short" ? 16 : 32;
         if (name == "selbytes_out_of_bounds") info.firstAxis = 4;
         SelectWithBytesMask(z, x, 1.0f, mk, tb, info);
+    } else if (name == "tbuf_get_longer_than_buffer" || name == "tbuf_get_longer_write_past") {
+        // Get(len) past the buffer is not checked (the device does not); accesses are.
+        TBuf<TPosition::VECCALC> a, b;
+        pipe.InitBuffer(a, 64 * 4);
+        pipe.InitBuffer(b, 64 * 4);
+        LocalTensor<float> x = a.Get<float>(128);
+        Duplicate(x, 1.0f, name == "tbuf_get_longer_than_buffer" ? 64 : 128);
     } else if (name == "sum_bad_n" || name == "sum_out_of_bounds" || name == "arange_out_of_bounds") {
         TBuf<TPosition::VECCALC> a, b;
         pipe.InitBuffer(a, 64 * 4);
         pipe.InitBuffer(b, 64 * 4);
         LocalTensor<float> x = a.Get<float>(), y = b.Get<float>();
         if (name == "sum_bad_n") Sum(y, x, SumParams{1, 16, 17});
-        if (name == "sum_out_of_bounds") Sum(y, x, SumParams{5, 16, 16});
+        TBuf<TPosition::VECCALC> c;
+        pipe.InitBuffer(c, 32);
+        if (name == "sum_out_of_bounds") Sum(c.Get<float>(), x, SumParams{9, 8, 8});  // 9 sums into 8 floats
         if (name == "arange_out_of_bounds") Arange(y, 0.0f, 1.0f, 65);
     } else if (name == "cce_va_unset") {
         scatter_vnchwconv_b16(VA2, VA0, 1, 0, 0);

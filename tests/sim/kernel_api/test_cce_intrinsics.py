@@ -72,7 +72,7 @@ def test_vtranspose_and_scatter_vnchwconv(more_rows):
 @pytest.mark.parametrize("case, kind", [
     ("cce_va_unset", "invalid_argument"),
     ("cce_vcadd_mode", "unsupported"),
-    ("cce_outside_ub", "local_out_of_bounds"),
+    ("cce_outside_ub", "ub_overflow"),
 ])
 def test_intrinsic_failures_are_typed(more_exe, case, kind):
     assert_fails(more_exe, case, kind)

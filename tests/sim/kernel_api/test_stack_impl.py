@@ -55,7 +55,7 @@ def test_copy_impl_forms(rows):
 
 
 @pytest.mark.parametrize("name, kind", [("pop_full_ub", "ub_overflow"),
-                                        ("pop_read_past_ub", "local_out_of_bounds"),
+                                        ("pop_read_past_ub", "ub_overflow"),
                                         ("impl_outside_ub", "local_out_of_bounds")])
 def test_failures(exe, name, kind):
     unit_fails(exe, name, kind)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .conftest import assert_fails
+from .conftest import assert_fails, run_case
 
 
 def test_sum_rows(more_rows):
@@ -29,3 +29,9 @@ def test_arange(more_rows):
 ])
 def test_sum_arange_failures_are_typed(more_exe, case, kind):
     assert_fails(more_exe, case, kind)
+
+
+def test_tbuf_get_longer_than_its_buffer_fails_only_on_a_write_past_it(more_exe):
+    res = run_case(more_exe, "fail", "tbuf_get_longer_than_buffer")
+    assert "did not fail" in res.stderr and "ascendopt-" not in res.stderr, res.stderr
+    assert_fails(more_exe, "tbuf_get_longer_write_past", "local_out_of_bounds")

@@ -788,7 +788,9 @@ void RunFail(void* arg) {
         Add(d, a, b, 64, 300, BinaryRepeatParams());
     } else if (name == "out_of_bounds") {
         Add(d, a, b, 300);
-    } else if (name == "stride_out_of_bounds") {
+    } else if (name == "stride_out_of_bounds") {  // the second repeat writes past d
+        Add(d, a, b, 64, 2, BinaryRepeatParams(1, 1, 1, 32, 8, 8));
+    } else if (name == "stride_read_outside") {  // the second repeat reads past b: a warning
         Add(d, a, b, 64, 2, BinaryRepeatParams(1, 1, 1, 8, 8, 32));
     } else if (name == "mask_too_large") {
         Add(d, a, b, 65, 1, BinaryRepeatParams());

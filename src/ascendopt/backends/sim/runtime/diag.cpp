@@ -26,6 +26,7 @@ const char* ErrorKindName(ErrorKind k) {
         case ErrorKind::InvalidArgument: return "invalid_argument";
         case ErrorKind::Unsupported: return "unsupported";
         case ErrorKind::GmReadPastEnd: return "gm_read_past_end";
+        case ErrorKind::LocalReadOutsideBuffer: return "local_read_outside_buffer";
     }
     return "unknown";
 }

@@ -1,5 +1,7 @@
 // AscendOptimizer simulator: GlobalTensor, LocalTensor, TPipe, TQue, TQueBind, TBuf.
 #pragma once
+#include <cstdio>
+
 #include "ascendopt_kernel/runtime.h"
 #include "ascendopt_kernel/l2_cache.h"
 #include "ascendopt_kernel/shape_info.h"
@@ -147,24 +149,25 @@ public:
     ao::rt::Access Range(uint64_t first, uint64_t count, bool write, const char* what) const {
         uint64_t b = off_ + first * sizeof(T);
         uint64_t e = b + count * sizeof(T);
-        CheckBytes(b, e, what);
+        CheckBytes(b, e, what, write);
         return {Space(), b, e, write};
     }
     // Same, for a byte range relative to the tensor start.
     ao::rt::Access RangeBytes(uint64_t first_byte, uint64_t nbytes, bool write, const char* what) const {
         uint64_t b = off_ + first_byte;
         uint64_t e = b + nbytes;
-        CheckBytes(b, e, what);
+        CheckBytes(b, e, what, write);
         return {Space(), b, e, write};
     }
-    void CheckBytes(uint64_t b, uint64_t e, const char* what) const {
+    // The device checks no tensor bounds: UB/L1/L0 are flat memories, and an access outside the
+    // tensor's buffer touches whatever lies there. A write outside it clobbers another buffer and
+    // stays an error; a read outside it (inside the memory) is a warning, as a read past a GM
+    // tensor's end is: working operators carry such reads (a Cast or Compare that reads whole
+    // repeats past a short tail) and their outputs decide whether it matters. Past the memory's
+    // capacity both are the overflow.
+    void CheckBytes(uint64_t b, uint64_t e, const char* what, bool write = true) const {
         if (base_ == nullptr)
             ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "%s: LocalTensor was never allocated", what);
-        if (b < buf_begin_ || e > buf_end_)
-            ao::rt::Fail(ao::rt::ErrorKind::LocalOutOfBounds,
-                         "%s: access [%llu, %llu) of %s is outside its buffer [%llu, %llu)", what,
-                         (unsigned long long)b, (unsigned long long)e, ao::rt::SpaceName(Space()),
-                         (unsigned long long)buf_begin_, (unsigned long long)buf_end_);
         // InitBuffer places buffers past the end of the memory without complaint (TPipe::Take);
         // using their bytes is the overflow.
         const uint64_t cap = ao::rt::Cur().cap[int(Space())];
@@ -174,6 +177,19 @@ public:
                          "placed this buffer at [%llu, %llu)", what, (unsigned long long)b, (unsigned long long)e,
                          ao::rt::SpaceName(Space()), (unsigned long long)cap, (unsigned long long)buf_begin_,
                          (unsigned long long)buf_end_);
+        if (b >= buf_begin_ && e <= buf_end_) return;
+        if (write)
+            ao::rt::Fail(ao::rt::ErrorKind::LocalOutOfBounds,
+                         "%s: write of [%llu, %llu) of %s is outside its buffer [%llu, %llu)", what,
+                         (unsigned long long)b, (unsigned long long)e, ao::rt::SpaceName(Space()),
+                         (unsigned long long)buf_begin_, (unsigned long long)buf_end_);
+        char key[160];
+        snprintf(key, sizeof key, "%s|%s", what, ao::rt::SpaceName(Space()));
+        ao::rt::Warn(ao::rt::ErrorKind::LocalReadOutsideBuffer, key,
+                     "%s: read of [%llu, %llu) of %s is outside its buffer [%llu, %llu); the device checks no "
+                     "tensor bounds, so it reads whatever lies there", what, (unsigned long long)b,
+                     (unsigned long long)e, ao::rt::SpaceName(Space()), (unsigned long long)buf_begin_,
+                     (unsigned long long)buf_end_);
     }
 
     uint8_t* base_ = nullptr;     // base of this core's memory space
@@ -483,9 +499,8 @@ public:
         // Without InitBuffer the device hands out a tensor over no buffer; a kernel may take one
         // on a path that never uses it. Here it is a tensor never allocated: any access fails.
         if (!inited_) return t;
-        if (uint64_t(len) * sizeof(T) > len_)
-            ao::rt::Fail(ao::rt::ErrorKind::LocalOutOfBounds,
-                         "TBuf::Get<%u-byte>(%u) exceeds the buffer of %u bytes", unsigned(sizeof(T)), len, len_);
+        // A length past the buffer is not checked on the device either: the tensor's accesses
+        // are (bounds of the buffer, not of the tensor).
         t.base_ = ao::rt::Cur().mem[int(ao::rt::SpaceOf(pos))];
         t.off_ = off_;
         t.size_ = len;
@@ -505,9 +520,6 @@ public:
         LocalTensor<T> t = Get<T>();
         t.off_ += bufOffset;
         t.size_ = size;
-        if (t.off_ + uint64_t(size) * sizeof(T) > t.buf_end_)
-            ao::rt::Fail(ao::rt::ErrorKind::LocalOutOfBounds,
-                         "TBuf::GetWithOffset(%u, %u) exceeds the buffer of %u bytes", size, bufOffset, len_);
         return t;
     }
     uint64_t off_ = 0;
