@@ -106,14 +106,15 @@ constexpr uint64_t MmNzElems(uint32_t rows, uint32_t cols) {
 }
 
 // Copies rows [r0, r0+R) x cols [c0, c0+C) of a stored matrix into `dst` (L1) as NZ with
-// R padded to 16 rows: element (r, c) at (c / C0) * Rp * C0 + r * C0 + c % C0; column padding
-// inside the last C0 block is zero.
+// R padded to `rowAlign` rows (16: a matrix tile; 1: a vector, stored contiguously):
+// element (r, c) at (c / C0) * Rp * C0 + r * C0 + c % C0; column padding inside the last C0
+// block is zero.
 template <typename T>
 void MmCopyToL1(const LocalTensor<T>& dst, uint64_t dstOff, const MmSource<T>& s, uint64_t r0, uint64_t c0,
-                uint32_t R, uint32_t C) {
+                uint32_t R, uint32_t C, uint32_t rowAlign = 16) {
     const char* what = "Matmul(CopyIn)";
     constexpr uint32_t k0 = MmC0<T>();
-    const uint32_t Rp = MmAlign(R, 16), Cp = MmAlign(C, k0);
+    const uint32_t Rp = MmAlign(R, rowAlign), Cp = MmAlign(C, k0);
     const uint64_t elems = uint64_t(Rp) * Cp;
     ao::rt::Instr ins;
     ins.name = "DataCopy";
@@ -216,17 +217,21 @@ void MmLoadL0(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t src
                 }
 }
 
-// Bias slice [n0, n0 + N) of a GM/UB vector -> L1 (MTE2); then L1 -> bias table as float
-// (MTE1), MmBiasToBt.
+// Slice [n0, n0 + N) of a GM/UB vector (the bias, the per-channel quantisation scales) -> L1
+// (MTE2), contiguous as stored: N elements, the last 32-byte block zero-padded. Then the bias
+// L1 -> bias table as float (MTE1), MmBiasToBt; Fixpipe reads the scales from L1 by channel.
 template <typename B>
-void MmBiasIn(const LocalTensor<B>& l1, const MmSource<B>& s, uint64_t n0, uint32_t N) {
+void MmVectorToL1(const LocalTensor<B>& l1, const MmSource<B>& s, uint64_t n0, uint32_t N) {
     MmSource<B> v = s;
     if (s.gm) v.ptr = s.ptr + n0;
     else v.local = s.local[uint32_t(n0)];
     v.nz = false;
     v.ld = N;
-    MmCopyToL1<B>(l1, 0, v, 0, 0, 1, N);
+    MmCopyToL1<B>(l1, 0, v, 0, 0, 1, N, 1);
 }
+// L1 elements a vector of N elements occupies (MmVectorToL1).
+template <typename B>
+constexpr uint64_t MmVectorElems(uint32_t N) { return MmAlign(N, MmC0<B>()); }
 template <typename B>
 void MmBiasToBt(const LocalTensor<float>& bt, const LocalTensor<B>& l1, uint32_t N) {
     const char* what = "Matmul(bias)";
@@ -240,12 +245,9 @@ void MmBiasToBt(const LocalTensor<float>& bt, const LocalTensor<B>& l1, uint32_t
     ins.bursts = 1;
     ins.burst_bytes = ins.bytes;
     ins.Add(bt.Range(0, MmAlign(N, 16), true, what));
-    ins.Add(l1.Range(0, MmNzElems<B>(1, N), false, what));
+    ins.Add(l1.Range(0, MmVectorElems<B>(N), false, what));
     ao::rt::Issue(ins);
-    // the 1 x N tile is NZ with 16 rows per C0 block: element c at (c / C0) * 16 * C0 + c % C0
-    constexpr uint32_t k0 = MmC0<B>();
-    for (uint32_t i = 0; i < MmAlign(N, 16); ++i)
-        bt.Data()[i] = i < N ? float(l1.Data()[(i / k0) * 16 * k0 + i % k0]) : 0.0f;
+    for (uint32_t i = 0; i < MmAlign(N, 16); ++i) bt.Data()[i] = i < N ? float(l1.Data()[i]) : 0.0f;
 }
 
 // L0C (NZ, mB x nB fractals of 16 x 16) -> UB, ND with row pitch `ld`, converted to D.
@@ -489,7 +491,7 @@ public:
         quantGm_ = quantTensor.GetPhyAddr();
         quantVector_ = true;
         if (!quantBufInited_) {
-            pipe_->InitBuffer(quantL1_, uint32_t(ao::k::MmAlign(baseN_, 16) * sizeof(uint64_t)));
+            pipe_->InitBuffer(quantL1_, uint32_t(ao::k::MmVectorElems<uint64_t>(baseN_) * sizeof(uint64_t)));
             quantBufInited_ = true;
         }
     }
@@ -710,7 +712,7 @@ private:
     void EnsureBiasBuffers() {
         if (biasInited_) return;
         if (pipe_ == nullptr) ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "Matmul::SetBias before Init");
-        pipe_->InitBuffer(biasL1_, uint32_t(ao::k::MmNzElems<BiasT>(1, baseN_) * sizeof(BiasT)));
+        pipe_->InitBuffer(biasL1_, uint32_t(ao::k::MmVectorElems<BiasT>(baseN_) * sizeof(BiasT)));
         pipe_->cursor_[int(ao::rt::Space::BT)] = 0;  // the running object's alone, as L0A/L0B
         pipe_->InitBuffer(biasBt_, uint32_t(ao::k::MmAlign(baseN_, 16) * sizeof(float)));
         biasInited_ = true;
@@ -795,7 +797,7 @@ private:
             bool withBias = hasBias_ && kt0 == 0 && !partial;
             if (withBias) {
                 flags_.Wait(15);  // MTE1 done reading the bias L1 buffer
-                ao::k::MmBiasIn<BiasT>(biasL1_.template Get<BiasT>(), bias_, n0, n);
+                ao::k::MmVectorToL1<BiasT>(biasL1_.template Get<BiasT>(), bias_, n0, n);
             }
             flags_.Pass(P::MTE2, P::MTE1, 0 + s);
             if (withBias) {
@@ -884,9 +886,9 @@ private:
         }
         if (quantVector_) {
             LocalTensor<uint64_t> q = quantL1_.template Get<uint64_t>();
-            ao::k::MmSource<uint64_t> qs{quantGm_ + uint64_t(ni) * baseN_, true, false, 0, {}};
+            ao::k::MmSource<uint64_t> qs{quantGm_, true, false, 0, {}};
             flags_.Wait(13);
-            ao::k::MmCopyToL1<uint64_t>(q, 0, qs, 0, 0, 1, n);
+            ao::k::MmVectorToL1<uint64_t>(q, qs, uint64_t(ni) * baseN_, n);
             flags_.Pass(P::MTE2, P::FIX, 14);
             if (nz) Fixpipe<DstT, L0cT, CFG_NZ>(dst, c1, q, fp);
             else Fixpipe<DstT, L0cT, CFG_ROW_MAJOR>(dst, c1, q, fp);
