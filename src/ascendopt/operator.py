@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Mapping
 
 from ascendopt.opdef_params import as_written
-from ascendopt.oprepo import OpRepo, external_files, find_repo, fingerprint
+from ascendopt.oprepo import AUTO_SYNC_DEFAULT, OpRepo, cce_auto_sync, external_files, find_repo, fingerprint
 
 if TYPE_CHECKING:
     from ascendopt.slots import HostSlots
@@ -179,6 +179,16 @@ class Operator:
         if "repo" not in self._memo:
             self._memo["repo"] = find_repo(self.root) if str(self.root) not in ("", ".") else None
         return self._memo["repo"]
+
+    @property
+    def auto_sync(self) -> bool:
+        """Whether the operator's build compiles its kernel with the compiler's automatic
+        synchronisation (``--cce-auto-sync``, read from its CMake files: :func:`cce_auto_sync`; a
+        bundle without a directory has none)."""
+        if "auto_sync" not in self._memo:
+            self._memo["auto_sync"] = (cce_auto_sync(self.root) if str(self.root) not in ("", ".")
+                                       else AUTO_SYNC_DEFAULT)
+        return self._memo["auto_sync"]
 
     @property
     def external_fingerprint(self) -> str:

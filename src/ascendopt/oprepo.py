@@ -319,6 +319,49 @@ def _interface_defines(text: str) -> list[str]:
     return out
 
 
+#: Whether a kernel whose build files do not set ``--cce-auto-sync`` is simulated with it. The
+#: toolkit's operator compile adds the option unless ``--cce-auto-sync=off`` is given (asc-devkit
+#: ``tools/build/asc_op_compile_base/asc_op_compiler/compile_op.py``), but the simulator applies
+#: it only where the operator's CMake says so, so that operators without CMake files (the
+#: project's own, test fixtures) keep their race reports.
+AUTO_SYNC_DEFAULT = False
+_OPTION_KEYWORDS = {"OP_NAME", "COMPUTE_UNIT", "OPTIONS"}  # add_ops_compile_options' keywords
+
+
+def kernel_compile_options(op_dir: str | Path) -> list[str]:
+    """The ``OPTIONS`` of every ``add_ops_compile_options(...)`` call in the operator's own
+    ``CMakeLists.txt`` and ``op_kernel/CMakeLists.txt`` (the device compile options its build
+    gives the kernel), in order."""
+    out: list[str] = []
+    for cm in (Path(op_dir) / "CMakeLists.txt", Path(op_dir) / "op_kernel" / "CMakeLists.txt"):
+        if not cm.is_file():
+            continue
+        for fn, body in _CMAKE_CALL.findall(_cmake_text(cm)):
+            if fn != "add_ops_compile_options":
+                continue
+            key = None
+            for t in body.split():
+                t = t.strip('"')
+                if t in _OPTION_KEYWORDS:
+                    key = t
+                elif key == "OPTIONS":
+                    out.append(t)
+    return out
+
+
+def cce_auto_sync(op_dir: str | Path) -> bool:
+    """Whether the operator's kernel is compiled with the compiler's automatic synchronisation
+    (``--cce-auto-sync`` / ``--cce-auto-sync=on``; the last such option wins, ``=off`` turns it
+    off; :data:`AUTO_SYNC_DEFAULT` when none is given)."""
+    on = AUTO_SYNC_DEFAULT
+    for t in kernel_compile_options(op_dir):
+        if t in ("--cce-auto-sync", "--cce-auto-sync=on"):
+            on = True
+        elif t == "--cce-auto-sync=off":
+            on = False
+    return on
+
+
 # ------------------------------------------------------------------------- used external files
 _INCLUDES_MEMO: dict[tuple[str, int, int], list[tuple[str, str]]] = {}
 

@@ -137,7 +137,8 @@ class SimBackend(Backend):
         work = Path(tempfile.mkdtemp(prefix="aorun-"))
         try:
             with TimerRun(self.builder.timer_exe(self.sandbox), self.soc, self.sandbox, self.memory_bytes,
-                          trace=trace_path is not None, cpu_s=timeout_s + FINISH_GRACE_S) as timer:
+                          trace=trace_path is not None, cpu_s=timeout_s + FINISH_GRACE_S,
+                          auto_sync=op.auto_sync) as timer:
                 try:
                     proc = self._invoke(build, sig, case, inputs, work, timeout_s, [], timer)
                 except subprocess.TimeoutExpired:

@@ -249,7 +249,11 @@ class SimBuilder:
             ext += (" ".join(outside),)
             host_key = _hash(host_key, *ext)
         kernel_defines = kernel_tu.kernel_defines(op, dtypes)
-        kernel_key = _hash(self.toolchain_key, "kernel", " ".join(kernel_defines), *ext,
+        # --cce-auto-sync changes what the device compiler emits (the synchronisation it inserts);
+        # the simulator applies it when timing the run (TimerRun), and keys the kernel by it so
+        # that an operator whose option changed is never taken for the one built before.
+        auto_sync = ("cce-auto-sync",) if op.auto_sync else ()
+        kernel_key = _hash(self.toolchain_key, "kernel", " ".join(kernel_defines), *ext, *auto_sync,
                            " ".join(kernel_tu.kernel_repo_flags(op)), kernel_tu.wrapper(op, Path("/")),
                            *(k + "\0" + op.files[k] for k in sorted(kernel_tu.kernel_inputs(op))))
         exe_key = _hash(host_key, kernel_key)

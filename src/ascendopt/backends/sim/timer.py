@@ -78,11 +78,13 @@ class TimerRun:
     context manager (it kills the timer and removes its scratch directory on exit)."""
 
     def __init__(self, exe: Path, soc: Soc, sandbox: Sandbox, memory_bytes: int, trace: bool = False,
-                 cpu_s: float = 0.0, probe: str = ""):
+                 cpu_s: float = 0.0, probe: str = "", auto_sync: bool = False):
         """``cpu_s``: the confined timer's CPU-time limit (0: none); ``probe`` (tests only): a
-        manifest ``probe`` line, a call the confined timer makes after its filter is in force."""
+        manifest ``probe`` line, a call the confined timer makes after its filter is in force;
+        ``auto_sync``: the kernel was compiled with ``--cce-auto-sync`` (the timer orders the
+        conflicts the compiler synchronises instead of reporting them: ``runtime/race.h``)."""
         self.exe, self.soc, self.sandbox, self.memory_bytes = exe, soc, sandbox, memory_bytes
-        self.cpu_s, self.probe = cpu_s, probe
+        self.cpu_s, self.probe, self.auto_sync = cpu_s, probe, auto_sync
         self.work = Path(tempfile.mkdtemp(prefix="aotime-"))
         self.trace_path = self.work / "trace.csv" if trace else None
         events_r, events_w = os.pipe()
@@ -100,6 +102,8 @@ class TimerRun:
                  f"result {self.work / TIMING_FILE}", f"stream {self._timer_fds[0]} {self._timer_fds[1]}"]
         if self.trace_path is not None:
             lines.append(f"trace {self.trace_path}")
+        if self.auto_sync:
+            lines.append("auto_sync")
         confined = self.sandbox.active  # raises when candidates may not run unconfined
         if confined:
             lines.append(f"confine {int(self.memory_bytes or 0)} {math.ceil(self.cpu_s)}")

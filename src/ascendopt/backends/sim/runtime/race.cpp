@@ -1,6 +1,7 @@
 // AscendOptimizer simulator: race detector (see race.h).
 #include "race.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iterator>
 
@@ -82,10 +83,34 @@ void RaceTracker::Report(const char* order, Space sp, const Rec& first, int firs
          (unsigned long long)b, (unsigned long long)e, EventName(first_pipe, pipe), pn[pipe]);
 }
 
-void RaceTracker::Access(const Instr& ins, int pipe, uint32_t seq, const VClock& vc, const ao::rt::Access* acc,
-                         int n) {
-    // Check all accesses first (an instruction's own accesses never conflict), then record
-    // reads before writes so an in-place operation leaves its write as the history.
+bool CompilerSyncs(int first, int second) {
+    auto vector_side = [](int p) { return p == int(Pipe::V) || p == int(Pipe::MTE2) || p == int(Pipe::MTE3); };
+    return (first == int(Pipe::S) && vector_side(second)) || (second == int(Pipe::S) && vector_side(first));
+}
+
+void RaceTracker::Conflict(const char* order, Space sp, const Rec& first, int first_pipe, const Instr& ins,
+                           int pipe, const ao::rt::Access& a, Sync& sync) {
+    if (!auto_sync_ || !CompilerSyncs(first_pipe, pipe)) {
+        Report(order, sp, first, first_pipe, ins, pipe, a.begin, a.end, a.write);
+        return;
+    }
+    // The inserted set_flag on `first_pipe` after the first access and wait_flag on `pipe`
+    // before this one: this pipe joins the first's clock as it was at that access and starts
+    // once the access completed.
+    const auto& h = history_[first_pipe];
+    auto it = std::upper_bound(h.begin(), h.end(), first.seq,
+                               [](uint32_t s, const std::pair<uint32_t, VClock>& e) { return s < e.first; });
+    if (it != h.begin()) sync.vc.Merge(std::prev(it)->second);
+    if (sync.vc.c[first_pipe] < first.seq) sync.vc.c[first_pipe] = first.seq;
+    if (!sync.any || first.done > sync.done) {
+        sync.done = first.done;
+        sync.pipe = first_pipe;
+    }
+    sync.any = true;
+}
+
+void RaceTracker::Check(const Instr& ins, int pipe, const VClock& vc, const ao::rt::Access* acc, int n, Sync& sync) {
+    // An instruction's own accesses never conflict.
     for (int k = 0; k < n; ++k) {
         const ao::rt::Access& a = acc[k];
         if (a.end <= a.begin || int(a.space) >= int(Space::COUNT)) continue;
@@ -97,23 +122,34 @@ void RaceTracker::Access(const Instr& ins, int pipe, uint32_t seq, const VClock&
             const Seg& s = it->second;
             if (s.end <= a.begin) continue;
             if (s.wpipe >= 0 && s.wpipe != pipe && vc.c[s.wpipe] < s.w.seq)
-                Report(a.write ? "write-write" : "write-read", a.space, s.w, s.wpipe, ins, pipe, a.begin, a.end,
-                       a.write);
+                Conflict(a.write ? "write-write" : "write-read", a.space, s.w, s.wpipe, ins, pipe, a, sync);
             if (a.write && s.rmask) {
                 // A scalar load (pipe S, q == 0) has completed when the scalar unit moves on (it
                 // needs the value), so it is ordered before everything issued afterwards.
                 for (int q = 1; q < kRacePipes; ++q)
                     if ((s.rmask >> q & 1) && q != pipe && vc.c[q] < s.r[q].seq)
-                        Report("read-write", a.space, s.r[q], q, ins, pipe, a.begin, a.end, true);
+                        Conflict("read-write", a.space, s.r[q], q, ins, pipe, a, sync);
             }
         }
     }
+}
+
+void RaceTracker::Record(const Instr& ins, int pipe, uint32_t seq, const VClock& vc, const ao::rt::Access* acc, int n,
+                         double done) {
+    if (auto_sync_ && (pipe == int(Pipe::S) || CompilerSyncs(int(Pipe::S), pipe))) {  // pipes Conflict may join
+        auto& h = history_[pipe];
+        bool same = !h.empty();
+        for (int i = 0; same && i < kRacePipes; ++i)
+            if (i != pipe && h.back().second.c[i] != vc.c[i]) same = false;
+        if (!same) h.emplace_back(seq, vc);
+    }
+    // Reads before writes, so an in-place operation leaves its write as the history.
     for (int pass = 0; pass < 2; ++pass) {
         for (int k = 0; k < n; ++k) {
             const ao::rt::Access& a = acc[k];
             if (a.end <= a.begin || int(a.space) >= int(Space::COUNT) || a.write != (pass == 1)) continue;
             Map& m = spaces_[int(a.space)];
-            Rec rec{seq, ins.name, a.begin, a.end};
+            Rec rec{seq, ins.name, a.begin, a.end, done};
             for (auto it = Cover(m, a.begin, a.end); it != m.end() && it->first < a.end; ++it) {
                 Seg& s = it->second;
                 if (a.write) {

@@ -11,9 +11,22 @@
 // writer and the last reader of every pipe (sequence, API name, the range that access
 // covered). A write that passes the check replaces the segment's history (every earlier reader
 // is ordered before it, so later accesses ordered after the write are ordered after them too).
+//
+// Compiler auto-sync (`--cce-auto-sync`, SetAutoSync): the device compiler inserts the
+// set_flag/wait_flag pairs between the scalar pipe and the vector-side pipes V, MTE2 and MTE3
+// (both directions) that the kernel's data dependencies need; the pairs among V, MTE2 and MTE3
+// stay the TPipe queues' or the programmer's job, and nothing is inserted on the cube side
+// (asc-devkit: docs/zh/api/SIMD-API/基础API/同步控制/核内同步/关键特性说明.md, table 1). Under it a
+// conflict between such a pair that nothing orders is not a race: the tracker hands it back
+// (Check's `sync`) and the caller orders the second access after the first as the inserted
+// flag would (joins the first pipe's clock as it was at that access, waits for its completion).
+// The model is a dynamic lower bound of the compiler's static insertion: it syncs exactly the
+// conflicts that occur in this run, where the compiler syncs every dependency it cannot rule out.
 #pragma once
 #include <cstdint>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "ascendopt_kernel/runtime.h"
 
@@ -29,17 +42,36 @@ struct VClock {
     }
 };
 
+// True when the compiler's auto-sync orders an access on pipe `second` after a conflicting
+// one on pipe `first` (see above): one of them is S, the other V, MTE2 or MTE3.
+bool CompilerSyncs(int first, int second);
+
 class RaceTracker {
 public:
-    // Checks every access of `ins` (issued on `pipe` with sequence `seq`, pipe clock `vc`)
-    // against earlier accesses and records it. Calls Warn(ErrorKind::Race, ...) on a race.
-    void Access(const Instr& ins, int pipe, uint32_t seq, const VClock& vc, const Access* acc, int n);
+    // What the inserted synchronisation of the conflicts Check found under auto-sync asks of
+    // the second instruction: the clock to join and the time the first access(es) completed.
+    struct Sync {
+        bool any = false;
+        int pipe = -1;    // the pipe of the latest-completing first access (trace)
+        double done = 0;  // when the last of them completed
+        VClock vc;        // their pipes' clocks as they were at those accesses
+    };
+    // Auto-sync on this core (off: every unordered conflict is a race).
+    void SetAutoSync(bool on) { auto_sync_ = on; }
+    // Checks every access of `ins` (on `pipe`, pipe clock `vc`) against earlier accesses. Calls
+    // Warn(ErrorKind::Race, ...) on a race; a conflict the compiler's auto-sync orders goes to
+    // `sync` instead.
+    void Check(const Instr& ins, int pipe, const VClock& vc, const Access* acc, int n, Sync& sync);
+    // Records the accesses of `ins` (sequence `seq` on `pipe`, pipe clock `vc`, complete at
+    // `done`), after Check and after the caller joined `sync`.
+    void Record(const Instr& ins, int pipe, uint32_t seq, const VClock& vc, const Access* acc, int n, double done);
 
 private:
     struct Rec {
         uint32_t seq = 0;
         const char* name = nullptr;
         uint64_t b = 0, e = 0;
+        double done = 0;  // when the access completed (model cycles)
         bool operator==(const Rec& o) const { return seq == o.seq && name == o.name && b == o.b && e == o.e; }
     };
     struct Seg {
@@ -61,7 +93,16 @@ private:
     void Coalesce(Map& m, uint64_t b, uint64_t e);
     void Report(const char* order, Space sp, const Rec& first, int first_pipe, const Instr& ins,
                              int pipe, uint64_t b, uint64_t e, bool write);
+    // An unordered conflict with `first` (on `first_pipe`): joined into `sync` when auto-sync
+    // orders the pair, else reported.
+    void Conflict(const char* order, Space sp, const Rec& first, int first_pipe, const Instr& ins, int pipe,
+                  const ao::rt::Access& a, Sync& sync);
     Map spaces_[int(Space::COUNT)];
+    bool auto_sync_ = false;
+    // Under auto-sync: each pipe's clock from the sequence on at which it last changed other
+    // than by the pipe's own count (one entry per wait, not per instruction), so that the
+    // clock a pipe had at any of its accesses can be joined.
+    std::vector<std::pair<uint32_t, VClock>> history_[kRacePipes];
 };
 
 }  // namespace ao::rt

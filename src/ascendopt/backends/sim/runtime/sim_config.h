@@ -47,6 +47,7 @@ struct CoreStats {
     uint64_t gm_bytes_in = 0, gm_bytes_out = 0;
     uint64_t vector_elems = 0, cube_fractals = 0;
     uint64_t l2_hit_bytes = 0, hbm_bytes = 0;
+    uint64_t auto_syncs = 0;  // instructions ordered by the compiler's auto-sync (race.h)
     std::vector<TraceEvent> trace;
 };
 

@@ -123,6 +123,10 @@ public:
     Replayer(const SocParams& soc, int event_fd, int reply_fd) : soc_(soc), in_(event_fd), reply_fd_(reply_fd) {}
     void Run();
     std::vector<CoreStats> stats;
+    // The kernel was compiled with --cce-auto-sync (manifest line from the driver, which read the
+    // operator's build files; never from the stream). The compiler inserts nothing on the cube
+    // side, so an AIC core of a mixed kernel is timed without it.
+    bool auto_sync = false;
     uint32_t Cores() const { return uint32_t(cores_.size()); }
 
 private:
@@ -270,6 +274,7 @@ void Replayer::Run() {
                 s.label = names_[r.label];
                 s.stub.block_idx = int32_t(r.core);
                 s.model.reset(new TimingModel(soc_, int(r.core), int(r.model_num), &l2_));
+                s.model->SetAutoSync(auto_sync && s.label.compare(0, 4, "AIC ") != 0);
                 Switch(r.core);
                 break;
             }
@@ -372,7 +377,7 @@ struct Manifest {
     SocParams soc;
     std::string result, trace, probe, probe_arg;
     int ev = -1, reply = -1;
-    bool confine = false;
+    bool confine = false, auto_sync = false;
     unsigned long long as_bytes = 0, cpu_s = 0;
 };
 
@@ -394,6 +399,7 @@ bool ParseManifest(const char* path, Manifest& m) {
         else if (tag == "stream") in >> m.ev >> m.reply;
         else if (tag == "confine") m.confine = bool(in >> m.as_bytes >> m.cpu_s);
         else if (tag == "probe") in >> m.probe >> m.probe_arg;
+        else if (tag == "auto_sync") m.auto_sync = true;
     }
     return !m.result.empty() && m.ev >= 0;
 }
@@ -450,7 +456,7 @@ int main(int argc, char** argv) {
     using namespace ao::rt;
     Manifest m;
     if (argc != 2 || !ParseManifest(argv[1], m)) {
-        fprintf(stderr, "usage: %s MANIFEST (soc, param, result, trace, stream, confine lines)\n", argv[0]);
+        fprintf(stderr, "usage: %s MANIFEST (soc, param, result, trace, stream, confine, auto_sync lines)\n", argv[0]);
         return 2;
     }
     const SocParams& soc = m.soc;
@@ -467,6 +473,7 @@ int main(int argc, char** argv) {
         Probe(m);
     }
     std::unique_ptr<Replayer> r(new Replayer(soc, m.ev, m.reply));
+    r->auto_sync = m.auto_sync;
     std::string status = "ok", message;
     try {
         r->Run();

@@ -17,10 +17,13 @@ std::string CoreStatsJson(const std::vector<CoreStats>& cores, double clock_ghz)
         char buf[512];
         snprintf(buf, sizeof buf, "{\"block\": %zu, \"cycles\": %.1f, \"time_us\": %.4f, \"gm_bytes_in\": %" PRIu64
                  ", \"gm_bytes_out\": %" PRIu64 ", \"vector_elems\": %" PRIu64 ", \"cube_fractals\": %" PRIu64
-                 ", \"l2_hit_bytes\": %" PRIu64 ", \"hbm_bytes\": %" PRIu64 ", \"pipes\": {",
+                 ", \"l2_hit_bytes\": %" PRIu64 ", \"hbm_bytes\": %" PRIu64,
                  c, cs.total_cycles, cs.total_cycles / (clock_ghz * 1e3), cs.gm_bytes_in, cs.gm_bytes_out,
                  cs.vector_elems, cs.cube_fractals, cs.l2_hit_bytes, cs.hbm_bytes);
         s += buf;
+        if (cs.auto_syncs > 0)  // only then: other results keep their shape
+            s += ", \"auto_syncs\": " + std::to_string(cs.auto_syncs);
+        s += ", \"pipes\": {";
         for (int p = 0; p < 7; ++p) {
             snprintf(buf, sizeof buf, "%s\"%s\": {\"busy_cycles\": %.1f, \"instrs\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",
                      p ? ", " : "", kPipes[p], cs.pipes[p].busy_cycles, cs.pipes[p].instrs, cs.pipes[p].bytes);

@@ -351,7 +351,22 @@ void TimingModel::Issue(const Instr& ins) {
         }
         ++n;
     }
-    race_.Access(ins, p, seq, vc_[p], acc, n);
+    RaceTracker::Sync sync;
+    race_.Check(ins, p, vc_[p], acc, n, sync);
+    if (sync.any) {
+        // Compiler auto-sync (race.h): the flag pair inserted between the conflicting accesses,
+        // priced as SetFlag/WaitFlag are: this instruction starts once the first completed.
+        vc_[p].Merge(sync.vc);
+        if (p == int(Pipe::S)) {
+            issue_vc_.Merge(sync.vc);
+            ++issue_epoch_;
+        }
+        double arrival = p == int(Pipe::S) ? now_ : std::max({now_, free_at_[p], wait_[p]});
+        if (p == int(Pipe::S)) now_ = std::max(now_, sync.done);
+        else wait_[p] = std::max(wait_[p], sync.done);
+        Record('f', sync.pipe, p, "", sync.done, std::max(sync.done, arrival));
+        ++stats_.auto_syncs;
+    }
 
     // ---- timing ----
     bool dma = ins.cls == OpClass::CopyIn || ins.cls == OpClass::CopyOut ||
@@ -360,7 +375,7 @@ void TimingModel::Issue(const Instr& ins) {
                        if (ins.access[k].space == Space::GM) return true;
                    return false;
                }());
-    double start, end, busy;
+    double start, end, busy, fin;  // fin: when the result is visible to other pipes
     if (p == int(Pipe::S)) {
         Cost c = Price(ins);
         start = std::max(now_, wait_[p]);
@@ -368,6 +383,7 @@ void TimingModel::Issue(const Instr& ins) {
         busy = c.busy;
         now_ = end;
         free_at_[p] = done_[p] = end;
+        fin = end;
     } else if (dma) {
         start = std::max({now_, free_at_[p], wait_[p]});
         uint32_t bursts = std::max<uint32_t>(1, ins.bursts);
@@ -378,6 +394,7 @@ void TimingModel::Issue(const Instr& ins) {
         busy = end - start;
         free_at_[p] = end;
         done_[p] = std::max(done_[p], end + dma_latency_);
+        fin = end + dma_latency_;
         now_ += scalar_issue_;
     } else {
         Cost c = Price(ins);
@@ -386,8 +403,10 @@ void TimingModel::Issue(const Instr& ins) {
         busy = c.busy;
         free_at_[p] = end;
         done_[p] = std::max(done_[p], end + c.latency);
+        fin = end + c.latency;
         now_ += scalar_issue_;
     }
+    race_.Record(ins, p, seq, vc_[p], acc, n, fin);
     Record('i', p, 0, ins.name, start, end);
 
     // ---- statistics ----

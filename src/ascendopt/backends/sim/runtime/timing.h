@@ -66,6 +66,8 @@ private:
 class TimingModel {
 public:
     TimingModel(const SocParams& soc, int block_idx, int block_num, L2Model* l2);
+    // The kernel was compiled with the compiler's automatic synchronisation (race.h).
+    void SetAutoSync(bool on) { race_.SetAutoSync(on); }
     void Issue(const Instr& ins);
     void SyncSet(Pipe src, Pipe dst, uint64_t key);
     void SyncWait(Pipe src, Pipe dst, uint64_t key);

@@ -1,0 +1,96 @@
+"""The device compiler's automatic synchronisation (``--cce-auto-sync`` in the operator's CMake
+files): a conflict between the scalar pipe and V/MTE2/MTE3 that nothing orders is synchronised,
+as the inserted flag pair would (no race, and the scalar unit waits for the producer); the
+pairs the compiler leaves to the queues (V->MTE3, ...) stay races; without the option nothing
+changes."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from ascendopt.operator import Operator
+from ascendopt.oprepo import AUTO_SYNC_DEFAULT, cce_auto_sync, kernel_compile_options
+
+from ...conftest import FIXTURE_OPS
+from .common import load, run, variant
+
+K = "op_kernel/timing_lab.cpp"
+CMAKE_ON = """add_ops_compile_options(
+        OP_NAME TimingLab
+        OPTIONS --cce-auto-sync=on
+                -Wno-deprecated-declarations
+)
+"""
+
+
+@pytest.fixture(scope="module")
+def lab():
+    return load("timing_lab")
+
+
+@pytest.fixture(scope="module")
+def lab_auto(tmp_path_factory):
+    """timing_lab in a directory whose CMakeLists.txt passes --cce-auto-sync=on."""
+    d = tmp_path_factory.mktemp("auto") / "timing_lab"
+    shutil.copytree(FIXTURE_OPS / "timing_lab", d)
+    (d / "CMakeLists.txt").write_text(CMAKE_ON)
+    op = Operator.load(d)
+    assert op.auto_sync
+    return op
+
+
+def _races(rr) -> list[dict]:
+    return [w for w in rr.warnings if w["kind"] == "race"]
+
+
+def _cycles(rr) -> float:
+    return max(c["cycles"] for c in rr.profile["cores"])
+
+
+@pytest.mark.parametrize("text, sub, want", [
+    (CMAKE_ON, "", True),
+    ("add_ops_compile_options(OP_NAME X OPTIONS -I${OP_COMMON_DIR}/inc\n    --cce-auto-sync)\n", "", True),
+    ("add_ops_compile_options(\n OP_NAME X\n OPTIONS --cce-auto-sync=off\n -Werror\n)\n", "", False),
+    ("add_ops_compile_options(ALL OPTIONS --cce-auto-sync=on)\n", "op_kernel", True),
+    ("# add_ops_compile_options(OP_NAME X OPTIONS --cce-auto-sync=on)\n", "", AUTO_SYNC_DEFAULT),
+    ("add_ops_compile_options(OP_NAME X OPTIONS --cce-auto-sync=on)\n"
+     "add_ops_compile_options(OP_NAME X OPTIONS --cce-auto-sync=off)\n", "", False),
+    ("add_ops_compile_options(OP_NAME X COMPUTE_UNIT --cce-auto-sync=on OPTIONS -g)\n", "", AUTO_SYNC_DEFAULT),
+])
+def test_the_option_is_read_from_the_operators_cmake_files(tmp_path, text, sub, want):
+    (tmp_path / sub).mkdir(exist_ok=True)
+    (tmp_path / sub / "CMakeLists.txt").write_text(text)
+    assert cce_auto_sync(tmp_path) is want, kernel_compile_options(tmp_path)
+    assert cce_auto_sync(tmp_path / "elsewhere") is AUTO_SYNC_DEFAULT
+
+
+def test_scalar_read_after_vector_write_is_synchronised_under_auto_sync(backend, lab, lab_auto):
+    op, cases = lab
+    case = cases["t48x2"]
+    racy = run(backend, variant(op, K, MODE=1, PEEK=1, VS_FLAG=0), case)
+    assert [w["message"] for w in _races(racy)] and "V_S" in _races(racy)[0]["message"]
+    explicit = run(backend, variant(op, K, MODE=1, PEEK=1, VS_FLAG=1), case)
+    assert not explicit.warnings
+
+    auto_build = backend.build(variant(lab_auto, K, MODE=1, PEEK=1, VS_FLAG=0), {"x": "float", "y": "float"})
+    assert auto_build.key != backend.build(variant(op, K, MODE=1, PEEK=1, VS_FLAG=0),
+                                           {"x": "float", "y": "float"}).key  # the option keys the build
+    auto = run(backend, variant(lab_auto, K, MODE=1, PEEK=1, VS_FLAG=0), case)
+    assert not _races(auto), auto.warnings
+    assert all(c.get("auto_syncs", 0) >= 1 for c in auto.profile["cores"])
+    # The inserted V_S pair costs what the explicit one does: the scalar read waits for the
+    # vector result (the racy run lets it go early).
+    assert _cycles(auto) >= _cycles(explicit) - 1.0, (_cycles(auto), _cycles(explicit))
+    assert _cycles(auto) > _cycles(racy)
+    # A kernel whose flags are all in place gains or loses nothing from the option.
+    same = run(backend, variant(lab_auto, K, MODE=1, PEEK=1, VS_FLAG=1), case)
+    assert not same.warnings and _cycles(same) == pytest.approx(_cycles(explicit))
+
+
+def test_vector_to_mte3_is_not_the_compilers_to_synchronise(backend, lab_auto):
+    """V->MTE3 is the queues' (or the programmer's) job, not the compiler's: still a race."""
+    rr = run(backend, variant(lab_auto, K, MODE=1, VM3_FLAG=0), load("timing_lab")[1]["t48x2"])
+    races = _races(rr)
+    assert races and "V_MTE3" in races[0]["message"], rr.warnings
