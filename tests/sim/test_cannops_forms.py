@@ -141,3 +141,33 @@ def test_kernel_entry_written_without_a_space_after_extern(base):
     assert 'extern"C"' in text
     op = base.with_file(KERNEL, text)
     assert op.kernel_file == KERNEL and op.kernel_entry == "scale_copy"
+
+
+def test_kernel_log_assert_int4_and_dump_names(backend, base, case):
+    # weight_quant_batch_matmul_v2's tool.h: ASCENDC_ASSERT(cond, { KERNEL_LOG(KERNEL_ERROR, ...); })
+    # (both nothing in the device build: the condition is not evaluated), `using AscendC::int4b_t`,
+    # InitDump, ONE_FOURTH_DEFAULT_REPEAT_STRIDE, RESERVED_WORKSPACE, ReduceLastND and the
+    # AscendAntiQuant forms (declared; not called here).
+    op = edit(base, KERNEL, ('#include "kernel_operator.h"',
+                             '#include "kernel_operator.h"\n#include "kernel_log.h"\nusing AscendC::int4b_t;\n'
+                             "using AscendC::AscendAntiQuant;\nusing AscendC::ReduceLastND;\n"
+                             "static_assert(!AscendC::IsSameType<float, int4b_t>::value);\n"
+                             "static_assert(AscendC::ONE_FOURTH_DEFAULT_REPEAT_STRIDE == 2);\n"
+                             "static_assert(AscendC::RESERVED_WORKSPACE == 16 * 1024 * 1024);\n"
+                             "__aicore__ inline uint32_t NeverZero(uint32_t b) {\n"
+                             '    ASCENDC_ASSERT(b == 0, { KERNEL_LOG(KERNEL_ERROR, "b is %u", b); });\n'
+                             "    return b;\n}\n"),
+              ("LocalTensor<float> xLocal = inQueue.AllocTensor<float>();",
+               "AscendC::InitDump(false, 0);\n        ReduceLastND r{1, 1, 1, 1, 1, 1};\n"
+               "        AscendC::AntiQuantShapeInfo s{};\n        (void)r; (void)s; (void)NeverZero(1);\n"
+               "        LocalTensor<float> xLocal = inQueue.AllocTensor<float>();"))
+    passes(backend, op, case)
+
+
+def test_tiling_header_naming_ge_ascend_string_builds_in_the_kernel(backend, base, case):
+    # common/op_host/op_tiling/op_tiling.h (included by weight_quant_batch_matmul_v2's tiling
+    # header) declares a ge::AscendString member with only platform headers before it: the host
+    # compile sees the type through the registry headers, the kernel build must too.
+    op = edit(base, TILING, ("namespace optiling {",
+                             "namespace optiling {\nstruct ParsedName {\n    ge::AscendString value;\n};\n"))
+    passes(backend, op, case)

@@ -65,3 +65,11 @@ def test_mode2_set_then_wait_in_one_block_orders_and_passes(backend):
 def test_flag_id_outside_the_hardware_range_is_invalid(backend):
     res = _check(backend, _variant(MEET, "CrossCoreSetFlag<0, PIPE_MTE3>(16);\n    CrossCoreWaitFlag(16);"))
     assert res.status == "runtime_error" and res.error_kind == "invalid_argument", res.message
+
+
+def test_ffts_cross_core_sync_is_the_set_flag_instruction(backend):
+    # weight_quant_batch_matmul_v2: ffts_cross_core_sync(pipe, 1 | mode << 4 | flagId << 8).
+    res = _check(backend, _variant("CrossCoreSetFlag<0, PIPE_MTE3>(1);", "ffts_cross_core_sync(PIPE_MTE3, 1 | (0 << 4) | (1 << 8));"))
+    assert res.status == "ok", res.message
+    res = _check(backend, _variant("CrossCoreSetFlag<0, PIPE_MTE3>(1);", "ffts_cross_core_sync(PIPE_MTE3, 1 | (1 << 4) | (1 << 8));"))
+    assert res.status == "wrong_result", res.message  # mode 1, as CrossCoreSetFlag<1, ...>

@@ -109,10 +109,10 @@ def wrapper(op: Operator, src_dir: Path) -> str:
         lines += [f'#pragma push_macro("{name}")', f"#undef {name}"]
     if any(_HOST_NAMESPACE_USE.search(text) for _, text in headers):
         # Tiling headers are host code: their host compiles see the gert contexts and the ge
-        # types (graph/types.h, through them) in the registry headers the .cpp includes first
-        # (real device builds never compile them).
+        # types (graph/types.h, through them; ge::AscendString, through op_def_registry.h) in the
+        # registry headers the .cpp includes first (real device builds never compile them).
         lines += ['#include "exe_graph/runtime/tiling_context.h"',
-                  '#include "exe_graph/runtime/tiling_parse_context.h"']
+                  '#include "exe_graph/runtime/tiling_parse_context.h"', '#include "graph/ascend_string.h"']
     for path, text in headers:
         lines.append(f'#include "{path}"')
         if re.search(r"namespace\s+optiling", text):

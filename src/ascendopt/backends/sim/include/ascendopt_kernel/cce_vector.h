@@ -147,3 +147,11 @@ __aicore__ inline void scatter_vnchwconv_b8(ub_addr8_t dst, ub_addr8_t src, uint
     ao::k::ScatterVnchwconv<uint8_t>("scatter_vnchwconv_b8", dst, src, repeat, dstStride, srcStride, dstHighHalf,
                                      srcHighHalf);
 }
+
+// vconv_s42f16(dst, src, repeat, dstBlockStride, srcBlockStride, dstRepeatStride, srcRepeatStride):
+// int4 -> half conversion (asc_int42half). Tensors of int4b_t are not emulated (types.h): a kernel
+// reaching it stops with Unsupported instead of reading nibbles the simulator does not lay out.
+__aicore__ inline void vconv_s42f16(__ubuf__ half*, __ubuf__ int4b_t*, uint8_t, uint16_t, uint16_t, uint16_t,
+                                    uint16_t) {
+    ao::rt::Fail(ao::rt::ErrorKind::Unsupported, "vconv_s42f16: int4b_t data (4-bit integers) are not emulated");
+}

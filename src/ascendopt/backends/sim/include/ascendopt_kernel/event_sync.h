@@ -2,7 +2,8 @@
 //   NotifyEvent<pipe>(id)         = CrossCoreSetFlag<2, pipe>(id)  (an AIC raises its AIVs, or
 //                                   the AIVs of an AI core raise its AIC);
 //   WaitEvent<pipe = PIPE_S>(id)  = CrossCoreWaitFlag<0, pipe>(id);
-//   wait_flag_dev(id)             = the instruction behind that wait, issued by the scalar unit.
+//   wait_flag_dev(id)             = the instruction behind that wait, issued by the scalar unit;
+//   ffts_cross_core_sync(pipe, c) = the instruction behind CrossCoreSetFlag (mode, id packed in c).
 // Also the A2 (dav_c220) kernel constants kernels name unqualified: TOTAL_UB_SIZE (UB bytes of
 // the architecture the kernel headers emulate: 192 KiB on A2; the SoC file's ub_bytes is what
 // the run checks against) and TOTAL_L1_SIZE (512 KiB), the SyncAll flag ids, DEFAULT_DATA_COPY_NBURST / DEFAULT_DATA_COPY_STRIDE (1 and 0, the
@@ -33,6 +34,16 @@ constexpr uint8_t DEFAULT_DATA_COPY_STRIDE = 0;
 
 __aicore__ inline void wait_flag_dev(int64_t flagId) {
     AscendC::CrossCoreWaitFlag<0, PIPE_S>(uint16_t(flagId));
+}
+// ffts_cross_core_sync(pipe, config): the instruction behind CrossCoreSetFlag, with mode and
+// flag id packed in `config` as the toolkit packs them: bit 0 set, the mode in bits 4-5, the flag
+// id in bits 8-11.
+__aicore__ inline void ffts_cross_core_sync(pipe_t pipe, uint64_t config) {
+    const int mode = int((config >> 4) & 0x3);
+    if (mode > 2)
+        ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "ffts_cross_core_sync: mode %d (config 0x%llx) is not 0, 1 or 2",
+                     mode, (unsigned long long)config);
+    ao::rt::CrossCoreSet(mode, ao::rt::FromPipeT(pipe), uint32_t((config >> 8) & 0xf));
 }
 
 #ifndef PRELOAD

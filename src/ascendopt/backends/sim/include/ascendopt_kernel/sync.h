@@ -114,6 +114,10 @@ template <typename... Args>
 __aicore__ inline void printf(const char* fmt, Args... args) { ao::rt::Printf(fmt, args...); }
 template <typename... Args>
 __aicore__ inline void PRINTF(const char* fmt, Args... args) { ao::rt::Printf(fmt, args...); }
+// InitDump(mixFlag, [dumpStartAddr,] gmLen) sets up the tensor-dump buffer; on Atlas A2 it has no
+// effect (the runtime sets that buffer up), as here.
+__aicore__ inline void InitDump(bool, uint32_t) {}
+__aicore__ inline void InitDump(bool, GM_ADDR, uint32_t) {}
 
 __aicore__ inline float ToFloat(const bfloat16_t& v) { return float(v); }
 __aicore__ inline bfloat16_t ToBfloat16(const float& v) { return bfloat16_t(v); }
@@ -170,6 +174,11 @@ struct AoNoTilingStruct { uint8_t unused; };
          : ::ao::rt::Fail(::ao::rt::ErrorKind::AssertFailed, "assert(%s) failed at %s:%d", #x, __FILE__, \
                           __LINE__))
 #define ASSERT_MSG(...)
+// kernel_log.h's ASCENDC_ASSERT(cond, behavior) and KERNEL_LOG(level, fmt, ...): the device build
+// (not CPU debug) defines both to nothing, so neither the condition nor the log's level name
+// (KERNEL_ERROR, a CPU-debug enumerator) is compiled.
+#define ASCENDC_ASSERT(cond, behavior)
+#define KERNEL_LOG(level, format, ...)
 // Core-type guards, GetSubBlockIdx / GetTaskRation and kernel types: core_role.h
 #ifndef __CCE_AICORE__
 #define __CCE_AICORE__ 220

@@ -93,6 +93,13 @@ using float16_t = half;
 using float32_t = float;
 using bfloat16 = bfloat16_t;
 
+// int4b_t: the device compiler's signed 4-bit integer (two per byte in memory). Declared so
+// that kernels naming it (IsSameType checks, int4 weight paths selected by dtype macros)
+// compile; tensors of it are not emulated: an element is not addressable here.
+struct int4b_t {
+    uint8_t ao_packed = 0;  // two 4-bit values
+};
+
 // Pipes as the CCE compiler names them (global enum).
 enum pipe_t : uint8_t {
     PIPE_S = 0,
@@ -116,6 +123,7 @@ namespace AscendC {
 
 using ::half;
 using ::bfloat16_t;
+using ::int4b_t;
 
 enum class TPosition : uint8_t {
     GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM = VECCALC, SPM, SHM = SPM, TSCM,
@@ -146,6 +154,7 @@ constexpr uint32_t ONE_REPEAT_BYTE_SIZE = 256; // bytes processed by one vector 
 constexpr uint32_t DEFAULT_BLK_NUM = 8;        // blocks per repeat
 constexpr uint32_t MAX_REPEAT_TIMES = 255;
 constexpr uint32_t DEFAULT_REPEAT_STRIDE = 8;
+constexpr uint8_t ONE_FOURTH_DEFAULT_REPEAT_STRIDE = 2;  // a quarter of DEFAULT_REPEAT_STRIDE
 constexpr uint32_t DEFAULT_BLK_STRIDE = 1;
 constexpr uint32_t BLOCK_CUBE = 16;
 constexpr uint32_t CUBE_MAX_SIZE = 256;

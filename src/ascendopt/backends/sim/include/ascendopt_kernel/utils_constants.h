@@ -3,6 +3,7 @@
 // B32_DATA_NUM_PER_BLOCK, B32_DATA_NUM_PER_REPEAT, ...). Values follow from a 32-byte block and a
 // 256-byte repeat. The ones other emulation headers already declare are not repeated here.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 #include "ascendopt_kernel/types.h"
@@ -26,5 +27,8 @@ const uint32_t HALF_REPEAT_SIZE = ONE_REPEAT_BYTE_SIZE / B16_BYTE_SIZE;
 const uint32_t FLOAT_REPEAT_SIZE = ONE_REPEAT_BYTE_SIZE / B32_BYTE_SIZE;
 const uint32_t MAX_REPEAT_FLOAT_SIZE = FLOAT_REPEAT_SIZE * MAX_REPEAT_TIMES;
 const uint32_t MAX_REPEAT_HALF_SIZE = HALF_REPEAT_SIZE * MAX_REPEAT_TIMES;
+// Bytes of the workspace the system reserves ahead of the user's (GetUserWorkspace): 16 MiB on
+// Atlas A2 (the SoC file's lib_api_workspace_bytes is what the runtime uses).
+constexpr size_t RESERVED_WORKSPACE = 16 * 1024 * 1024;
 
 }  // namespace AscendC
