@@ -94,7 +94,9 @@ def weight_quant_batch_matmul_v2(x, weight, antiquant_scale, antiquant_offset=No
                                  antiquant_group_size=0, dtype=-1, inner_precise=0):
     """y = op(x) @ ((op(weight) + antiquant_offset) * antiquant_scale) (+ bias): the int8 weight
     [K, N] dequantised per output channel (scale/offset [N]) or per group of
-    antiquant_group_size rows of K (scale/offset [K / group, N])."""
+    antiquant_group_size rows of K (scale/offset [K / group, N]). With float16 data each step of
+    ANTIQUANT yields float16 (the sum, then the product), as elementwise arithmetic on fp16
+    tensors does; the matmul and the bias accumulate in float."""
     w = _t(_f(weight), transpose_weight)  # [K, N]
     k = w.shape[-2]
     sc = _f(antiquant_scale)
@@ -105,8 +107,11 @@ def weight_quant_batch_matmul_v2(x, weight, antiquant_scale, antiquant_offset=No
         if v.shape[0] == 1:
             return v
         return np.repeat(v, int(antiquant_group_size) or (k // v.shape[0]), axis=0)[:k]
+    xdt = np.asarray(x["value"]).dtype
     wq = w + (expand(off) if off is not None else 0.0)
-    wq = (wq * expand(sc)).astype(np.asarray(x["value"]).dtype).astype(np.float64)
+    if xdt == np.float16:  # fp16 tensors: weight + antiquantOffset is an fp16 result before the product
+        wq = wq.astype(np.float16).astype(np.float64)
+    wq = (wq * expand(sc)).astype(xdt).astype(np.float64)
     out = _t(_f(x), transpose_x) @ wq
     b = _opt(bias)
     return [out + b if b is not None else out]
