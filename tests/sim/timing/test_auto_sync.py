@@ -1,8 +1,8 @@
 """The device compiler's automatic synchronisation (``--cce-auto-sync`` in the operator's CMake
 files): a conflict between the scalar pipe and V/MTE2/MTE3 that nothing orders is synchronised,
 as the inserted flag pair would (no race, and the scalar unit waits for the producer); the
-pairs the compiler leaves to the queues (V->MTE3, ...) stay races; without the option nothing
-changes."""
+pairs the compiler leaves to the queues (V->MTE3, ...) and the AIC cores of a mixed kernel keep
+their races; without the option nothing changes."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import shutil
 
 import pytest
 
+from ascendopt.cases import load_op_cases
+from ascendopt.evaluate.check import check_operator
 from ascendopt.operator import Operator
 from ascendopt.oprepo import AUTO_SYNC_DEFAULT, cce_auto_sync, kernel_compile_options
 
@@ -94,3 +96,43 @@ def test_vector_to_mte3_is_not_the_compilers_to_synchronise(backend, lab_auto):
     rr = run(backend, variant(lab_auto, K, MODE=1, VM3_FLAG=0), load("timing_lab")[1]["t48x2"])
     races = _races(rr)
     assert races and "V_MTE3" in races[0]["message"], rr.warnings
+
+
+MIX = "op_kernel/mix_roles.cpp"
+AIC_COPY = """        msgGm.SetValue(g * 8, float(g + 1));
+        TPipe l1pipe;
+        TBuf<TPosition::A1> l1;
+        l1pipe.InitBuffer(l1, 8 * sizeof(float));
+        LocalTensor<float> l1Local = l1.Get<float>();
+        DataCopy(l1Local, msgGm[g * 8], 8);  // MTE2 reads what the scalar unit wrote
+"""
+AIV_COPY = """    slotGm.SetValue(v * 8, float(v));
+    TBuf<TPosition::VECCALC> back;
+    pipe.InitBuffer(back, 8 * sizeof(float));
+    LocalTensor<float> backLocal = back.Get<float>();
+    DataCopy(backLocal, slotGm[v * 8], 8);  // MTE2 reads what the scalar unit wrote
+"""
+
+
+def test_the_cube_side_gets_no_compiler_sync(backend, tmp_path):
+    """The same scalar-write / MTE2-read on the AICs and the AIVs of a mixed kernel (first case:
+    3 AICs, 6 AIVs): without the option all 9 race; with it the AIVs' are synchronised and the
+    AICs' stay races (the compiler inserts nothing on the cube side)."""
+    d = tmp_path / "mix_roles"
+    shutil.copytree(FIXTURE_OPS / "mix_roles", d)
+    (d / "CMakeLists.txt").write_text(CMAKE_ON)
+    with_option = Operator.load(d)
+    without = Operator.load(FIXTURE_OPS / "mix_roles")
+    text = without.files[MIX]
+    for old, new in (("        msgGm.SetValue(g * 8, float(g + 1));\n", AIC_COPY),
+                     ("    slotGm.SetValue(v * 8, float(v));\n", AIV_COPY)):
+        assert old in text
+        text = text.replace(old, new, 1)
+    case = load_op_cases(d)[0]
+    counts = []
+    for op in (without, with_option):
+        [res] = check_operator(backend, op.with_file(MIX, text), [case])
+        races = [w for w in res.warnings if w["kind"] == "race"]
+        assert res.status == "ok" and len(races) == 1 and "S_MTE2" in races[0]["message"], res.warnings
+        counts.append(races[0]["count"])
+    assert counts == [9, 3]
