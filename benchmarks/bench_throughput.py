@@ -151,6 +151,19 @@ def instrument() -> None:
     evaluator.check_case = check_case
     SimBackend.run = _timed(lambda *a, **kw: "runs: timed" if getattr(local, "timed", False)
                             else "runs: correctness")(SimBackend.run)
+    if hasattr(SimBackend, "run_batch"):  # the cases of one build in one runner: counted per case
+        orig_batch = SimBackend.run_batch
+
+        def run_batch(self: Any, build: Any, op: Any, items: Any, *a: Any, **kw: Any) -> Any:
+            items = list(items)
+            if len(items) <= 1:  # SimBackend.run, timed above
+                return orig_batch(self, build, op, items, *a, **kw)
+            t0 = time.perf_counter()
+            results = orig_batch(self, build, op, items, *a, **kw)
+            CLOCK.add("runs: correctness", time.perf_counter() - t0, len(results))
+            return results
+
+        SimBackend.run_batch = run_batch
     from ascendopt.evaluate.budget import BudgetedEvaluator
 
     orig_many = BudgetedEvaluator.evaluate_many

@@ -8,7 +8,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 if TYPE_CHECKING:
     from ascendopt.backends.sim.soc import Soc
@@ -150,6 +150,19 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def run(self, build: BuildResult, op: Any, case: Any, inputs: dict[str, Any], timeout_s: float) -> RunResult:
         """Runs one case with the given inputs; outputs come back by name."""
+
+    def run_batch(self, build: BuildResult, op: Any, items: "Sequence[tuple[Any, dict[str, Any]]]",
+                  timeout_s: float, stop_at_failure: bool = False) -> list[RunResult]:
+        """Runs several ``(case, inputs)`` of one build: what :meth:`run` gives for each, in
+        order (with ``stop_at_failure``, up to the first that failed). The default runs them one
+        by one; a backend that can share one process among them (the simulator) overrides it,
+        with the same results."""
+        results: list[RunResult] = []
+        for case, inputs in items:
+            results.append(self.run(build, op, case, inputs, timeout_s))
+            if stop_at_failure and results[-1].status != Status.OK:
+                break
+        return results
 
     def tiling(self, build: BuildResult, op: Any, case: Any, inputs: dict[str, Any], timeout_s: float) -> Launch:
         """Runs only the host tiling of one case and returns the launch it asks for.

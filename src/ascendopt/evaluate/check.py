@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from ascendopt.backends.base import BuildResult, RunResult, Status
 from ascendopt.cases import Case, CaseError, compare, make_inputs
@@ -72,10 +72,50 @@ def check_case(backend: Any, op: Operator, case: Case, build: BuildResult, seed:
     inputs and golden outputs instead of drawing and computing them here (the same arrays, kept
     across candidates: :class:`~ascendopt.evaluate.casedata.CaseData`).
     """
+    res, inputs, expected = _prepare(case, build, seed, data)
+    if inputs is None:
+        return res
+    rr = (backend.measure if measure else backend.run)(build, op, case, inputs, timeout_s=timeout_s)
+    if run_result_hook:
+        run_result_hook(rr)
+    return _judge(res, case, rr, expected, rtol, atol, strict)
+
+
+def check_cases(backend: Any, op: Operator, cases: Sequence[Case], build: BuildResult, seeds: Sequence[int],
+                rtol: float | None = None, atol: float | None = None, timeout_s: float = 60.0,
+                run_result_hooks: Sequence[Callable[[RunResult], None] | None] = (), strict: bool = False,
+                data: CaseDataFn | None = None, stop_at_failure: bool = False) -> list[CaseResult | None]:
+    """:func:`check_case` of several cases of one build (case ``k`` with ``seeds[k]`` and
+    ``run_result_hooks[k]``), their runs in one ``backend.run_batch`` (one runner process on
+    the simulator): the same results, in order. With ``stop_at_failure`` the cases after the
+    first whose run failed are not run (None)."""
+    prepared: list[tuple[CaseResult, Any, Any]] = []
+    for case, seed in zip(cases, seeds):
+        prepared.append(_prepare(case, build, seed, data))
+        if stop_at_failure and prepared[-1][1] is None:
+            break
+    todo = [k for k, (_, inputs, _) in enumerate(prepared) if inputs is not None]
+    runs = backend.run_batch(build, op, [(cases[k], prepared[k][1]) for k in todo], timeout_s=timeout_s,
+                             stop_at_failure=stop_at_failure) if todo else []
+    results: list[CaseResult | None] = [res for res, _, _ in prepared] + [None] * (len(cases) - len(prepared))
+    for k in todo[len(runs):]:
+        results[k] = None
+    for k, rr in zip(todo, runs):
+        hook = run_result_hooks[k] if k < len(run_result_hooks) else None
+        if hook:
+            hook(rr)
+        results[k] = _judge(results[k], cases[k], rr, prepared[k][2], rtol, atol, strict)
+    return results
+
+
+def _prepare(case: Case, build: BuildResult, seed: int, data: CaseDataFn | None
+             ) -> tuple[CaseResult, dict[str, Any] | None, Any]:
+    """A case's result so far, its inputs and golden outputs; no inputs when it is already
+    decided (a failed build, a case error)."""
     res = CaseResult(case.name, Status.OK.value, dtypes=case_dtypes(case), build_seconds=build.seconds, seed=seed)
     if not build.ok:
         res.status, res.message = Status.COMPILE_ERROR.value, build.error
-        return res
+        return res, None, None
     try:
         if data is not None:
             inputs, expected = data(case, seed)
@@ -85,10 +125,13 @@ def check_case(backend: Any, op: Operator, case: Case, build: BuildResult, seed:
             expected = golden_worker().run(case.golden, case, inputs) if case.golden else None
     except CaseError as e:
         res.status, res.error_kind, res.message = "case_error", "case", str(e)
-        return res
-    rr = (backend.measure if measure else backend.run)(build, op, case, inputs, timeout_s=timeout_s)
-    if run_result_hook:
-        run_result_hook(rr)
+        return res, None, None
+    return res, inputs, expected
+
+
+def _judge(res: CaseResult, case: Case, rr: RunResult, expected: Any, rtol: float | None, atol: float | None,
+           strict: bool) -> CaseResult:
+    """The case's result from its run and its golden outputs."""
     res.block_dim, res.tiling_key, res.run_seconds = rr.block_dim, rr.tiling_key, rr.seconds
     res.task_duration_us = rr.task_duration_us
     res.warnings = [dict(w) for w in getattr(rr, "warnings", None) or ()]

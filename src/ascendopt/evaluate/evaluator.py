@@ -28,7 +28,7 @@ from typing import Any, Sequence
 from ascendopt.backends.base import Backend, BuildResult, RunResult, Status
 from ascendopt.cases import Case, CaseError, make_inputs
 from ascendopt.evaluate import casedata
-from ascendopt.evaluate.check import CaseResult, case_dtypes, check_case, timed_build
+from ascendopt.evaluate.check import CaseResult, case_dtypes, check_case, check_cases, timed_build
 from ascendopt.operator import Operator, OperatorError
 
 #: Separate profile runs (a backend whose correctness runs are not timed, a noisy one, or
@@ -188,6 +188,28 @@ def largest_per_dtype(cases: Sequence[Case]) -> tuple[str, ...]:
         if k not in best or case_elements(c) > case_elements(best[k]):
             best[k] = c
     return tuple(c.name for c in best.values())
+
+
+def _batches(order: Sequence[int], builds: Sequence[tuple], cases: Sequence[Case], jobs: int) -> list[list[int]]:
+    """The cases (indices) in batches of one build each, largest batch first: one per build,
+    and a build's cases split in up to ``jobs // builds`` batches of about equal work
+    (elements; in `order`, each case to the lightest batch) so that every worker has one to
+    run. A batch runs its cases in case order: when it stops at a failure, every case before
+    that one has run, as the evaluation's first failure in case order needs."""
+    groups: dict[tuple, list[int]] = {}
+    for i in order:
+        groups.setdefault(builds[i], []).append(i)
+    parts = max(1, jobs // max(1, len(groups)))
+    out: list[list[int]] = []
+    for members in groups.values():
+        bins: list[list[int]] = [[] for _ in range(min(parts, len(members)))]
+        load = [0] * len(bins)
+        for i in members:  # largest first (order): each to the lightest batch
+            b = load.index(min(load))
+            bins[b].append(i)
+            load[b] += case_elements(cases[i])
+        out += [sorted(b) for b in bins]
+    return sorted(out, key=lambda b: -sum(case_elements(cases[i]) for i in b))
 
 
 def _safe_name(name: str) -> str:
@@ -473,12 +495,29 @@ class Evaluator:
             order = sorted(range(len(cases)), key=lambda i: -case_elements(cases[i]))
             futures: dict[int, Future] = {}
             bench_futures: list[Future] = []
-            for n, i in enumerate(order):
-                futures[i] = pool.submit(check, i, cases[i], kept.get(i))
-                if overlap and n == 0:
-                    bench_futures = [pool.submit(bench_run, *bj) for bj in bench_jobs]
+            if overlap:  # an exact backend: the cases of one build share a process (run_batch)
+                def check_batch(batch: list[int]) -> dict[int, CaseResult]:
+                    got = check_cases(self.backend, op, [cases[i] for i in batch], build_of(cases[batch[0]]),
+                                      [ev.seed + i for i in batch], cfg.rtol, cfg.atol, cfg.run_timeout_s,
+                                      [kept[i].append if i in kept else None for i in batch], data=data,
+                                      stop_at_failure=cfg.fail_fast)
+                    return dict(zip(batch, got))
+
+                for n, batch in enumerate(_batches(order, [tuple(sorted(case_dtypes(cases[i]).items()))
+                                                           for i in range(len(cases))], cases, jobs)):
+                    f = pool.submit(check_batch, batch)
+                    futures.update((i, f) for i in batch)
+                    if n == 0:
+                        bench_futures = [pool.submit(bench_run, *bj) for bj in bench_jobs]
+            else:
+                for i in order:
+                    futures[i] = pool.submit(check, i, cases[i], kept.get(i))
             for i in range(len(cases)):
                 r = futures[i].result()
+                if isinstance(r, dict):  # a batch's; None only after a failure of its (earlier) case
+                    r = r[i]
+                    if r is None:
+                        break
                 ev.cases.append(r)
                 if r.status != Status.OK.value and cfg.fail_fast:
                     for g in (*futures.values(), *bench_futures):

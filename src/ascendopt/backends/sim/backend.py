@@ -13,7 +13,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import IO, Any, Callable, Sequence
 
 import numpy as np
 
@@ -28,6 +28,8 @@ from ascendopt.operator import Operator
 
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_MEMORY_BYTES = 8 << 30
+#: Cases one runner process takes at most in :meth:`SimBackend.run_batch`.
+BATCH_CASES = 64
 
 _SIGNALS = {signal.SIGSEGV: "segfault", signal.SIGBUS: "bus_error", signal.SIGFPE: "arithmetic_exception",
             signal.SIGABRT: "abort", signal.SIGILL: "illegal_instruction", signal.SIGKILL: "killed",
@@ -128,12 +130,8 @@ class SimBackend(Backend):
         """
         t0 = time.perf_counter()
         sig = self.signature(build)
-        if sig.get("timeout"):
-            return RunResult(Status.TIMEOUT, "timeout", sig["error"], seconds=time.perf_counter() - t0)
-        if sig.get("violation"):
-            return RunResult(Status.RUNTIME_ERROR, VIOLATION, sig["error"], seconds=time.perf_counter() - t0)
         if "error" in sig:
-            return RunResult(Status.TILING_ERROR, "registration", sig["error"], seconds=time.perf_counter() - t0)
+            return _signature_failure(sig, time.perf_counter() - t0)
         work = Path(tempfile.mkdtemp(prefix="aorun-"))
         try:
             with TimerRun(self.builder.timer_exe(self.sandbox), self.soc, self.sandbox, self.memory_bytes,
@@ -155,6 +153,32 @@ class SimBackend(Backend):
             return result
         finally:
             shutil.rmtree(work, ignore_errors=True)
+
+    def run_batch(self, build: BuildResult, op: Operator, items: Sequence[tuple[Case, dict[str, np.ndarray]]],
+                  timeout_s: float = DEFAULT_TIMEOUT_S, stop_at_failure: bool = False) -> list[RunResult]:
+        """Runs several cases of one build in one runner process timed by one timer process
+        (``runner --batch``), instead of a runner and a timer per case: the results :meth:`run`
+        gives for each, in order (each case starts from a fresh runtime state and its own GM;
+        ``runtime/main.cpp``). A case that fails (a typed error, a crash, a timeout: the
+        timeout and the memory limit apply to each case) is reported for that case, and a case
+        after it runs in a fresh runner, as does a case after one that left state behind
+        in the candidate's globals; with ``stop_at_failure`` none does (the results end with the
+        first that failed). Never raises for a bad candidate."""
+        from ascendopt.backends.sim import batch  # it uses this module's helpers
+
+        items = list(items)
+        if len(items) <= 1:
+            return [self.run(build, op, case, inputs, timeout_s) for case, inputs in items]
+        t0 = time.perf_counter()
+        sig = self.signature(build)
+        if "error" in sig:
+            return [_signature_failure(sig, time.perf_counter() - t0) for _ in items[:1 if stop_at_failure else None]]
+        results: list[RunResult] = []
+        while len(results) < len(items):
+            results += batch.run_once(self, build, op, sig, items[len(results):len(results) + BATCH_CASES], timeout_s)
+            if stop_at_failure and results[-1].status != Status.OK:
+                break
+        return results
 
     def tiling(self, build: BuildResult, op: Operator, case: Case, inputs: dict[str, np.ndarray],
                timeout_s: float = DEFAULT_TIMEOUT_S) -> Launch:
@@ -302,6 +326,15 @@ class SimBackend(Backend):
             profile["modeled_task_duration_us"] = duration
             duration *= max(0.01, 1.0 + self._noise.normal(0.0, self.noise_pct / 100.0))
         return RunResult(Status.OK, outputs=outputs, task_duration_us=duration, profile=profile, **common)
+
+
+def _signature_failure(sig: dict[str, Any], seconds: float) -> RunResult:
+    """The result of a run of a runner that did not report its signature."""
+    if sig.get("timeout"):
+        return RunResult(Status.TIMEOUT, "timeout", sig["error"], seconds=seconds)
+    if sig.get("violation"):
+        return RunResult(Status.RUNTIME_ERROR, VIOLATION, sig["error"], seconds=seconds)
+    return RunResult(Status.TILING_ERROR, "registration", sig["error"], seconds=seconds)
 
 
 def _unescape(body: str) -> str:

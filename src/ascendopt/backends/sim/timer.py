@@ -78,13 +78,15 @@ class TimerRun:
     context manager (it kills the timer and removes its scratch directory on exit)."""
 
     def __init__(self, exe: Path, soc: Soc, sandbox: Sandbox, memory_bytes: int, trace: bool = False,
-                 cpu_s: float = 0.0, probe: str = "", auto_sync: bool = False):
+                 cpu_s: float = 0.0, probe: str = "", auto_sync: bool = False, batch: bool = False):
         """``cpu_s``: the confined timer's CPU-time limit (0: none); ``probe`` (tests only): a
         manifest ``probe`` line, a call the confined timer makes after its filter is in force;
         ``auto_sync``: the kernel was compiled with ``--cce-auto-sync`` (the timer orders the
-        conflicts the compiler synchronises instead of reporting them: ``runtime/race.h``)."""
+        conflicts the compiler synchronises instead of reporting them: ``runtime/race.h``);
+        ``batch``: the runner runs several cases (``runner --batch``), read with
+        :meth:`finish_batch`."""
         self.exe, self.soc, self.sandbox, self.memory_bytes = exe, soc, sandbox, memory_bytes
-        self.cpu_s, self.probe, self.auto_sync = cpu_s, probe, auto_sync
+        self.cpu_s, self.probe, self.auto_sync, self.batch = cpu_s, probe, auto_sync, batch
         self.work = Path(tempfile.mkdtemp(prefix="aotime-"))
         self.trace_path = self.work / "trace.csv" if trace else None
         events_r, events_w = os.pipe()
@@ -104,6 +106,8 @@ class TimerRun:
             lines.append(f"trace {self.trace_path}")
         if self.auto_sync:
             lines.append("auto_sync")
+        if self.batch:
+            lines.append("batch")
         confined = self.sandbox.active  # raises when candidates may not run unconfined
         if confined:
             lines.append(f"confine {int(self.memory_bytes or 0)} {math.ceil(self.cpu_s)}")
@@ -128,17 +132,57 @@ class TimerRun:
 
     def finish(self, timeout_s: float = FINISH_GRACE_S) -> Timing:
         """Waits for the timer (killed after `timeout_s`) and reads its result."""
+        failed = self._wait(timeout_s)
+        if failed is not None:
+            return failed
+        try:  # the timer's own scratch directory: no runner can reach it
+            with open(self.work / TIMING_FILE, "rb") as f:
+                data = json.loads(f.read(_RESULT_MAX_BYTES))
+        except (OSError, ValueError):
+            data = None
+        return self._timing(data)
+
+    def finish_batch(self, started: int, timeout_s: float = FINISH_GRACE_S) -> list[Timing]:
+        """A batch's :meth:`finish`: the timing of each of the first `started` cases (the ones
+        the runner began). A case whose kernel never launched (its tiling failed, the runner died
+        first) has the timing a run without a stream gets; one the timer's own failure cut short
+        (or a later one) the timing that failure gives."""
+        failed = self._wait(timeout_s)
+        lines: list[Any] = []
+        if failed is None:
+            try:
+                with open(self.work / TIMING_FILE, "rb") as f:
+                    lines = [json.loads(ln) for ln in f.read(_RESULT_MAX_BYTES).splitlines() if ln.strip()]
+            except (OSError, ValueError):
+                lines = []
+        out: dict[int, Timing] = {}
+        last = -1
+        for data in lines:
+            index = data.get("case") if isinstance(data, dict) else None
+            if not isinstance(index, int) or index < 0:  # refused before its index: the next case's
+                index = last + 1
+            if index <= last or index >= started:
+                break
+            out[index] = self._timing(data)
+            last = index
+        assert self._proc is not None
+        ended = failed if failed is not None else self._timing(None) if self._proc.returncode else None
+        none = Timing("incomplete", "the runner wrote no timing stream", {"warnings": []})
+        return [out[k] if k in out else (ended if ended is not None and k > last else none) for k in range(started)]
+
+    def _wait(self, timeout_s: float) -> Timing | None:
+        """Waits for the timer; the timing of a timer that had to be killed."""
         assert self._proc is not None
         try:
             self._proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             self.kill()
             return Timing("timeout", f"the timer did not finish within {timeout_s:g} s of the run")
-        try:  # the timer's own scratch directory: no runner can reach it
-            with open(self.work / TIMING_FILE, "rb") as f:
-                data = json.loads(f.read(_RESULT_MAX_BYTES))
-        except (OSError, ValueError):
-            data = None
+        return None
+
+    def _timing(self, data: Any) -> Timing:
+        """One result of the timer, or why there is none."""
+        assert self._proc is not None
         if not isinstance(data, dict) or not isinstance(data.get("status"), str):
             code = self.sandbox.exit_status(self._proc.returncode)
             if code == -signal.SIGSYS:

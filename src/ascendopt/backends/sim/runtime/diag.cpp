@@ -96,6 +96,12 @@ void Warn(ErrorKind kind, const char* key, const char* fmt, ...) {
     fprintf(stderr, "ascendopt-warning: %s: %s\n", kname, full);
 }
 
+void ResetWarnings() {
+    std::lock_guard<std::mutex> lk(g_warn_mu);
+    g_warnings.clear();
+    g_warnings_dropped.clear();
+}
+
 std::string WarningsJson() {
     std::lock_guard<std::mutex> lk(g_warn_mu);
     std::string s = "[";

@@ -13,5 +13,7 @@ std::string JsonEscape(const std::string& s);
 std::string CurrentCoreLabel();
 // Records of the timing stream before the current event (defined by each program).
 uint64_t WarnPosition();
+// Forgets the warnings so far (a batch's next case starts with none).
+void ResetWarnings();
 
 }  // namespace ao::rt

@@ -98,4 +98,7 @@ const OpSignature* GetRegisteredOp(std::string* error);
 TilingResult RunTiling(const PlatformConfig&, const std::vector<TensorArg>& inputs,
                        const std::vector<TensorArg>& outputs, const std::vector<AttrArg>& attrs);
 
+// Between two cases of a batch: no tiling-data binding (SetDataPtr) is left, nor its bytes.
+void ResetCaseState();
+
 }  // namespace ao::host

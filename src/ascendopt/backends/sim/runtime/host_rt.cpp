@@ -363,6 +363,11 @@ const OpSignature* GetRegisteredOp(std::string* error) {
     return &Reg().sig;
 }
 
+void ResetCaseState() {
+    ao_tiling::ClearBindings();
+    ao_tiling::State() = ao_tiling::SaveState();
+}
+
 TilingResult RunTiling(const PlatformConfig& pc, const std::vector<TensorArg>& inputs,
                        const std::vector<TensorArg>& outputs, const std::vector<AttrArg>& attrs) {
     TilingResult r;

@@ -503,10 +503,12 @@ void Barrier(Pipe p) {
 // ------------------------------------------------------------------- AscendC out-of-line bits
 namespace AscendC {
 
-uint32_t NextQueueUid() {
-    static uint32_t next = 1;
-    return next++;
-}
+namespace {
+uint32_t g_next_queue_uid = 1;
+}  // namespace
+
+uint32_t NextQueueUid() { return g_next_queue_uid++; }
+void ResetQueueUids() { g_next_queue_uid = 1; }
 
 TPipe::TPipe() { ao::rt::Cur().tpipe = this; }
 TPipe::~TPipe() {
@@ -584,3 +586,17 @@ void AtomicStore(uint8_t* gm, const uint8_t* src, uint64_t bytes) {
 }
 
 }  // namespace ao::k
+
+namespace AscendC {
+void ResetQueueUids();
+}  // namespace AscendC
+
+namespace ao::rt {
+
+void ResetCaseState() {
+    FreeAllGm();
+    ResetWarnings();
+    AscendC::ResetQueueUids();
+}
+
+}  // namespace ao::rt

@@ -2,6 +2,7 @@
 //
 //   runner --signature            print the registered OpDef as JSON
 //   runner MANIFEST               run tiling + kernel for one case
+//   runner --batch LIST           run several cases of one candidate, one after the other
 //
 // MANIFEST is a line-based text file written by the Python driver:
 //   soc <name>
@@ -23,8 +24,26 @@
 //   tiling_only                                optional: stop after the host tiling and report the launch
 //                                              it asks for (block dim, tiling key, workspace, tiling data)
 // Outputs are written as raw little-endian bytes to their paths.
+//
+// LIST (a batch) is a text file of lines
+//   progress <fd>                              a byte is written there as each case starts
+//   case <manifest> <stdout> <stderr>          one per case, in order: an ordinary MANIFEST (its
+//                                              own result and output files; in a batch its timing
+//                                              stream carries the case's index), and the files
+//                                              the case's stdout and stderr go to
+// Each case starts from the state a fresh runner has: GM, warnings, queue ids, the timing
+// stream, the floating-point environment and rand()'s seed are reset (ResetCaseState), and the
+// batch goes on only while the candidate's own writable globals (its .data and .bss, between
+// the cand_mark objects the link puts around its objects) equal what they were before the first
+// case and its heap has not grown: a case that failed, or that left state behind, ends the
+// runner, and the driver starts a fresh one for the cases after it (backend.py).
+#include <cfenv>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
+#include <malloc.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -41,6 +60,9 @@
 
 extern "C" void ascendopt_kernel_launch(uint8_t** args);
 extern "C" int ascendopt_kernel_arity();
+// Around the candidate's objects in the link (cand_mark.cpp): its .data and .bss lie between.
+extern "C" __attribute__((weak)) char ao_cand_data_begin[], ao_cand_data_end[], ao_cand_bss_begin[],
+    ao_cand_bss_end[];
 
 // The sandbox's limits, writable files and filter go in before any candidate code runs: this
 // object is linked before the candidate's, so this entry precedes theirs (sandbox_rt.h).
@@ -60,6 +82,7 @@ struct Manifest {
 };
 
 std::string g_result_path;
+int g_case_result_fd = -1;  // a batch's case: its result file (pre-opened in the sandbox)
 std::string g_partial;  // JSON fields known so far (block_dim, tiling_key, ...)
 
 std::string Escape(const std::string& s) {
@@ -84,6 +107,13 @@ std::string Escape(const std::string& s) {
 }
 
 void WriteResult(const std::string& body) {
+    if (g_case_result_fd >= 0) {
+        if (ftruncate(g_case_result_fd, 0) == 0) {
+            ssize_t w = pwrite(g_case_result_fd, body.data(), body.size(), 0);
+            (void)w;
+        }
+        return;
+    }
     if (ao::sandbox::Rewrite(body)) return;
     FILE* f = fopen(g_result_path.c_str(), "w");
     if (f == nullptr) {
@@ -275,24 +305,17 @@ void PrintSignature() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    if (ao::sandbox::Requested() && !ao::sandbox::Active()) {  // e.g. a runner not linked main.o-first
-        fprintf(stderr, "ascendopt: sandbox: the filter was not installed before the candidate's code\n");
-        return 2;
-    }
-    if (argc == 2 && std::strcmp(argv[1], "--signature") == 0) {
-        PrintSignature();
-        return 0;
-    }
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s MANIFEST | --signature\n", argv[0]);
-        return 2;
-    }
+// How a case ended: ok (a batch may go on), with its result written otherwise (the runner
+// stops), or unable to run (exit code 2).
+enum CaseEnd { kCaseOk = 0, kCaseStopped = 1, kCaseFatal = 2 };
+
+// One case: tiling, kernel, outputs, result. `case_index` >= 0 in a batch.
+int RunCase(const char* manifest, int case_index) {
     Manifest m;
     std::string err;
-    if (!ParseManifest(argv[1], m, err)) {
+    if (!ParseManifest(manifest, m, err)) {
         fprintf(stderr, "ascendopt: %s\n", err.c_str());
-        return 2;
+        return kCaseFatal;
     }
     g_result_path = m.result_path;
     ao::rt::SetSoc(m.soc);
@@ -304,20 +327,29 @@ int main(int argc, char** argv) {
         if (!m.inputs[i].present) continue;
         if (!ReadFile(m.input_paths[i], input_bytes[i])) {
             fprintf(stderr, "ascendopt: cannot read input %s\n", m.input_paths[i].c_str());
-            return 2;
+            return kCaseFatal;
         }
         m.inputs[i].data = input_bytes[i].data();
     }
     // Sandbox: the files this run writes were opened before any candidate code ran (sandbox_rt.h).
     std::vector<int> out_fds(m.output_paths.size(), -1);
-    if (ao::sandbox::Active()) {
+    g_case_result_fd = -1;
+    if (case_index >= 0) {  // a batch: each case has its own result file
+        g_case_result_fd = ao::sandbox::Active() ? ao::sandbox::WriteFd(g_result_path)
+                                                 : open(g_result_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (g_case_result_fd < 0) {
+            fprintf(stderr, "ascendopt: cannot write the result file %s\n", g_result_path.c_str());
+            return kCaseFatal;
+        }
+    } else if (ao::sandbox::Active()) {
         if (ao::sandbox::g_result_fd < 0 || ao::sandbox::WriteFd(g_result_path) != ao::sandbox::g_result_fd) {
             fprintf(stderr, "ascendopt: sandbox: the result file %s is not the one the driver made writable\n",
                     g_result_path.c_str());
-            return 2;
+            return kCaseFatal;
         }
-        for (size_t i = 0; i < m.output_paths.size(); ++i) out_fds[i] = ao::sandbox::WriteFd(m.output_paths[i]);
     }
+    if (ao::sandbox::Active())
+        for (size_t i = 0; i < m.output_paths.size(); ++i) out_fds[i] = ao::sandbox::WriteFd(m.output_paths[i]);
     ao::host::PlatformConfig pc;
     pc.soc_name = m.soc.name;
     pc.soc_version = m.soc.name.substr(0, 10);  // "Ascend910B", "Ascend310P"
@@ -351,7 +383,7 @@ int main(int argc, char** argv) {
         std::string msg = tr.error;
         if (!tr.infer_shape_note.empty()) msg += "\n(before it, " + tr.infer_shape_note + ")";
         WriteResult("{\"status\": \"tiling_error\", \"message\": \"" + Escape(msg) + "\"}\n");
-        return 0;
+        return kCaseStopped;
     }
     std::string infer_note;  // InferShape failed, not needed (host_api.h)
     if (!tr.infer_shape_note.empty()) infer_note = ", \"infer_shape_note\": \"" + Escape(tr.infer_shape_note) + "\"";
@@ -359,7 +391,7 @@ int main(int argc, char** argv) {
     if (tr.block_dim == 0 || tr.block_dim > max_cores) {
         WriteResult("{\"status\": \"tiling_error\", \"message\": \"SetBlockDim(" + std::to_string(tr.block_dim) +
                     ") is outside [1, " + std::to_string(max_cores) + "]\"}\n");
-        return 0;
+        return kCaseStopped;
     }
     uint64_t ws_total = 0;
     for (int64_t w : tr.workspace_sizes) ws_total += uint64_t(w < 0 ? 0 : w);
@@ -377,7 +409,7 @@ int main(int argc, char** argv) {
                     std::to_string(tr.schedule_mode) + ", \"workspace_sizes\": " + ws + "]" +
                     ", \"inferred_output_shapes\": " + ShapesJson(tr.inferred_output_shapes) +
                     ", \"tiling_data\": \"" + ToHex(tr.tiling_data) + "\"}\n");
-        return 0;
+        return kCaseStopped;
     }
 
     // GM: inputs, outputs (garbage-filled), workspace, tiling; one kernel argument per OpDef
@@ -415,7 +447,7 @@ int main(int argc, char** argv) {
             WriteResult("{\"status\": \"runtime_error\", \"error_kind\": \"invalid_argument\", \"message\": "
                         "\"output " + Escape(label) + " names an input updated in place, but no input " +
                         Escape(label) + " of its size is given\"" + g_partial + "}\n");
-            return 0;
+            return kCaseStopped;
         }
     }
     std::vector<uint8_t*> op_outs;
@@ -478,13 +510,13 @@ int main(int argc, char** argv) {
                     "\"kernel entry takes " + std::to_string(arity) + " arguments but the OpDef gives " +
                     std::to_string(args.size()) + " (inputs + outputs" +
                     (shape_slots ? " + output shapes" : "") + " + workspace + tiling)\"" + g_partial + "}\n");
-        return 0;
+        return kCaseStopped;
     }
 
     ao::rt::RegisterImageConstants();  // static __gm__ data of the kernel binary
     // Without a `timing` line the kernel runs against the in-process model and no timing is
     // reported: a run's timing comes only from the timer.
-    if (m.timing_fd >= 0) ao::rt::Stream().Open(m.timing_fd, m.reply_fd);
+    if (m.timing_fd >= 0) ao::rt::Stream().Open(m.timing_fd, m.reply_fd, case_index);
     ao::rt::LaunchKernel(tr.block_dim, tr.tiling_key, ascendopt_kernel_launch, args.data(), ws);
     if (ao::rt::Stream().On()) ao::rt::Stream().End();
     for (size_t i = 0; i < m.inputs.size(); ++i) {  // inputs are read-only: a kernel writing one is caught
@@ -493,7 +525,7 @@ int main(int argc, char** argv) {
             WriteResult("{\"status\": \"runtime_error\", \"error_kind\": \"input_modified\", \"message\": "
                         "\"the kernel wrote into input " + Escape(TensorLabel(m.inputs, i)) +
                         " (inputs are read-only unless the case names it as an output too)\"" + g_partial + "}\n");
-            return 0;
+            return kCaseStopped;
         }
     }
     if (shape_slots != nullptr) {
@@ -501,7 +533,7 @@ int main(int argc, char** argv) {
         if (!bad.empty()) {
             WriteResult("{\"status\": \"runtime_error\", \"error_kind\": \"output_shape\", \"message\": \"" +
                         Escape(bad) + "\"" + g_partial + "}\n");
-            return 0;
+            return kCaseStopped;
         }
     }
     for (const auto& [p, image] : lists) {
@@ -509,7 +541,7 @@ int main(int argc, char** argv) {
             WriteResult("{\"status\": \"runtime_error\", \"error_kind\": \"input_modified\", \"message\": "
                         "\"the kernel wrote into an input tensor list's descriptor (inputs are read-only)\"" +
                         g_partial + "}\n");
-            return 0;
+            return kCaseStopped;
         }
     }
 
@@ -518,7 +550,7 @@ int main(int argc, char** argv) {
         FILE* f = ao::sandbox::Reopen(out_fds[i], m.output_paths[i], "wb");
         if (f == nullptr || fwrite(outs[i], 1, bytes, f) != bytes) {
             fprintf(stderr, "ascendopt: cannot write output %s\n", m.output_paths[i].c_str());
-            return 2;
+            return kCaseFatal;
         }
         fclose(f);
     }
@@ -526,5 +558,127 @@ int main(int argc, char** argv) {
     WriteResult("{\"status\": \"ok\"" + g_partial + ", \"inferred_output_shapes\": " + shapes +
                 ", \"warnings\": " + ao::rt::WarningsJson() + "}\n");
     ao::rt::FreeAllGm();
+    return kCaseOk;
+}
+
+namespace {
+
+// The candidate's writable globals, as they are before the first case of a batch.
+struct CandidateState {
+    char *data_begin = ao_cand_data_begin, *data_end = ao_cand_data_end;
+    char *bss_begin = ao_cand_bss_begin, *bss_end = ao_cand_bss_end;
+    std::vector<char> data, bss;
+
+    // False when the link has no markers, or not around the candidate's sections as expected.
+    bool Known() const {
+        return data_begin != nullptr && data_end != nullptr && bss_begin != nullptr && bss_end != nullptr &&
+               data_begin < data_end && bss_begin < bss_end;
+    }
+    void Take() {
+        data.assign(data_begin, data_end);
+        bss.assign(bss_begin, bss_end);
+    }
+    bool Same() const {
+        return std::memcmp(data.data(), data_begin, data.size()) == 0 &&
+               std::memcmp(bss.data(), bss_begin, bss.size()) == 0;
+    }
+};
+
+size_t HeapInUse() {
+    struct mallinfo2 mi = mallinfo2();
+    return mi.uordblks + mi.hblkhd;
+}
+
+// A batch's case may leave this much more heap in use than the first one did before the runner
+// stops (a leak that would grow towards the address-space limit over the batch).
+constexpr size_t kHeapGrowthBytes = size_t(64) << 20;
+
+void Redirect(int target, const std::string& path) {
+    int fd = ao::sandbox::Active() ? ao::sandbox::WriteFd(path)
+                                   : open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return;  // the case's output then goes where the runner's went
+    dup2(fd, target);
+    if (!ao::sandbox::Active()) close(fd);
+}
+
+int RunBatch(const char* list) {
+    std::ifstream f(list);
+    if (!f) {
+        fprintf(stderr, "ascendopt: cannot open batch list %s\n", list);
+        return 2;
+    }
+    int progress = -1;
+    std::vector<std::vector<std::string>> cases;  // manifest, stdout, stderr
+    std::string line;
+    while (std::getline(f, line)) {
+        std::istringstream in(line);
+        std::string tag;
+        if (!(in >> tag)) continue;
+        if (tag == "progress") {
+            in >> progress;
+        } else if (tag == "case") {
+            std::vector<std::string> c(3);
+            if (!(in >> c[0] >> c[1] >> c[2])) {
+                fprintf(stderr, "ascendopt: bad batch line: %s\n", line.c_str());
+                return 2;
+            }
+            cases.push_back(c);
+        }
+    }
+    CandidateState cand;
+    if (cand.Known()) cand.Take();
+    fenv_t fenv0;
+    fegetenv(&fenv0);
+    size_t heap0 = 0;
+    for (size_t k = 0; k < cases.size(); ++k) {
+        if (k > 0) {  // as a fresh runner: the runtime's state, the FP environment, rand()
+            ao::rt::ResetCaseState();
+            ao::host::ResetCaseState();
+            g_partial.clear();
+            fesetenv(&fenv0);
+            srand(1);
+        }
+        if (progress >= 0) {
+            const char c = 'c';
+            ssize_t w = write(progress, &c, 1);
+            (void)w;
+        }
+        fflush(stdout);
+        fflush(stderr);
+        Redirect(1, cases[k][1]);
+        Redirect(2, cases[k][2]);
+        int end = RunCase(cases[k][0].c_str(), int(k));
+        fflush(stdout);
+        fflush(stderr);
+        if (g_case_result_fd >= 0 && !ao::sandbox::Active()) close(g_case_result_fd);
+        g_case_result_fd = -1;
+        if (end == kCaseFatal) return 2;
+        if (end != kCaseOk) return 0;  // a failed case ends the runner
+        ao::rt::ResetCaseState();
+        ao::host::ResetCaseState();
+        if (k == 0) heap0 = HeapInUse();
+        // The candidate kept state (a static it wrote, a lazily built cache, a leak): the next
+        // case would not run as in a fresh runner.
+        if (!cand.Known() || !cand.Same() || HeapInUse() > heap0 + kHeapGrowthBytes) return 0;
+    }
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (ao::sandbox::Requested() && !ao::sandbox::Active()) {  // e.g. a runner not linked main.o-first
+        fprintf(stderr, "ascendopt: sandbox: the filter was not installed before the candidate's code\n");
+        return 2;
+    }
+    if (argc == 2 && std::strcmp(argv[1], "--signature") == 0) {
+        PrintSignature();
+        return 0;
+    }
+    if (argc == 3 && std::strcmp(argv[1], "--batch") == 0) return RunBatch(argv[2]);
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s MANIFEST | --batch LIST | --signature\n", argv[0]);
+        return 2;
+    }
+    return RunCase(argv[1], -1) == kCaseFatal ? 2 : 0;
 }

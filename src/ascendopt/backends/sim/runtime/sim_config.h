@@ -87,6 +87,9 @@ uint8_t* AllocGm(uint64_t bytes, const std::string& name, uint8_t fill);
 // host memory of the runner's image, read-only here, never freed.
 void RegisterImageGm(const void* base, uint64_t bytes, const std::string& name);
 void FreeAllGm();
+// The runner's state between two cases of a batch (main.cpp): GM freed, warnings and queue
+// ids as a fresh process has them.
+void ResetCaseState();
 
 struct LaunchResult {
     std::vector<CoreStats> cores;

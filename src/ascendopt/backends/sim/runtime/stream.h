@@ -14,6 +14,9 @@
 // kCrossSet and kMax record defines the next id (1, 2, ...). Names (Instr::name, core labels)
 // are sent once (kName, ids 0, 1, ... in order) and referred to by id. The stream ends with
 // kEnd carrying the number of records before it; anything else is a forged or broken stream.
+// A batch (one runner, several cases: main.cpp) sends one such stream per case that launches
+// its kernel, back to back on the same pipe, each with a kCase record right after its header
+// (the case's index in the batch, increasing); the timer replays each from a fresh state.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -46,6 +49,7 @@ enum Op : uint8_t {
     kFinish,     // the running core finished
     kQuery,      // GetSystemCycle of the running core: the timer answers with an int64
     kEnd,        // u64 number of records before this one
+    kCase,       // u32 index of the case in a batch (only right after the header, in a batch)
     kOpCount
 };
 
@@ -85,7 +89,8 @@ namespace ao::rt {
 class TimingStream {
 public:
     bool On() const { return fd_ >= 0; }
-    void Open(int event_fd, int reply_fd);  // writes the header
+    // Writes the header (and, in a batch, the case's index); every earlier case's state is dropped.
+    void Open(int event_fd, int reply_fd, int case_index = -1);
     void Launch(uint32_t cores, uint32_t l2_blocks);
     void Begin(int core, uint32_t model_num, const char* label);  // g_core: that core's state
     void Issue(const Instr& ins);

@@ -14,11 +14,23 @@ TimingStream& Stream() {
     return s;
 }
 
-void TimingStream::Open(int event_fd, int reply_fd) {
+void TimingStream::Open(int event_fd, int reply_fd, int case_index) {
     fd_ = event_fd;
     reply_fd_ = reply_fd;
+    cur_core_ = nullptr;
+    core_of_.clear();
+    records_ = times_ = 0;
+    next_name_ = 0;
+    names_.clear();
+    n_ = 0;
     const uint32_t head[2] = {ts::kMagic, ts::kVersion};
     Put(head, sizeof head);
+    if (case_index >= 0) {
+        const uint8_t op = ts::kCase;
+        const uint32_t index = uint32_t(case_index);
+        Put(&op, 1);
+        Put(&index, sizeof index);
+    }
 }
 
 void TimingStream::Flush() {

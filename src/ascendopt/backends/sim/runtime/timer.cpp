@@ -60,6 +60,7 @@ struct Malformed {
 struct Incomplete {
     std::string what;
 };
+struct EndOfBatch {};  // a batch's stream ended where the next case's would begin
 
 [[noreturn]] void Bad(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 void Bad(const char* fmt, ...) {
@@ -120,8 +121,11 @@ std::string g_label;
 
 class Replayer {
 public:
-    Replayer(const SocParams& soc, int event_fd, int reply_fd) : soc_(soc), in_(event_fd), reply_fd_(reply_fd) {}
+    // `after` >= -1: a batch's stream, whose case index must follow `after`; -2: one run's.
+    Replayer(const SocParams& soc, Reader& in, int reply_fd, int after = -2)
+        : soc_(soc), in_(in), reply_fd_(reply_fd), after_(after) {}
     void Run();
+    int case_index = -1;  // in a batch: the case this stream said it times (-1 before its header)
     std::vector<CoreStats> stats;
     // The kernel was compiled with --cce-auto-sync (manifest line from the driver, which read the
     // operator's build files; never from the stream). The compiler inserts nothing on the cube
@@ -149,8 +153,9 @@ private:
     void Switch(uint32_t core);
 
     const SocParams& soc_;
-    Reader in_;
+    Reader& in_;
     int reply_fd_;
+    int after_;
     std::deque<std::string> names_;  // stable storage: instruction names are compared by address
     std::vector<Slot> cores_;
     std::vector<double> times_{0.0};
@@ -223,8 +228,20 @@ void Replayer::OnIssue() {
 
 void Replayer::Run() {
     uint32_t head[2];
-    if (!in_.Get(head, sizeof head)) throw Incomplete{"the runner wrote no timing stream"};
+    if (!in_.Get(head, sizeof head)) {
+        if (after_ >= -1) throw EndOfBatch{};
+        throw Incomplete{"the runner wrote no timing stream"};
+    }
     if (head[0] != ts::kMagic || head[1] != ts::kVersion) Bad("bad header %08x %u", head[0], head[1]);
+    if (after_ >= -1) {  // a batch: the case's index, then its stream as a run's
+        uint8_t op;
+        uint32_t index;
+        in_.Need(&op, 1);
+        in_.Need(&index, sizeof index);
+        if (op != ts::kCase || int64_t(index) <= after_ || index > (1u << 20))
+            Bad("batch stream without its case index after case %d", after_);
+        case_index = int(index);
+    }
     uint32_t max_cores = uint32_t(std::max(1.0, soc_.Get("max_block_dim", 65535))) * 3;  // AIC + 2 AIV
     for (;;) {
         uint8_t op;
@@ -365,7 +382,7 @@ void Replayer::Run() {
                 for (size_t c = 0; c < cores_.size(); ++c)
                     if (cores_[c].state != 3) Bad("end record while core %zu has not finished", c);
                 uint8_t extra;
-                if (in_.Get(&extra, 1)) Bad("bytes after the end record");
+                if (after_ < -1 && in_.Get(&extra, 1)) Bad("bytes after the end record");
                 return;
             }
             default: Bad("unknown record type %u at byte %" PRIu64, op, in_.Offset() - 1);
@@ -377,7 +394,7 @@ struct Manifest {
     SocParams soc;
     std::string result, trace, probe, probe_arg;
     int ev = -1, reply = -1;
-    bool confine = false, auto_sync = false;
+    bool confine = false, auto_sync = false, batch = false;
     unsigned long long as_bytes = 0, cpu_s = 0;
 };
 
@@ -400,6 +417,7 @@ bool ParseManifest(const char* path, Manifest& m) {
         else if (tag == "confine") m.confine = bool(in >> m.as_bytes >> m.cpu_s);
         else if (tag == "probe") in >> m.probe >> m.probe_arg;
         else if (tag == "auto_sync") m.auto_sync = true;
+        else if (tag == "batch") m.batch = true;
     }
     return !m.result.empty() && m.ev >= 0;
 }
@@ -472,30 +490,51 @@ int main(int argc, char** argv) {
         }
         Probe(m);
     }
-    std::unique_ptr<Replayer> r(new Replayer(soc, m.ev, m.reply));
-    r->auto_sync = m.auto_sync;
-    std::string status = "ok", message;
-    try {
-        r->Run();
-    } catch (const Malformed& e) {
-        status = "malformed";
-        message = "forged or malformed timing stream: " + e.what;
-    } catch (const Incomplete& e) {
-        status = "incomplete";
-        message = e.what;
-    } catch (const std::bad_alloc&) {
-        status = "malformed";
-        message = "forged or malformed timing stream: it needs more memory than the timer may use";
-    }
-    g_core = nullptr;
-    std::string body = "{\"status\": \"" + status + "\", \"message\": \"" + JsonEscape(message) +
-                       "\", \"cores_timed\": " + std::to_string(r->Cores());
-    if (status == "ok") body += TimingFields(r->stats, soc);
-    body += ", \"warnings\": " + WarningsJson() + "}\n";
-    WriteFile(m.result, body);
-    if (status == "ok" && !m.trace.empty()) {
-        if (tf == nullptr) tf = fopen(m.trace.c_str(), "w");
-        if (tf != nullptr) WriteTrace(tf, r->stats);
+    // One run's stream, or a batch's (manifest line `batch`): one result line per case stream,
+    // each replayed from a fresh state, until the runner's end or the first case whose stream is
+    // not complete.
+    std::unique_ptr<Reader> reader(new Reader(m.ev));
+    std::string lines;
+    int after = m.batch ? -1 : -2;
+    for (;;) {
+        ResetWarnings();
+        g_core = nullptr;
+        g_label.clear();
+        g_position = 0;
+        std::unique_ptr<Replayer> r(new Replayer(soc, *reader, m.reply, after));
+        r->auto_sync = m.auto_sync;
+        std::string status = "ok", message;
+        try {
+            r->Run();
+        } catch (const EndOfBatch&) {
+            break;
+        } catch (const Malformed& e) {
+            status = "malformed";
+            message = "forged or malformed timing stream: " + e.what;
+        } catch (const Incomplete& e) {
+            status = "incomplete";
+            message = e.what;
+        } catch (const std::bad_alloc&) {
+            status = "malformed";
+            message = "forged or malformed timing stream: it needs more memory than the timer may use";
+        }
+        g_core = nullptr;
+        std::string body = "{\"status\": \"" + status + "\", \"message\": \"" + JsonEscape(message) +
+                           "\", \"cores_timed\": " + std::to_string(r->Cores());
+        if (m.batch) body += ", \"case\": " + std::to_string(r->case_index);
+        if (status == "ok") body += TimingFields(r->stats, soc);
+        body += ", \"warnings\": " + WarningsJson() + "}\n";
+        lines += body;
+        WriteFile(m.result, lines);  // a batch's lines so far, whole
+        if (!m.batch) {
+            if (status == "ok" && !m.trace.empty()) {
+                if (tf == nullptr) tf = fopen(m.trace.c_str(), "w");
+                if (tf != nullptr) WriteTrace(tf, r->stats);
+            }
+            break;
+        }
+        if (status != "ok") break;
+        after = r->case_index;
     }
     if (tf != nullptr) fclose(tf);
     return 0;

@@ -103,9 +103,10 @@ inline void BindData(const void* obj, size_t size, void* dst) {
     *n = k;
     if (dst != nullptr && dst != obj && *n < kMaxBindings) b[(*n)++] = Binding{obj, size, dst};
 }
-inline void ClearBindings() {
+inline void ClearBindings() {  // the bindings' bytes too: a batch's next case finds none (main.cpp)
     int* n = nullptr;
-    Bindings(&n);
+    Binding* b = Bindings(&n);
+    for (int i = 0; i < kMaxBindings; ++i) b[i] = Binding{nullptr, 0, nullptr};
     *n = 0;
 }
 inline void SyncData(const void* addr) {
