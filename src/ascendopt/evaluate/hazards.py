@@ -2,14 +2,17 @@
 
 The simulator detects every hazard and gives it one of two severities:
 
-- **errors** end the run (``runtime_error`` with the hazard as ``error_kind``): writes out of
+- **errors** end the run (``runtime_error`` with the hazard as ``error_kind``): GM writes out of
   bounds, reads beyond the mapped page, UB overflow, misalignment, queue misuse, ...;
 - **warnings** are recorded on the case and the run goes on (``CaseResult.warnings``): a race
   (two pipes touch the same bytes with nothing ordering them) and a GM read past a tensor's
-  padded end inside the mapped page (``gm_read_past_end``), and a UB/L1/L0 read outside the
-  tensor's buffer but inside the memory (``local_read_outside_buffer``: the device checks no
-  tensor bounds). Working operators carry such hazards on the chip, so on the operator *as
-  given* they are reported, not fatal (``--strict`` makes them fatal).
+  padded end inside the mapped page (``gm_read_past_end``), a UB/L1/L0 read or write outside
+  the tensor's buffer but inside the memory (``local_read_outside_buffer``,
+  ``local_write_outside_buffer``: the device checks no tensor bounds; the outputs show whether
+  the bytes mattered) and a continuous mask above one repeat's elements (``mask_out_of_range``:
+  the mask register is filled and the instruction takes one repeat's worth). Working operators
+  carry such hazards on the chip, so on the operator *as given* they are reported, not fatal
+  (``--strict`` makes them fatal).
 
 A candidate derived from a parent (Stage I rewrite, Stage II tiling, rewind de-optimization)
 is rejected when it carries a hazard kind its parent did not have: otherwise a search could buy
@@ -23,7 +26,9 @@ from dataclasses import replace
 from typing import Any, Iterable
 
 #: Hazard kinds the simulator reports as warnings (the run goes on).
-WARNING_KINDS = ("race", "gm_read_past_end", "local_read_outside_buffer")
+WARNING_KINDS = (
+    "race", "gm_read_past_end", "local_read_outside_buffer", "local_write_outside_buffer", "mask_out_of_range",
+)
 
 
 def case_warnings(results: Iterable[Any]) -> list[dict[str, Any]]:

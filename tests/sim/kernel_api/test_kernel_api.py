@@ -13,6 +13,8 @@ import pytest
 
 from ascendopt.backends.sim.build import INCLUDE_DIR, KERNEL_RUNTIME_SOURCES, RUNTIME_DIR
 
+from .conftest import assert_fails
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -176,14 +178,12 @@ def test_get_max_min_cnt(rows):
 @pytest.mark.parametrize("case, kind", [
     ("set_flag_bad_event", "invalid_argument"),
     ("copy_misaligned", "misaligned"),
-    ("copy_out_of_bounds", "local_out_of_bounds"),
+    ("copy_out_of_bounds", "local_write_outside_buffer"),
     ("gather_mask_bad_pattern", "invalid_argument"),
-    ("gather_mask_out_of_bounds", "local_out_of_bounds"),
+    ("gather_mask_out_of_bounds", "local_write_outside_buffer"),
     ("init_gm_out_of_bounds", "gm_out_of_bounds"),
     ("broadcast_bad_shape", "invalid_argument"),
-    ("broadcast_out_of_bounds", "local_out_of_bounds"),
+    ("broadcast_out_of_bounds", "local_write_outside_buffer"),
 ])
 def test_failures_are_typed(exe, case, kind):
-    res = subprocess.run([str(exe), "fail", case], capture_output=True, text=True, timeout=60)
-    assert res.returncode == 3, (res.returncode, res.stderr)
-    assert f"ascendopt-error: {kind}:" in res.stderr, res.stderr
+    assert_fails(exe, case, kind)

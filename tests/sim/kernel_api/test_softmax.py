@@ -33,7 +33,7 @@ def test_softmax_half_padded_columns(more_rows):
 
 @pytest.mark.parametrize("case, kind", [
     ("softmax_misaligned", "misaligned"),
-    ("softmax_out_of_bounds", "local_out_of_bounds"),
+    ("softmax_out_of_bounds", "local_write_outside_buffer"),
 ])
 def test_softmax_failures_are_typed(more_exe, case, kind):
     assert_fails(more_exe, case, kind)

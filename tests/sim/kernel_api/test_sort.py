@@ -92,7 +92,7 @@ def test_sort_len_and_offset_in_elements(more_rows):
 
 
 @pytest.mark.parametrize("case, kind", [
-    ("sort_out_of_bounds", "local_out_of_bounds"),
+    ("sort_out_of_bounds", "local_write_outside_buffer"),
     ("sort_misaligned", "misaligned"),
     ("sort_bad_valid_bit", "invalid_argument"),
     ("sort_repeat_not_contiguous", "invalid_argument"),

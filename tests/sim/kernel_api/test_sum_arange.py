@@ -24,14 +24,14 @@ def test_arange(more_rows):
 
 @pytest.mark.parametrize("case, kind", [
     ("sum_bad_n", "invalid_argument"),
-    ("sum_out_of_bounds", "local_out_of_bounds"),
-    ("arange_out_of_bounds", "local_out_of_bounds"),
+    ("sum_out_of_bounds", "local_write_outside_buffer"),
+    ("arange_out_of_bounds", "local_write_outside_buffer"),
 ])
 def test_sum_arange_failures_are_typed(more_exe, case, kind):
     assert_fails(more_exe, case, kind)
 
 
-def test_tbuf_get_longer_than_its_buffer_fails_only_on_a_write_past_it(more_exe):
+def test_tbuf_get_longer_than_its_buffer_is_checked_only_on_access(more_exe):
     res = run_case(more_exe, "fail", "tbuf_get_longer_than_buffer")
     assert "did not fail" in res.stderr and "ascendopt-" not in res.stderr, res.stderr
-    assert_fails(more_exe, "tbuf_get_longer_write_past", "local_out_of_bounds")
+    assert_fails(more_exe, "tbuf_get_longer_write_past", "local_write_outside_buffer")

@@ -27,6 +27,8 @@ const char* ErrorKindName(ErrorKind k) {
         case ErrorKind::Unsupported: return "unsupported";
         case ErrorKind::GmReadPastEnd: return "gm_read_past_end";
         case ErrorKind::LocalReadOutsideBuffer: return "local_read_outside_buffer";
+        case ErrorKind::LocalWriteOutsideBuffer: return "local_write_outside_buffer";
+        case ErrorKind::MaskOutOfRange: return "mask_out_of_range";
     }
     return "unknown";
 }

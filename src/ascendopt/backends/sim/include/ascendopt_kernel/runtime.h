@@ -15,13 +15,13 @@ enum class Pipe : uint8_t { S = 0, V, M, MTE1, MTE2, MTE3, FIX, ALL, COUNT };
 
 // Typed simulator hazards. Fail() ends the run with status `runtime_error` and this reason;
 // Warn() records a hazard that working operators carry on the device (Race, GmReadPastEnd,
-// LocalReadOutsideBuffer) and lets the run go on (the driver reports it per case; `--strict`
-// and the candidate rules decide what it costs).
+// Local*OutsideBuffer, MaskOutOfRange) and lets the run go on (the driver reports it per case;
+// `--strict` and the candidate rules decide what it costs).
 enum class ErrorKind : uint8_t {
     UbOverflow = 0,     // InitBuffer beyond the capacity of UB/L1/L0*
     Misaligned,         // address/length violates the 32-byte rules of the instruction
     GmOutOfBounds,      // GM access outside every allocation (incl. runtime padding)
-    LocalOutOfBounds,   // UB/L1/L0 write outside the tensor's buffer (a read there is a warning)
+    LocalOutOfBounds,   // UB/L1/L0 address outside the memory (within it: the two warnings below)
     QueueMisuse,        // DeQue on an empty queue, Alloc with no free buffer, EnQue over depth
     Deadlock,           // cores can never meet (SyncAll mismatch), flag never set, ...
     Race,               // unsynchronised conflicting accesses from two pipes
@@ -29,7 +29,10 @@ enum class ErrorKind : uint8_t {
     InvalidArgument,    // an API argument outside its documented range
     Unsupported,        // an API or dtype combination the emulation does not implement
     GmReadPastEnd,      // a GM read past the tensor's padded end, inside the mapped page (warning)
-    LocalReadOutsideBuffer,  // a UB/L1/L0 read outside the tensor's buffer, inside the memory (warning)
+    LocalReadOutsideBuffer,   // a UB/L1/L0 read outside the tensor's buffer, inside the memory (warning)
+    LocalWriteOutsideBuffer,  // a UB/L1/L0 write outside the tensor's buffer, inside the memory (warning)
+    MaskOutOfRange,           // a continuous mask above the elements of one repeat (warning; SetMask
+                              // fills the register, the instruction takes one repeat's worth)
 };
 const char* ErrorKindName(ErrorKind k);
 

@@ -160,11 +160,12 @@ public:
         return {Space(), b, e, write};
     }
     // The device checks no tensor bounds: UB/L1/L0 are flat memories, and an access outside the
-    // tensor's buffer touches whatever lies there. A write outside it clobbers another buffer and
-    // stays an error; a read outside it (inside the memory) is a warning, as a read past a GM
-    // tensor's end is: working operators carry such reads (a Cast or Compare that reads whole
-    // repeats past a short tail) and their outputs decide whether it matters. Past the memory's
-    // capacity both are the overflow.
+    // tensor's buffer (inside the memory) touches whatever lies there. Working operators carry
+    // such accesses (a Cast that reads or writes whole repeats past a short tail, a temporary
+    // sized for a narrower dtype whose neighbour is idle), so they are warnings, as a read past
+    // a GM tensor's end is: the outputs decide whether the clobbered or foreign bytes mattered,
+    // the race detector sees a neighbour in use, and a candidate may not add one. Past the
+    // memory's capacity both are the overflow.
     void CheckBytes(uint64_t b, uint64_t e, const char* what, bool write = true) const {
         if (base_ == nullptr)
             ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "%s: LocalTensor was never allocated", what);
@@ -178,18 +179,15 @@ public:
                          ao::rt::SpaceName(Space()), (unsigned long long)cap, (unsigned long long)buf_begin_,
                          (unsigned long long)buf_end_);
         if (b >= buf_begin_ && e <= buf_end_) return;
-        if (write)
-            ao::rt::Fail(ao::rt::ErrorKind::LocalOutOfBounds,
-                         "%s: write of [%llu, %llu) of %s is outside its buffer [%llu, %llu)", what,
-                         (unsigned long long)b, (unsigned long long)e, ao::rt::SpaceName(Space()),
-                         (unsigned long long)buf_begin_, (unsigned long long)buf_end_);
         char key[160];
         snprintf(key, sizeof key, "%s|%s", what, ao::rt::SpaceName(Space()));
-        ao::rt::Warn(ao::rt::ErrorKind::LocalReadOutsideBuffer, key,
-                     "%s: read of [%llu, %llu) of %s is outside its buffer [%llu, %llu); the device checks no "
-                     "tensor bounds, so it reads whatever lies there", what, (unsigned long long)b,
-                     (unsigned long long)e, ao::rt::SpaceName(Space()), (unsigned long long)buf_begin_,
-                     (unsigned long long)buf_end_);
+        ao::rt::Warn(write ? ao::rt::ErrorKind::LocalWriteOutsideBuffer : ao::rt::ErrorKind::LocalReadOutsideBuffer,
+                     key,
+                     "%s: %s of [%llu, %llu) of %s is outside its buffer [%llu, %llu); the device checks no "
+                     "tensor bounds, so it %s whatever lies there", what, write ? "write" : "read",
+                     (unsigned long long)b, (unsigned long long)e, ao::rt::SpaceName(Space()),
+                     (unsigned long long)buf_begin_, (unsigned long long)buf_end_,
+                     write ? "overwrites" : "reads");
     }
 
     uint8_t* base_ = nullptr;     // base of this core's memory space

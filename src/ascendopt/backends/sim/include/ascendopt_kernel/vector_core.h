@@ -183,10 +183,21 @@ inline void ContMaskBits(const char* name, uint32_t es, uint64_t m, uint64_t& lo
     uint32_t perRep = ONE_REPEAT_BYTE_SIZE / es;
     uint32_t maxMask = perRep > 128 ? 128 : perRep;
     if (es == 1) maxMask = 256;
-    if (m > maxMask)
+    // Above the documented range the device does not fault: SetMask<T>(len) fills the low word
+    // (and, from 128, both words), and an instruction on 2- or 4-byte data reads only the words
+    // its repeat has lanes for. Byte data has 256 lanes, more than the two words hold.
+    if (m > maxMask && es == 1)
         ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument,
                      "%s: continuous mask %llu exceeds %u elements per repeat for %u-byte data", name,
                      (unsigned long long)m, maxMask, es);
+    if (m > maxMask) {
+        char key[96];
+        snprintf(key, sizeof key, "%s|%u", name, es);
+        ao::rt::Warn(ao::rt::ErrorKind::MaskOutOfRange, key,
+                     "%s: continuous mask %llu exceeds the %u elements of one repeat for %u-byte data; the mask "
+                     "register is filled and the instruction takes %u per repeat", name, (unsigned long long)m,
+                     maxMask, es, maxMask);
+    }
     if (m >= 128) { lo = ~0ull; hi = ~0ull; }
     else if (m >= 64) { lo = ~0ull; hi = m == 64 ? 0 : (~0ull >> (128 - m)); }
     else { lo = m == 0 ? 0 : (~0ull >> (64 - m)); hi = 0; }
