@@ -607,6 +607,9 @@ public:
             ao::rt::Fail(ao::rt::ErrorKind::InvalidArgument, "Matmul::GetTensorC: the workspace (SetWorkspace, %llu "
                          "bytes) cannot hold a %u x %u C block", (unsigned long long)wsBytes_, RowsOf(curM_), ColsOf(curN_));
         CopyOutGm((__gm__ DstT*)ws_, curM_, curN_, enAtomic, true);
+        // The block is returned ready: the library's caller waits for the cube's notification that
+        // its Fixpipe wrote the workspace, so every later access of the caller comes after the write.
+        flags_.Pass(ao::rt::Pipe::FIX, ao::rt::Pipe::S, 16);
         pending_ = false;
         GlobalTensor<DstT> out;
         out.SetGlobalBuffer((__gm__ DstT*)ws_, wsBytes_ / sizeof(DstT));
@@ -763,7 +766,8 @@ private:
         LocalTensor<L0cT> c1 = c1Buf_.template Get<L0cT>()[uint32_t(cSlot_ * l0cElems_)];
         const uint64_t m0 = uint64_t(mi) * baseM_, n0 = uint64_t(ni) * baseN_;
         // Flag ids: 0-1 L1 full, 2-3 L1 free, 4-5 L0 full, 6-7 L0 free, 8-9 L0C ready, 10-11 L0C
-        // free, 12 bias table free, 13-14 quant scale L1 free/full, 15 bias L1 free.
+        // free, 12 bias table free, 13-14 quant scale L1 free/full, 15 bias L1 free; 16 the C block
+        // in the workspace written (GetTensorC()).
         flags_.Wait(10 + cSlot_);  // FIX done with this L0C buffer
         for (uint32_t kt0 = 0; kt0 < kTiles; kt0 += kbL1_) {
             const uint32_t s = l1Slot_;
