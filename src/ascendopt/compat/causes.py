@@ -278,7 +278,7 @@ def classify_compile_error(text: str, root: Path, files: Mapping[str, str], incl
                          SIMULATOR, where, detail)
         if not scope and name in STD_NAMES:
             return Cause(f"`{name}` is used without `std::`: the simulator's headers do not make `std::{name}` "
-                         "visible (the toolkit's do)", SIMULATOR, where, detail)
+                         "visible (the operator expects a toolkit header to)", SIMULATOR, where, detail)
         if scope and not _toolkit(scope) and src.declares(scope.split("::")[0]):
             return Cause(f"operator code: `{scope}::{name}` is not declared", OPERATOR, where, detail)
         return _not_emulated(_api(scope, name), where, detail)
