@@ -33,3 +33,34 @@ def sim_cache(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def backend(sim_cache) -> SimBackend:
     return SimBackend(builder=SimBuilder(cache_dir=sim_cache))
+
+
+#: A kernel compile without the compiler's automatic synchronisation (the toolkit adds
+#: --cce-auto-sync unless the operator's CMake says this: oprepo.AUTO_SYNC_DEFAULT).
+CMAKE_AUTO_SYNC_OFF = "add_ops_compile_options(ALL OPTIONS --cce-auto-sync=off)\n"
+
+
+@pytest.fixture(scope="session")
+def no_auto_sync(tmp_path_factory):
+    """``no_auto_sync(op_dir) -> Operator``: the operator of ``op_dir`` loaded from a copy (made
+    once per session) whose CMakeLists.txt builds its kernel with ``--cce-auto-sync=off``, as
+    some cann-ops operators are: a conflict of the scalar pipe with V/MTE2/MTE3 that nothing
+    orders is then a race (with the default option the compiler's inserted flags order it)."""
+    import shutil
+
+    from ascendopt.operator import Operator
+
+    made: dict[Path, Path] = {}
+
+    def load(op_dir: str | Path) -> Operator:
+        src = Path(op_dir).resolve()
+        if src not in made:
+            dest = tmp_path_factory.mktemp("no_auto_sync") / src.name
+            shutil.copytree(src, dest)
+            (dest / "CMakeLists.txt").write_text(CMAKE_AUTO_SYNC_OFF)
+            made[src] = dest
+        op = Operator.load(made[src])
+        assert not op.auto_sync
+        return op
+
+    return load

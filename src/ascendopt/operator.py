@@ -183,8 +183,9 @@ class Operator:
     @property
     def auto_sync(self) -> bool:
         """Whether the operator's build compiles its kernel with the compiler's automatic
-        synchronisation (``--cce-auto-sync``, read from its CMake files: :func:`cce_auto_sync`; a
-        bundle without a directory has none)."""
+        synchronisation (``--cce-auto-sync``, read from its CMake files: :func:`cce_auto_sync`; on
+        unless they turn it off, as the toolkit's compile has it; a bundle without a directory
+        has the default, on)."""
         if "auto_sync" not in self._memo:
             self._memo["auto_sync"] = (cce_auto_sync(self.root) if str(self.root) not in ("", ".")
                                        else AUTO_SYNC_DEFAULT)
@@ -280,7 +281,9 @@ class Operator:
         return regs[0][1] if regs else None
 
     def write_to(self, dest: str | Path) -> Path:
-        """Writes the sources (and a copy of tests/) to a new directory."""
+        """Writes the sources (and copies of tests/ and of the operator's own ``CMakeLists.txt``
+        and ``op_kernel/CMakeLists.txt``, which hold its kernel compile options: :attr:`auto_sync`)
+        to a new directory."""
         import shutil
 
         dest = Path(dest)
@@ -292,6 +295,10 @@ class Operator:
         tests = self.root / "tests"
         if tests.is_dir() and not (dest / "tests").exists():
             shutil.copytree(tests, dest / "tests")
+        if str(self.root) not in ("", "."):
+            for rel in ("CMakeLists.txt", "op_kernel/CMakeLists.txt"):
+                if (self.root / rel).is_file() and not (dest / rel).exists():
+                    shutil.copyfile(self.root / rel, dest / rel)
         return dest
 
 

@@ -319,12 +319,14 @@ def _interface_defines(text: str) -> list[str]:
     return out
 
 
-#: Whether a kernel whose build files do not set ``--cce-auto-sync`` is simulated with it. The
-#: toolkit's operator compile adds the option unless ``--cce-auto-sync=off`` is given (asc-devkit
-#: ``tools/build/asc_op_compile_base/asc_op_compiler/compile_op.py``), but the simulator applies
-#: it only where the operator's CMake says so, so that operators without CMake files (the
-#: project's own, test fixtures) keep their race reports.
-AUTO_SYNC_DEFAULT = False
+#: Whether a kernel whose build files do not set ``--cce-auto-sync`` is compiled with it: yes. The
+#: toolkit's operator compile appends ``--cce-auto-sync`` to the kernel's compile options unless
+#: they already hold ``--cce-auto-sync=off`` or the operator's compile-option json says
+#: ``"auto_sync": false`` (asc-devkit ``tools/build/asc_op_compile_base/adapter/compile_op.py``,
+#: ``_add_op_compile_options_by_customized_json``; the same in ``asc_op_compiler/compile_op.py``),
+#: so an operator built the standard way (cann-ops, msOpGen projects, ``ops/``) has it unless its
+#: CMake says ``=off`` (the compiler then takes the last of the options). The json is not read.
+AUTO_SYNC_DEFAULT = True
 _OPTION_KEYWORDS = {"OP_NAME", "COMPUTE_UNIT", "OPTIONS"}  # add_ops_compile_options' keywords
 
 

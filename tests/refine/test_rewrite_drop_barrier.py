@@ -1,5 +1,6 @@
 from ascendopt.refine.transforms import REWRITES
 
+from ..rewind.conftest import OPS
 from .conftest import load
 
 MULS = "level1/muls_custom"
@@ -14,9 +15,10 @@ def slow_op():
     return op.with_file(op.kernel_file, src.replace(old, old + "            AscendC::PipeBarrier<PIPE_ALL>();\n"))
 
 
-def scalar_op():
-    """muls_custom whose compute is a scalar loop fenced by the barriers it needs."""
-    op = load(MULS)
+def scalar_op(op=None):
+    """muls_custom (or `op`, a copy of it) whose compute is a scalar loop fenced by the barriers it
+    needs."""
+    op = op or load(MULS)
     src = op.files[op.kernel_file]
     old = "            AscendC::Muls(yLocal, xLocal, static_cast<TX>(value), count);\n"
     new = ("            AscendC::PipeBarrier<PIPE_ALL>();\n"
@@ -39,8 +41,11 @@ def test_drops_the_barrier_in_the_tile_loop(check):
     assert all(r.status == "ok" for r in check(fast))
 
 
-def test_loop_barriers_come_first_and_a_needed_barrier_is_caught_by_the_race_checker(check):
-    op = scalar_op()
+def test_loop_barriers_come_first_and_a_needed_barrier_is_caught_by_the_race_checker(check, no_auto_sync):
+    # Built with --cce-auto-sync=off: the barrier orders the scalar loop after the copy-in
+    # (MTE2 -> S) and before the copy-out (S -> MTE3), which the compiler's default
+    # synchronisation would otherwise do.
+    op = scalar_op(no_auto_sync(OPS / MULS))
     src = op.files[op.kernel_file]
     op = op.with_file(op.kernel_file, src.replace("            Compute(count);\n",
                                                   "            Compute(count);\n            AscendC::PipeBarrier<PIPE_V>();\n"))

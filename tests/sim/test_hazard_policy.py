@@ -1,7 +1,9 @@
 """Hazard severities: races and GM reads a little past a tensor are warnings on the operator as
 given (the run goes on, ``strict`` fails it); writes out of bounds and reads beyond the mapped
 page are errors; a candidate (Stage I, Stage II, rewind) may not add a hazard its parent did not
-have. Kernels: variants of the ``scale_copy`` fixture."""
+have. Kernels: variants of the ``scale_copy`` fixture; the races are a scalar read right after
+``DeQue``, so the kernels that carry one are built with ``--cce-auto-sync=off`` (the compiler's
+automatic synchronisation, on by default, would order it)."""
 
 from __future__ import annotations
 
@@ -26,7 +28,8 @@ from ..conftest import FIXTURE_OPS
 K = "op_kernel/scale_copy.cpp"
 DEQUE = "        LocalTensor<float> xLocal = inQueue.DeQue<float>();\n"
 # A scalar read of the tile right after DeQue: DeQue orders MTE2 before V, not before the
-# scalar unit, so this read races with the copy-in (as in some cann-ops kernels).
+# scalar unit, so without --cce-auto-sync this read races with the copy-in (as in some cann-ops
+# kernels built with --cce-auto-sync=off).
 PEEK = DEQUE + "        volatile float first = xLocal.GetValue(0);\n        (void)first;\n"
 # The same read, made safe by an MTE2 -> S flag.
 PEEK_SYNCED = DEQUE + ("        SetFlag<HardEvent::MTE2_S>(0);\n        WaitFlag<HardEvent::MTE2_S>(0);\n"
@@ -53,21 +56,34 @@ def cases():
     return {c.name: c for c in load_op_cases(FIXTURE_OPS / "scale_copy")}
 
 
+@pytest.fixture(scope="module")
+def off(no_auto_sync):
+    """scale_copy built with --cce-auto-sync=off."""
+    return no_auto_sync(FIXTURE_OPS / "scale_copy")
+
+
 def kinds(res) -> list[str]:
     return sorted({w["kind"] for w in res.warnings})
 
 
-def test_a_racy_scalar_read_after_deque_passes_with_a_warning(backend, cases):
-    [res] = check_operator(backend, variant(DEQUE, PEEK), [cases["small_tail"]])
+def test_a_racy_scalar_read_after_deque_passes_with_a_warning(backend, cases, off):
+    [res] = check_operator(backend, variant(DEQUE, PEEK, off), [cases["small_tail"]])
     assert res.status == "ok" and kinds(res) == ["race"], (res.status, res.message)
     w = res.warnings[0]
     assert "GetValue" in w["message"] and "MTE2" in w["message"] and w["count"] >= 1
-    [synced] = check_operator(backend, variant(DEQUE, PEEK_SYNCED), [cases["small_tail"]])
+    [synced] = check_operator(backend, variant(DEQUE, PEEK_SYNCED, off), [cases["small_tail"]])
     assert synced.status == "ok" and synced.warnings == [], synced.warnings
 
 
-def test_strict_turns_the_race_into_an_error(backend, cases):
-    [res] = check_operator(backend, variant(DEQUE, PEEK), [cases["small_tail"]], strict=True)
+def test_the_compilers_auto_sync_orders_the_scalar_read(backend, cases):
+    # Built the standard way (no CMake option: the toolkit adds --cce-auto-sync), the compiler's
+    # MTE2 -> S flag pair orders the read: no race.
+    [res] = check_operator(backend, variant(DEQUE, PEEK), [cases["small_tail"]])
+    assert res.status == "ok" and res.warnings == [], res.warnings
+
+
+def test_strict_turns_the_race_into_an_error(backend, cases, off):
+    [res] = check_operator(backend, variant(DEQUE, PEEK, off), [cases["small_tail"]], strict=True)
     assert res.status == "runtime_error" and res.error_kind == "race" and "--strict" in res.message
     assert kinds(res) == ["race"]
 
@@ -119,10 +135,10 @@ def _evaluator(backend, budget: int, label: str) -> BudgetedEvaluator:
                              run_label=label)
 
 
-def test_rewind_and_stage1_reject_a_candidate_that_adds_a_race(backend, cases):
+def test_rewind_and_stage1_reject_a_candidate_that_adds_a_race(backend, cases, off):
     beval = _evaluator(backend, 4, "hazard-stage1")
     cs = [cases["small_tail"]]
-    parent = Operator.load(FIXTURE_OPS / "scale_copy")
+    parent = off
     racy = variant(DEQUE, PEEK, parent)
     pev, cev = beval.evaluate(parent, cs), beval.evaluate(racy, cs)
     assert pev.ok and cev.ok and hazards(pev) == set() and hazards(cev) == {"race"}
@@ -144,20 +160,20 @@ def test_rewind_and_stage1_reject_a_candidate_that_adds_a_race(backend, cases):
     assert judge(cev, cev, noise).reason != "new_hazard"
 
 
-def test_reject_new_hazards_marks_the_evaluation_failed(backend, cases):
+def test_reject_new_hazards_marks_the_evaluation_failed(backend, cases, off):
     beval = _evaluator(backend, 1, "hazard-reject")
-    ev = beval.evaluate(variant(DEQUE, PEEK), [cases["small_tail"]])
+    ev = beval.evaluate(variant(DEQUE, PEEK, off), [cases["small_tail"]])
     bad = reject_new_hazards(ev, set())
     assert bad.status == "runtime_error" and bad.error_kind == "race" and bad.latency_us is None
     assert "GetValue" in bad.error and ev.ok  # the record itself is unchanged
     assert reject_new_hazards(ev, {"race"}) is ev
 
 
-def test_stage2_never_keeps_a_tiling_that_adds_a_race(backend, cases):
+def test_stage2_never_keeps_a_tiling_that_adds_a_race(backend, cases, off):
     # The kernel peeks unsynchronised only when the tile is not the original 1024 elements: every
     # other tiling the search tries is racy, and none of them may become the best.
     op = variant(DEQUE, DEQUE + "        if (tileLength != 1024) {\n"
-                 "            volatile float first = xLocal.GetValue(0);\n            (void)first;\n        }\n")
+                 "            volatile float first = xLocal.GetValue(0);\n            (void)first;\n        }\n", off)
     space = KnobSpace.from_operator(op)
     assert any(k.id.startswith("tileLength") for k in space.knobs)
     beval = _evaluator(backend, 5, "hazard-stage2")
@@ -168,7 +184,7 @@ def test_stage2_never_keeps_a_tiling_that_adds_a_race(backend, cases):
     assert res.best_digest == op.digest, res.trials
 
 
-def test_run_cli_shows_warnings_and_strict_fails(sim_cache, tmp_path, monkeypatch):
+def test_run_cli_shows_warnings_and_strict_fails(sim_cache, tmp_path, monkeypatch, off):
     import json
 
     from typer.testing import CliRunner
@@ -180,7 +196,7 @@ def test_run_cli_shows_warnings_and_strict_fails(sim_cache, tmp_path, monkeypatc
     (root / "sim").symlink_to(sim_cache, target_is_directory=True)  # reuse the session's builds
     monkeypatch.setenv("ASCENDOPT_CACHE", str(root))
     racy = tmp_path / "scale_copy"
-    variant(DEQUE, PEEK).write_to(racy)
+    variant(DEQUE, PEEK, off).write_to(racy)  # with its CMakeLists.txt (=off)
     runner = CliRunner()
     res = runner.invoke(app, ["run", str(racy), "--case", "small_tail"])
     assert res.exit_code == 0, res.output

@@ -35,8 +35,11 @@ from ascendopt.operator import Operator, OperatorError
 #: ``profile_repeats`` > 1) draw their inputs from ``seed + PROFILE_SEED_OFFSET + k`` (fresh,
 #: not the correctness runs' data).
 PROFILE_SEED_OFFSET = 1_000_003
-#: Bumped when the meaning of an evaluation changes (part of every config key).
-EVALUATOR_VERSION = 2  # 2: an exact backend's benchmark case is timed by its correctness run
+#: Bumped when the meaning of an evaluation changes (part of every config key). 2: an exact
+#: backend's benchmark case is timed by its correctness run; 3: the simulator compiles a kernel
+#: with --cce-auto-sync unless its CMake says =off (oprepo.AUTO_SYNC_DEFAULT; a record of the
+#: same sources made before timed it without and reported the races the compiler syncs).
+EVALUATOR_VERSION = 3
 _FAILURE_ORDER = (Status.COMPILE_ERROR, Status.TILING_ERROR, Status.RUNTIME_ERROR, Status.TIMEOUT,
                   Status.WRONG_RESULT)
 

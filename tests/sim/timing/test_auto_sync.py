@@ -1,8 +1,9 @@
-"""The device compiler's automatic synchronisation (``--cce-auto-sync`` in the operator's CMake
-files): a conflict between the scalar pipe and V/MTE2/MTE3 that nothing orders is synchronised,
-as the inserted flag pair would (no race, and the scalar unit waits for the producer); the
-pairs the compiler leaves to the queues (V->MTE3, ...) and the AIC cores of a mixed kernel keep
-their races; without the option nothing changes."""
+"""The device compiler's automatic synchronisation (``--cce-auto-sync``: on unless the operator's
+CMake files say ``--cce-auto-sync=off``, as the toolkit's compile has it): a conflict between the
+scalar pipe and V/MTE2/MTE3 that nothing orders is synchronised, as the inserted flag pair would
+(no race, and the scalar unit waits for the producer); the pairs the compiler leaves to the
+queues (V->MTE3, ...) and the AIC cores of a mixed kernel keep their races; with ``=off`` they
+are all races."""
 
 from __future__ import annotations
 
@@ -56,10 +57,13 @@ def _cycles(rr) -> float:
     ("add_ops_compile_options(OP_NAME X OPTIONS -I${OP_COMMON_DIR}/inc\n    --cce-auto-sync)\n", "", True),
     ("add_ops_compile_options(\n OP_NAME X\n OPTIONS --cce-auto-sync=off\n -Werror\n)\n", "", False),
     ("add_ops_compile_options(ALL OPTIONS --cce-auto-sync=on)\n", "op_kernel", True),
-    ("# add_ops_compile_options(OP_NAME X OPTIONS --cce-auto-sync=on)\n", "", AUTO_SYNC_DEFAULT),
+    ("# add_ops_compile_options(OP_NAME X OPTIONS --cce-auto-sync=off)\n", "", True),
+    ("add_ops_compile_options(OP_NAME X OPTIONS -Wno-deprecated-declarations)\n", "", True),
     ("add_ops_compile_options(OP_NAME X OPTIONS --cce-auto-sync=on)\n"
      "add_ops_compile_options(OP_NAME X OPTIONS --cce-auto-sync=off)\n", "", False),
-    ("add_ops_compile_options(OP_NAME X COMPUTE_UNIT --cce-auto-sync=on OPTIONS -g)\n", "", AUTO_SYNC_DEFAULT),
+    ("add_ops_compile_options(OP_NAME X COMPUTE_UNIT --cce-auto-sync=off OPTIONS -g)\n", "", True),
+    ("add_ops_compile_options(OP_NAME X OPTIONS --cce-auto-sync=off)\n"
+     "add_ops_compile_options(OP_NAME X OPTIONS --cce-auto-sync)\n", "op_kernel", True),
 ])
 def test_the_option_is_read_from_the_operators_cmake_files(tmp_path, text, sub, want):
     (tmp_path / sub).mkdir(exist_ok=True)
@@ -68,17 +72,34 @@ def test_the_option_is_read_from_the_operators_cmake_files(tmp_path, text, sub, 
     assert cce_auto_sync(tmp_path / "elsewhere") is AUTO_SYNC_DEFAULT
 
 
-def test_scalar_read_after_vector_write_is_synchronised_under_auto_sync(backend, lab, lab_auto):
-    op, cases = lab
+def test_without_the_option_the_toolkit_adds_it(tmp_path):
+    # asc-devkit compile_op.py: --cce-auto-sync is appended unless =off is among the options
+    assert AUTO_SYNC_DEFAULT is True and cce_auto_sync(tmp_path) is True
+    assert load("timing_lab")[0].auto_sync
+
+
+def test_a_written_operator_keeps_its_compile_options(tmp_path, no_auto_sync):
+    """Operator.write_to (Stage II's and optimize's best/) carries the CMake files along: the
+    written operator builds with the same --cce-auto-sync as its source."""
+    off = no_auto_sync(FIXTURE_OPS / "timing_lab")
+    assert not Operator.load(off.write_to(tmp_path / "best")).auto_sync
+    assert Operator.load(load("timing_lab")[0].write_to(tmp_path / "plain")).auto_sync
+
+
+def test_scalar_read_after_vector_write_is_synchronised_under_auto_sync(backend, lab, lab_auto, no_auto_sync):
+    default, cases = lab  # no CMake file: built the standard way, with the option
+    off = no_auto_sync(FIXTURE_OPS / "timing_lab")
     case = cases["t48x2"]
-    racy = run(backend, variant(op, K, MODE=1, PEEK=1, VS_FLAG=0), case)
+    racy = run(backend, variant(off, K, MODE=1, PEEK=1, VS_FLAG=0), case)
     assert [w["message"] for w in _races(racy)] and "V_S" in _races(racy)[0]["message"]
-    explicit = run(backend, variant(op, K, MODE=1, PEEK=1, VS_FLAG=1), case)
+    explicit = run(backend, variant(off, K, MODE=1, PEEK=1, VS_FLAG=1), case)
     assert not explicit.warnings
 
-    auto_build = backend.build(variant(lab_auto, K, MODE=1, PEEK=1, VS_FLAG=0), {"x": "float", "y": "float"})
-    assert auto_build.key != backend.build(variant(op, K, MODE=1, PEEK=1, VS_FLAG=0),
-                                           {"x": "float", "y": "float"}).key  # the option keys the build
+    dtypes = {"x": "float", "y": "float"}
+    auto_build = backend.build(variant(lab_auto, K, MODE=1, PEEK=1, VS_FLAG=0), dtypes)
+    assert auto_build.key != backend.build(variant(off, K, MODE=1, PEEK=1, VS_FLAG=0),
+                                           dtypes).key  # the option keys the build
+    assert auto_build.key == backend.build(variant(default, K, MODE=1, PEEK=1, VS_FLAG=0), dtypes).key
     auto = run(backend, variant(lab_auto, K, MODE=1, PEEK=1, VS_FLAG=0), case)
     assert not _races(auto), auto.warnings
     assert all(c.get("auto_syncs", 0) >= 1 for c in auto.profile["cores"])
@@ -86,6 +107,9 @@ def test_scalar_read_after_vector_write_is_synchronised_under_auto_sync(backend,
     # vector result (the racy run lets it go early).
     assert _cycles(auto) >= _cycles(explicit) - 1.0, (_cycles(auto), _cycles(explicit))
     assert _cycles(auto) > _cycles(racy)
+    # Without a CMake option the kernel is the one built with it.
+    plain = run(backend, variant(default, K, MODE=1, PEEK=1, VS_FLAG=0), case)
+    assert not _races(plain) and _cycles(plain) == _cycles(auto), (plain.warnings, _cycles(plain), _cycles(auto))
     # A kernel whose flags are all in place gains or loses nothing from the option.
     same = run(backend, variant(lab_auto, K, MODE=1, PEEK=1, VS_FLAG=1), case)
     assert not same.warnings and _cycles(same) == pytest.approx(_cycles(explicit))
@@ -114,15 +138,17 @@ AIV_COPY = """    slotGm.SetValue(v * 8, float(v));
 """
 
 
-def test_the_cube_side_gets_no_compiler_sync(backend, tmp_path):
+def test_the_cube_side_gets_no_compiler_sync(backend, tmp_path, no_auto_sync):
     """The same scalar-write / MTE2-read on the AICs and the AIVs of a mixed kernel (first case:
-    3 AICs, 6 AIVs): without the option all 9 race; with it the AIVs' are synchronised and the
-    AICs' stay races (the compiler inserts nothing on the cube side)."""
+    3 AICs, 6 AIVs): with --cce-auto-sync=off all 9 race; with the option (given or by default)
+    the AIVs' are synchronised and the AICs' stay races (the compiler inserts nothing on the
+    cube side)."""
     d = tmp_path / "mix_roles"
     shutil.copytree(FIXTURE_OPS / "mix_roles", d)
     (d / "CMakeLists.txt").write_text(CMAKE_ON)
     with_option = Operator.load(d)
-    without = Operator.load(FIXTURE_OPS / "mix_roles")
+    without = no_auto_sync(FIXTURE_OPS / "mix_roles")
+    default = Operator.load(FIXTURE_OPS / "mix_roles")
     text = without.files[MIX]
     for old, new in (("        msgGm.SetValue(g * 8, float(g + 1));\n", AIC_COPY),
                      ("    slotGm.SetValue(v * 8, float(v));\n", AIV_COPY)):
@@ -130,9 +156,9 @@ def test_the_cube_side_gets_no_compiler_sync(backend, tmp_path):
         text = text.replace(old, new, 1)
     case = load_op_cases(d)[0]
     counts = []
-    for op in (without, with_option):
+    for op in (without, with_option, default):
         [res] = check_operator(backend, op.with_file(MIX, text), [case])
         races = [w for w in res.warnings if w["kind"] == "race"]
         assert res.status == "ok" and len(races) == 1 and "S_MTE2" in races[0]["message"], res.warnings
         counts.append(races[0]["count"])
-    assert counts == [9, 3]
+    assert counts == [9, 3, 3]

@@ -8,6 +8,7 @@ import pytest
 from ascendopt.backends.base import Status
 from ascendopt.evaluate.check import check_operator
 
+from ...conftest import FIXTURE_OPS
 from .common import load, run, variant
 
 K = "op_kernel/timing_lab.cpp"
@@ -48,8 +49,10 @@ def test_same_kernel_with_the_wait_passes(backend, lab):
     assert res.status == "ok", res.message
 
 
-def test_scalar_read_after_vector_write_needs_v_s(backend, lab):
-    op, cases = lab
+def test_scalar_read_after_vector_write_needs_v_s(backend, lab, no_auto_sync):
+    # Built with --cce-auto-sync=off: the compiler's default V_S pair would order the read.
+    _, cases = lab
+    op = no_auto_sync(FIXTURE_OPS / "timing_lab")
     rr = run(backend, variant(op, K, MODE=1, PEEK=1, VS_FLAG=0), cases["t48x2"], expect_ok=False)
     w = _race(rr)
     assert "GetValue" in w["message"] and "V_S" in w["message"]
