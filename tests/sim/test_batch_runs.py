@@ -91,8 +91,15 @@ BIG = "if (tilingData.totalLength > 5000) "  # only the middle case (many_cores)
     (KERNEL, "KernelScaleCopy op;", BIG + "{ for (;;) {} }\n    KernelScaleCopy op;", "timeout", "timeout"),
     (HOST, "return ge::GRAPH_SUCCESS;", "return total > 5000 ? ge::GRAPH_FAILED : ge::GRAPH_SUCCESS;",
      "tiling_error", "tiling"),
-], ids=["crash", "typed_error", "timeout", "tiling_error"])
+    (KERNEL, "KernelScaleCopy op;", BIG + "{ socket(2, 1, 0); }\n    KernelScaleCopy op;", "runtime_error",
+     "sandbox_violation"),
+], ids=["crash", "typed_error", "timeout", "tiling_error", "violation"])
 def test_a_case_failing_mid_batch_is_its_own(backend, runners, base, fixture_cases, where, old, new, status, kind):
+    if kind == "sandbox_violation":
+        if not backend.sandbox.active:
+            pytest.skip("no sandbox here")
+        base = edit(base, KERNEL, '#include "kernel_operator.h"',
+                    '#include "kernel_operator.h"\nextern "C" int socket(int, int, int);')
     op = edit(base, where, old, new)
     build = backend.build(op, case_dtypes(fixture_cases[0][0]))
     assert build.ok, build.error
