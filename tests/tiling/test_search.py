@@ -310,3 +310,19 @@ def test_tune_cli_writes_the_outputs_of_an_interrupted_search(sim_cache, tmp_pat
 
     data = json.loads(res.output[: res.output.rindex("}") + 1])
     assert data["charged"] == 0 and data["duplicates"] == 2 and data["stop_reason"] == "interrupted"
+
+
+class Exhausting(Listed):
+    """Has nothing left to ask once it was told two results (as evo with every knob retired)."""
+
+    @property
+    def exhausted(self):
+        return "nothing left" if len(self.told) >= 2 else ""
+
+
+def test_a_search_stops_when_its_strategy_is_exhausted(setup):
+    op, cases, space, evaluator = setup
+    tile = space.knobs[0].id
+    res = tune(op, cases, BudgetedEvaluator(evaluator, MemoryStore(), budget=5, run_label=op.name), space,
+               Exhausting(space, [{}, {tile: 512}, {tile: 256}]), "listed")
+    assert res.stop_reason == "nothing left" and res.charged == 2 and len(res.trials) == 2

@@ -228,3 +228,68 @@ def test_failure_is_shared_by_the_knobs_that_differ_from_the_best():
     assert evo.stats[("a", bucket["a"](4))][1] == 0.5 and evo.stats[("b", bucket["b"](4))][1] == 0.5
     assert evo.stats[("c", bucket["c"](2))][1] == 0  # c was as in the best config: not a suspect
     assert evo.weight({"a": 2, "b": 2, "c": 2}) == 1.0 > evo.weight({"a": 4, "b": 2, "c": 2})
+
+
+def _dead_knob_space():
+    from ascendopt.tiling.domain import Domain
+    from ascendopt.tiling.space import KnobSpace
+
+    # "unit" works only at its default (a hardware unit the sources divide by); "tile" works anywhere
+    return KnobSpace.synthetic({"unit": Domain("int", 32, 32, 98304, 1, log=True),
+                                "tile": Domain("int", 1024, 8, 16384, 8, log=True)})
+
+
+def _dead_knob_eval(c):
+    if c["unit"] != 32:
+        return TrialResult("runtime_error", None, False)
+    return TrialResult("ok", 100.0 - c.get("tile", 0) / 1024, True)
+
+
+def test_evo_retires_a_knob_that_only_ever_worked_at_one_value():
+    space = _dead_knob_space()
+    s = make_strategy("evo", space, seed=0)
+    fails_after = []
+    for _ in range(120):
+        retired = bool(s.retired)
+        c = s.ask(1)[0]
+        r = _dead_knob_eval(c)
+        s.tell(c, r)
+        if retired:
+            fails_after.append(not r.feasible)
+    assert s.retired == {"unit": 32}
+    assert len(fails_after) > 40 and not any(fails_after)  # once retired, no config moves it again
+    assert "tile" not in s.retired  # a knob that worked at many values is never retired
+    # the retirement survives a state round trip
+    s2 = make_strategy("evo", space, seed=0)
+    s2.load_state_dict(json.loads(json.dumps(s.state_dict())))
+    assert s2.retired == {"unit": 32} and s2.ask(1)[0]["unit"] == 32
+
+
+def test_evo_with_every_knob_retired_asks_only_known_configs():
+    from ascendopt.tiling.domain import Domain
+    from ascendopt.tiling.space import KnobSpace
+
+    space = KnobSpace.synthetic({"unit": Domain("int", 32, 32, 98304, 1, log=True)})
+    s = make_strategy("evo", space, seed=1)
+    for _ in range(40):
+        c = s.ask(1)[0]
+        s.tell(c, _dead_knob_eval(c))
+    assert s.retired == {"unit": 32}
+    assert all(s.seen(c) and c == {"unit": 32} for c in s.ask(5))
+    # retire_after=0 keeps the old behaviour: the knob is searched to the end
+    s0 = make_strategy("evo", space, seed=1, retire_after=0)
+    for _ in range(40):
+        c = s0.ask(1)[0]
+        s0.tell(c, _dead_knob_eval(c))
+    later = [_dead_knob_eval(c).feasible for c in s0.ask(20)]
+    assert not s0.retired and later.count(False) >= 15
+
+
+def test_evo_does_not_retire_a_knob_on_failures_shared_with_other_knobs():
+    space = _dead_knob_space()
+    s = make_strategy("evo", space, seed=0)
+    s.tell({"unit": 32, "tile": 1024}, TrialResult("ok", 99.0, True))
+    for i, u in enumerate((64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)):
+        # both knobs moved: the failure cannot be laid on "unit" alone
+        s.tell({"unit": u, "tile": 2048 + 8 * i}, TrialResult("runtime_error", None, False))
+    assert not s.retired

@@ -163,6 +163,10 @@ def _search(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, s
         if left == 0:
             res.stop_reason = "budget spent"
             break
+        done = getattr(strategy, "exhausted", "")  # e.g. evo with every knob retired
+        if done:
+            res.stop_reason = done
+            break
         if stale >= MAX_STALE_ROUNDS:
             res.stop_reason = f"strategy proposed only known candidates for {stale} rounds"
             break

@@ -118,6 +118,11 @@ class Strategy(ABC):
         ok = [(c, r.latency_us) for c, r in self.history if r.usable]
         return min(ok, key=lambda t: t[1]) if ok else None  # type: ignore[return-value]
 
+    @property
+    def exhausted(self) -> str:
+        """Why nothing is left to ask (the search should stop), or "" while something is."""
+        return ""
+
     def seen(self, config: Mapping[str, Any]) -> bool:
         return self.space.key(config) in self._asked_keys
 

@@ -21,8 +21,11 @@ two jump or a resample. Failures teach: a failed config adds one failure, shared
 whose value region differs from the fastest feasible config (the suspects), successes add one
 success to each (knob, value-region) they used, and of ``candidates`` children generated per
 ask one is picked with weight prod((1 + s) / (1 + s + penalty * f)), so regions that failed are
-sampled less but not forbidden. With probability ``immigrant_rate`` an ask is an immigrant
-instead of a child: failure-weighted random configs, or with ``immigrants="parzen"`` the
+sampled less but not forbidden, with one exception: a knob that only ever worked at one value
+and failed at ``retire_after`` others, each time as the only knob changed from a feasible
+config, is retired (pinned to that value): the sources depend on it as a fact (a hardware
+unit, an operator's arity), and a search whose knobs are all retired stops. With probability
+``immigrant_rate`` an ask is an immigrant instead of a child: failure-weighted random configs, or with ``immigrants="parzen"`` the
 TPE-like proposal of :mod:`~ascendopt.tiling.strategies.parzen`. Configs already asked are not
 asked again when avoidable.
 
@@ -84,7 +87,7 @@ class EvoStrategy(Strategy):
                  candidates: int = 8, llm_mutator: LLMMutator | None = None, llm_rate: float = 0.0,
                  start_with_default: bool = True, max_tries: int = 64, use_prior: bool = True,
                  immigrant_rate: float = 0.25, profile_guided: bool = True, immigrants: str = "random",
-                 adjacent_after: int = 10, dial: bool = True):
+                 adjacent_after: int = 10, dial: bool = True, retire_after: int = 8):
         super().__init__(space, seed, start_with_default, max_tries)
         self.population_size = population_size
         self.init_size = init_size
@@ -121,9 +124,33 @@ class EvoStrategy(Strategy):
         self._held: tuple[Config, dict] | None = None          # a dial's new best, diagnosed when it ends
         self.population: list[tuple[Config, float]] = []       # fastest feasible first
         self.stats: dict[tuple[str, int], list] = {}           # (knob, bucket) -> [successes, failures]
+        self.retire_after = retire_after
+        self._worked: dict[str, list] = {}                     # knob -> distinct values of usable configs
+        self._failed_alone: dict[str, list] = {}               # knob -> distinct values that failed as the one change
+        self.retired: dict[str, Any] = {}                      # knob -> the one value that ever worked (pinned)
 
     # -- proposing -------------------------------------------------------------------------
     def _propose(self) -> Config:
+        """A new config with the retired knobs at their one working value."""
+        if not self.retired:
+            return self._propose_free()
+        if self.exhausted:  # nothing left to search
+            return {**(self.population[0][0] if self.population else self.space.defaults()), **self.retired}
+        c = {**self._propose_free(), **self.retired}
+        for _ in range(self.max_tries):
+            if not self.seen(c):
+                break
+            c = {**self._propose_free(), **self.retired}
+        return c
+
+    @property
+    def exhausted(self) -> str:
+        ids = self.space.ids
+        if ids and all(k in self.retired for k in ids):
+            return "every knob retired (each worked at one value only)"
+        return ""
+
+    def _propose_free(self) -> Config:
         while self._directed:
             c = self._directed.pop(0)
             if not self.seen(c):
@@ -303,6 +330,9 @@ class EvoStrategy(Strategy):
         if result.usable:
             for key in keys.values():
                 self.stats.setdefault(key, [0, 0])[0] += 1
+            for kid in keys:
+                if config[kid] not in self._worked.setdefault(kid, []):
+                    self._worked[kid].append(config[kid])
             self.population.append((dict(config), float(result.latency_us)))  # type: ignore[arg-type]
             self.population.sort(key=lambda t: t[1])  # stable: earlier wins ties
             del self.population[self.population_size:]
@@ -325,6 +355,30 @@ class EvoStrategy(Strategy):
             suspects = suspects or list(keys)
             for kid in suspects:
                 self.stats.setdefault(keys[kid], [0, 0])[1] += 1.0 / len(suspects)
+            self._retire_if_dead(config)
+
+    def _retire_if_dead(self, failed: Config) -> None:
+        """Retires a knob that only ever worked at one value: when ``retire_after`` distinct
+        values of it failed as the *only* difference from a feasible config of the population,
+        the failures are its own (no other knob moved), so the knob is a fact the sources depend
+        on (a hardware unit, an arity), not a choice. It is pinned to its working value, and a
+        search whose knobs are all retired stops asking new configs instead of spending its
+        budget on failures."""
+        if self.retire_after <= 0:
+            return
+        for good, _ in self.population:
+            moved = [kid for kid in self.space.ids if failed.get(kid) != good.get(kid)]
+            if len(moved) == 1:
+                break
+        else:
+            return
+        kid = moved[0]
+        values = self._failed_alone.setdefault(kid, [])
+        if failed[kid] not in values:
+            values.append(failed[kid])
+        worked = self._worked.get(kid, [])
+        if len(values) >= self.retire_after and len(worked) == 1:
+            self.retired[kid] = worked[0]
 
     def _extra_state(self) -> dict:
         return {"population": [[c, lat] for c, lat in self.population], "lhs": self._lhs,
@@ -332,11 +386,15 @@ class EvoStrategy(Strategy):
                 "stale": self._stale, "combined": self._combined, "combined_from": self._combined_from,
                 "dial": None if self._dial is None else self._dial.state(), "dialed": self._dialed,
                 "held": None if self._held is None else list(self._held),
-                "stats": [[k, b, s, f] for (k, b), (s, f) in self.stats.items()]}
+                "stats": [[k, b, s, f] for (k, b), (s, f) in self.stats.items()],
+                "worked": self._worked, "failed_alone": self._failed_alone, "retired": self.retired}
 
     def _load_extra_state(self, extra: Mapping[str, Any]) -> None:
         self.population = [(dict(c), float(lat)) for c, lat in extra.get("population", [])]
         self.stats = {(k, int(b)): [int(s), float(f)] for k, b, s, f in extra.get("stats", [])}
+        self._worked = {k: list(v) for k, v in extra.get("worked", {}).items()}
+        self._failed_alone = {k: list(v) for k, v in extra.get("failed_alone", {}).items()}
+        self.retired = dict(extra.get("retired", {}))
         self._directed = [dict(c) for c in extra.get("directed", [])]
         self._adjacent = [dict(c) for c in extra.get("adjacent", [])]
         self._probed = [dict(c) for c in extra.get("probed", [])]
@@ -403,4 +461,7 @@ EVO_OPTIONS: dict[str, tuple[Any, str]] = {
                    "(tiling/dial.py) of a tile knob it doubled or halved (back toward the old value), or else of "
                    "the UB reserve it left at its minimum (upwards, to the edge of the reserve's tooth)"),
     "use_prior": (True, "ask the SoC prior config (all cores, double buffering, no UB reserve) second"),
+    "retire_after": (8, "distinct values of a knob that failed as the only change from a feasible config, "
+                        "with no other value of it ever working, before the knob is pinned (a fact, not a "
+                        "choice); 0: never"),
 }
