@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from ascendopt.backends.sim.build import KERNEL_RUNTIME_SOURCES
-from ascendopt.evaluate.hazards import WARNING_KINDS
+
+from ..unit_build import assert_hazard
 
 HERE = Path(__file__).resolve().parent
 SIM = HERE.parents[2] / "src" / "ascendopt" / "backends" / "sim"
@@ -45,12 +46,8 @@ class Runner:
             (self.tmp / f"in{i}.bin").write_bytes(np.ascontiguousarray(arr).tobytes())
         args = [str(self.exe), cmd, str(self.tmp)] + [f"{k}={int(v) if isinstance(v, bool) else v}" for k, v in kw.items()]
         res = subprocess.run(args, capture_output=True, text=True, timeout=60)
-        if expect_error in WARNING_KINDS:
-            assert f"ascendopt-warning: {expect_error}" in res.stderr, res.stderr
-            return b""
         if expect_error is not None:
-            assert res.returncode == 3, (res.returncode, res.stderr)
-            assert f"ascendopt-error: {expect_error}" in res.stderr, res.stderr
+            assert_hazard(res, expect_error)
             return b""
         assert res.returncode == 0, res.stderr
         return (self.tmp / "out.bin").read_bytes()
