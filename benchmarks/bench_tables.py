@@ -60,7 +60,8 @@ def operator_rows(doc: dict[str, Any]) -> list[str]:
                 cells.append("-")
                 continue
             gm = math.exp(sum(math.log(x) for x in xs) / len(xs))
-            cells.append(f"{gm:.3f}" if max(xs) - min(xs) < 5e-4 else f"{gm:.3f} ({min(xs):.3f}-{max(xs):.3f})")
+            lo, hi = f"{min(xs):.3f}", f"{max(xs):.3f}"
+            cells.append(f"{gm:.3f}" if lo == hi else f"{gm:.3f} ({lo}-{hi})")
         lines.append(f"- {o['op']} (level {o['level']}): " + " / ".join(cells))
     return lines
 
