@@ -25,9 +25,10 @@ sampled less but not forbidden, with one exception: a knob that only ever worked
 and failed at ``retire_after`` others, each time as the only knob changed from a feasible
 config, is retired (pinned to that value): the sources depend on it as a fact (a hardware
 unit, an operator's arity), and a search whose knobs are all retired stops. With probability
-``immigrant_rate`` an ask is an immigrant instead of a child: failure-weighted random configs, or with ``immigrants="parzen"`` the
-TPE-like proposal of :mod:`~ascendopt.tiling.strategies.parzen`. Configs already asked are not
-asked again when avoidable.
+``immigrant_rate`` an ask is an immigrant instead of a child: failure-weighted random configs,
+or with ``immigrants="parzen"`` the TPE-like proposal of
+:mod:`~ascendopt.tiling.strategies.parzen`. Configs already asked are not asked again when
+avoidable.
 
 After the combined profile move (all findings answered at once) a dial search
 (:class:`~ascendopt.tiling.dial.DialSearch`: doubling offsets while latency does not rise, then
@@ -125,7 +126,6 @@ class EvoStrategy(Strategy):
         self.population: list[tuple[Config, float]] = []       # fastest feasible first
         self.stats: dict[tuple[str, int], list] = {}           # (knob, bucket) -> [successes, failures]
         self.retire_after = retire_after
-        self._worked: dict[str, list] = {}                     # knob -> distinct values of usable configs
         self._failed_alone: dict[str, list] = {}               # knob -> distinct values that failed as the one change
         self.retired: dict[str, Any] = {}                      # knob -> the one value that ever worked (pinned)
 
@@ -330,9 +330,6 @@ class EvoStrategy(Strategy):
         if result.usable:
             for key in keys.values():
                 self.stats.setdefault(key, [0, 0])[0] += 1
-            for kid in keys:
-                if config[kid] not in self._worked.setdefault(kid, []):
-                    self._worked[kid].append(config[kid])
             self.population.append((dict(config), float(result.latency_us)))  # type: ignore[arg-type]
             self.population.sort(key=lambda t: t[1])  # stable: earlier wins ties
             del self.population[self.population_size:]
@@ -376,9 +373,11 @@ class EvoStrategy(Strategy):
         values = self._failed_alone.setdefault(kid, [])
         if failed[kid] not in values:
             values.append(failed[kid])
-        worked = self._worked.get(kid, [])
-        if len(values) >= self.retire_after and len(worked) == 1:
-            self.retired[kid] = worked[0]
+        if len(values) < self.retire_after:
+            return
+        worked = {c[kid] for c, r in self.history if r.usable}  # the values of this knob that ever worked
+        if len(worked) == 1:
+            self.retired[kid] = worked.pop()
 
     def _extra_state(self) -> dict:
         return {"population": [[c, lat] for c, lat in self.population], "lhs": self._lhs,
@@ -387,12 +386,11 @@ class EvoStrategy(Strategy):
                 "dial": None if self._dial is None else self._dial.state(), "dialed": self._dialed,
                 "held": None if self._held is None else list(self._held),
                 "stats": [[k, b, s, f] for (k, b), (s, f) in self.stats.items()],
-                "worked": self._worked, "failed_alone": self._failed_alone, "retired": self.retired}
+                "failed_alone": self._failed_alone, "retired": self.retired}
 
     def _load_extra_state(self, extra: Mapping[str, Any]) -> None:
         self.population = [(dict(c), float(lat)) for c, lat in extra.get("population", [])]
         self.stats = {(k, int(b)): [int(s), float(f)] for k, b, s, f in extra.get("stats", [])}
-        self._worked = {k: list(v) for k, v in extra.get("worked", {}).items()}
         self._failed_alone = {k: list(v) for k, v in extra.get("failed_alone", {}).items()}
         self.retired = dict(extra.get("retired", {}))
         self._directed = [dict(c) for c in extra.get("directed", [])]
