@@ -236,8 +236,12 @@ struct Scheduler {
     int turn = 0;
     std::vector<int> state;  // 0 runnable, 1 waiting at SyncAll, 2 finished, 3 waiting on a cross-core flag
     std::vector<int> barrier_of;  // barrier class a core waits at (state 1)
+    // The time a released core leaves its barrier at, set for every member when the last one
+    // arrives: a released core may take its turn only after a lower core has already reached
+    // the next SyncAll of the class, so it must not read the class's running maximum then.
+    std::vector<double> leave_time;
     int waiting[kBarrierClasses] = {};
-    double barrier_time[kBarrierClasses] = {};
+    double barrier_time[kBarrierClasses] = {};  // latest arrival at the class's open barrier
     uint64_t generation[kBarrierClasses] = {};
     bool active = false;
 } g_sched;
@@ -400,10 +404,14 @@ void SyncAllCores(bool aiv_only) {
         someone_finished |= (g_sched.state[c] == 2);
     }
     if (g_sched.waiting[cls] == members) {
-        // Everybody arrived: release the class, the lowest runnable core goes on.
+        // Everybody arrived: release the class at the latest arrival, the lowest runnable core
+        // goes on, and the class's next barrier starts from no arrival (time id 0 is time 0).
         for (int c = 0; c < g_sched.num; ++c)
-            if (InBarrierClass(g_plan, c, cls) && g_sched.state[c] == 1 && g_sched.barrier_of[c] == cls)
+            if (InBarrierClass(g_plan, c, cls) && g_sched.state[c] == 1 && g_sched.barrier_of[c] == cls) {
                 g_sched.state[c] = 0;
+                g_sched.leave_time[c] = g_sched.barrier_time[cls];
+            }
+        g_sched.barrier_time[cls] = 0;
         g_sched.waiting[cls] = 0;
         g_sched.generation[cls] += 1;
         PassTurnLocked(g_sched.num - 1);
@@ -413,7 +421,7 @@ void SyncAllCores(bool aiv_only) {
         CheckProgressLocked(lk);
     }
     g_sched.cv.wait(lk, [&] { return g_sched.generation[cls] != gen && g_sched.turn == self; });
-    double bt = g_sched.barrier_time[cls];
+    double bt = g_sched.leave_time[self];
     lk.unlock();
     if (Stream().On()) Stream().Leave(bt);
     else Model().LeaveAll(bt);
@@ -429,6 +437,7 @@ LaunchResult LaunchKernel(uint32_t block_dim, uint64_t tiling_key, void (*entry)
     g_sched.turn = 0;
     g_sched.state.assign(n, 0);
     g_sched.barrier_of.assign(n, -1);
+    g_sched.leave_time.assign(n, 0);
     for (int c = 0; c < kBarrierClasses; ++c) {
         g_sched.waiting[c] = 0;
         g_sched.barrier_time[c] = 0;
