@@ -24,17 +24,19 @@ Handle = Callable[[tuple], None]
 POLL_S = 0.2
 
 
-def _drain(q: Any, handle: Handle, timeout: float) -> None:
-    """Hands every queued message to ``handle`` (waiting up to ``timeout`` for the first)."""
+def _drain(q: Any, handle: Handle, timeout: float, empty: tuple[type[BaseException], ...] = (_queue.Empty,)) -> None:
+    """Hands every queued message to ``handle`` (waiting up to ``timeout`` for the first).
+    ``empty``: what the queue raises when it has nothing (Ray's own ``Empty`` derives from the
+    standard one only from Ray 2.4x on)."""
     try:
         msg = q.get(True, timeout) if timeout > 0 else q.get_nowait()
-    except _queue.Empty:
+    except empty:
         return
     while True:
         handle(msg)
         try:
             msg = q.get_nowait()
-        except _queue.Empty:
+        except empty:
             return
 
 
@@ -101,6 +103,7 @@ def run_ray(tasks: Sequence[PairTask], handle: Handle, workers: int, address: st
     """As Ray tasks (one CPU each) on the cluster at ``address``, or on a local Ray instance
     with ``workers`` CPUs started here (and stopped at the end)."""
     import ray
+    from ray.util.queue import Empty as RayEmpty
     from ray.util.queue import Queue
 
     started = False
@@ -113,19 +116,20 @@ def run_ray(tasks: Sequence[PairTask], handle: Handle, workers: int, address: st
         started = True
     try:
         q = Queue()
+        empty = (_queue.Empty, RayEmpty)
         remote = ray.remote(num_cpus=1, max_retries=0)(_ray_entry)
         refs = {remote.remote(t, q): t for t in tasks}
         waiting = list(refs)
         while waiting:
             done, waiting = ray.wait(waiting, num_returns=1, timeout=POLL_S)
-            _drain(q, handle, 0)
+            _drain(q, handle, 0, empty)
             for r in done:
-                _drain(q, handle, 0)
+                _drain(q, handle, 0, empty)
                 try:
                     yield ray.get(r)
                 except Exception as e:  # noqa: BLE001 - a failed task fails its pair, not the run
                     yield PairOutcome(refs[r].key, error=f"ray task failed: {type(e).__name__}: {str(e)[-2000:]}")
-        _drain(q, handle, 0)
+        _drain(q, handle, 0, empty)
     finally:
         if started:
             ray.shutdown()
