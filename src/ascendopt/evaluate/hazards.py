@@ -10,7 +10,9 @@ The simulator detects every hazard and gives it one of two severities:
   the tensor's buffer but inside the memory (``local_read_outside_buffer``,
   ``local_write_outside_buffer``: the device checks no tensor bounds; the outputs show whether
   the bytes mattered) and a continuous mask above one repeat's elements (``mask_out_of_range``:
-  the mask register is filled and the instruction takes one repeat's worth). Working operators
+  the mask register is filled and the instruction takes one repeat's worth), and GM read or
+  written through a raw pointer outside the AscendC APIs (``raw_gm_access``: legal on the device,
+  timed as scalar GM accesses; a candidate may not move traffic there). Working operators
   carry such hazards on the chip, so on the operator *as given* they are reported, not fatal
   (``--strict`` makes them fatal).
 
@@ -28,6 +30,7 @@ from typing import Any, Iterable
 #: Hazard kinds the simulator reports as warnings (the run goes on).
 WARNING_KINDS = (
     "race", "gm_read_past_end", "local_read_outside_buffer", "local_write_outside_buffer", "mask_out_of_range",
+    "raw_gm_access",
 )
 
 

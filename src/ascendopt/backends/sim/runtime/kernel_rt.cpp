@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "ascendopt_kernel/testing.h"
@@ -91,14 +92,21 @@ uint8_t* AllocGm(uint64_t bytes, const std::string& name, uint8_t fill) {
     // after the padded end is mapped, so a kernel reading a little past its tensor does not fault
     // there. Host memory backs that rest too (filled like the padding).
     uint64_t mapped = (padded + kDevAlign - 1) / kDevAlign * kDevAlign;
-    void* p = nullptr;
-    if (posix_memalign(&p, 64, mapped) != 0 || p == nullptr) {
+    // Shared pages mapped twice: the kernel's addresses, which gm_guard.cpp protects while the
+    // kernel runs, and the APIs' (mremap of a shared mapping with old size 0 maps it again).
+    void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    void* alias = p == MAP_FAILED ? MAP_FAILED : mremap(p, 0, mapped, MREMAP_MAYMOVE);
+    if (p == MAP_FAILED || alias == MAP_FAILED) {
         fprintf(stderr, "ascendopt: cannot allocate %llu bytes of GM for %s\n", (unsigned long long)padded,
                 name.c_str());
         _exit(4);
     }
     std::memset(p, fill, mapped);
-    g_gm.push_back({static_cast<uint8_t*>(p), NextDev(padded), bytes, padded, name, mapped});
+    GmAlloc a{static_cast<uint8_t*>(p), NextDev(padded), bytes, padded, name, mapped};
+    a.guardable = true;
+    a.alias = static_cast<uint8_t*>(alias);
+    AddGmAlias(p, alias, mapped);
+    g_gm.push_back(a);
     return static_cast<uint8_t*>(p);
 }
 
@@ -111,8 +119,12 @@ void RegisterImageGm(const void* base, uint64_t bytes, const std::string& name) 
 
 void FreeAllGm() {
     for (auto& a : g_gm)
-        if (a.owned) free(a.base);
+        if (a.owned) {
+            munmap(a.base, a.mapped);
+            if (a.alias != nullptr) munmap(a.alias, a.mapped);
+        }
     g_gm.clear();
+    ClearGmAliases();
     g_next_dev = 0;
 }
 
@@ -168,7 +180,7 @@ uint64_t SysWorkspaceSize() { return uint64_t(g_soc.Get("lib_api_workspace_bytes
 void CopyTiling(void* dst, const void* src, uint64_t bytes, uint64_t) {
     if (src == nullptr) Fail(ErrorKind::InvalidArgument, "GET_TILING_DATA: tiling pointer is null");
     CheckGm(src, bytes, "GET_TILING_DATA (kernel tiling struct larger than the tiling data the host wrote)");
-    std::memcpy(dst, src, bytes);
+    std::memcpy(dst, GmData(static_cast<const uint8_t*>(src)), bytes);
 }
 
 // ------------------------------------------------------------------------------ core memory
@@ -324,6 +336,7 @@ void CrossFlagIncrementLocked(int core, uint32_t id, double when) {
 }  // namespace
 
 void CrossCoreSet(int mode, Pipe pipe, uint32_t flag_id) {
+    FlushRawGm();
     if (flag_id >= kCrossFlagIds)
         Fail(ErrorKind::InvalidArgument, "CrossCoreSetFlag: flag id %u outside 0..%u", flag_id, kCrossFlagIds - 1);
     double t = Stream().On() ? Stream().CrossSet(pipe, CrossFlagKey(flag_id)) : Model().CrossSet(pipe, CrossFlagKey(flag_id));
@@ -344,6 +357,7 @@ void CrossCoreSet(int mode, Pipe pipe, uint32_t flag_id) {
 }
 
 void CrossCoreWait(int mode, Pipe pipe, uint32_t flag_id) {
+    FlushRawGm();
     (void)mode;  // the wait only reads this core's counter
     if (flag_id >= kCrossFlagIds)
         Fail(ErrorKind::InvalidArgument, "CrossCoreWaitFlag: flag id %u outside 0..%u", flag_id, kCrossFlagIds - 1);
@@ -383,6 +397,7 @@ void FailBarrierLocked(std::unique_lock<std::mutex>& lk, int cls) {
 }  // namespace
 
 void SyncAllCores(bool aiv_only) {
+    FlushRawGm();
     if (!g_sched.active) {  // single-core unit tests
         Model().LeaveAll(Model().ArriveAll());
         return;
@@ -447,6 +462,7 @@ LaunchResult LaunchKernel(uint32_t block_dim, uint64_t tiling_key, void (*entry)
     g_flags.Reset(int(n));
     g_l2.Reset(g_soc, int(n));
     if (Stream().On()) Stream().Launch(n, n);
+    ArmGmGuard(g_gm);
     std::vector<std::thread> threads;
     threads.reserve(n);
     for (uint32_t i = 0; i < n; ++i) {
@@ -460,6 +476,7 @@ LaunchResult LaunchKernel(uint32_t block_dim, uint64_t tiling_key, void (*entry)
             g_core = &box.core;
             if (Stream().On()) Stream().Begin(int(i), n, CurrentCoreLabel().c_str());
             entry(args);
+            FlushRawGm();
             if (Stream().On()) Stream().Mark(ts::kFinish);
             else result.cores[i] = box.model->Finish();
             std::unique_lock<std::mutex> lk(g_sched.mu);
@@ -472,6 +489,7 @@ LaunchResult LaunchKernel(uint32_t block_dim, uint64_t tiling_key, void (*entry)
         });
     }
     for (auto& t : threads) t.join();
+    DisarmGmGuard();
     g_sched.active = false;
     return result;
 }
@@ -491,6 +509,7 @@ void RunOnOneCore(void (*fn)(void*), void* arg) {
 
 // ----------------------------------------------------------------------- hooks from headers
 void Issue(Instr& ins) {
+    FlushRawGm();  // the core's raw GM accesses since its last instruction come first
     if (Stream().On()) Stream().Issue(ins);
     else Model().Issue(ins);
 }

@@ -76,6 +76,8 @@ struct GmAlloc {
                           // a read up to here does not fault on the device (host memory backs it)
     bool owned = true;       // false: memory the runner did not allocate (not freed)
     bool read_only = false;  // the kernel binary's constant data: a write is out of bounds
+    bool guardable = false;  // page-aligned memory of its own: protected while a kernel runs
+    uint8_t* alias = nullptr;  // the same pages mapped again, where the APIs move data (GmData)
 };
 
 // Warning-level hazards recorded so far (Warn), as a JSON list of
@@ -87,6 +89,12 @@ uint8_t* AllocGm(uint64_t bytes, const std::string& name, uint8_t fill);
 // host memory of the runner's image, read-only here, never freed.
 void RegisterImageGm(const void* base, uint64_t bytes, const std::string& name);
 void FreeAllGm();
+// GM protected from the kernel's raw loads and stores while it runs (gm_guard.cpp).
+void ArmGmGuard(const std::vector<GmAlloc>& gm);
+void DisarmGmGuard();
+// An allocation mapped twice: the kernel's addresses and the APIs' (GmData), one set of pages.
+void AddGmAlias(const void* kernel_view, const void* api_view, uint64_t bytes);
+void ClearGmAliases();
 // The runner's state between two cases of a batch (main.cpp): GM freed, warnings and queue
 // ids as a fresh process has them.
 void ResetCaseState();

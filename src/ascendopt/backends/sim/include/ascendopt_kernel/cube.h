@@ -552,7 +552,7 @@ __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>
     ins.Add(dst.RangeBytes(0, dstBytes, true, what));
     ins.Add({ao::rt::Space::GM, ins.gm_addr, ins.gm_addr + srcElems * sizeof(T), false});
     ao::rt::Issue(ins);
-    ao::k::Nd2NzMove(dst, src.addr_, p);
+    ao::k::Nd2NzMove(dst, ao::rt::GmData(src.addr_), p);
 }
 
 // UB -> L1 (TSCM) with ND -> NZ conversion.
@@ -670,7 +670,7 @@ __aicore__ inline void LoadData(const LocalTensor<T>& dst, const GlobalTensor<T>
     ao::rt::Issue(ins);
     uint8_t* d = reinterpret_cast<uint8_t*>(dst.Data());
     for (uint64_t i = 0; i < rep; ++i)
-        std::memcpy(d + i * (1 + uint64_t(p.dstGap)) * fb, g + (uint64_t(p.startIndex) + i * p.srcStride) * fb, fb);
+        std::memcpy(d + i * (1 + uint64_t(p.dstGap)) * fb, ao::rt::GmData(g) + (uint64_t(p.startIndex) + i * p.srcStride) * fb, fb);
 }
 
 // LoadData (3Dv2, img2col) restricted to the matmul form: source = C1 x (l1H*l1W) x C0 (the NZ
@@ -839,7 +839,7 @@ __aicore__ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>&
     ins.Add(src.Range(0, g.srcEnd, false, what));
     ins.Add({ao::rt::Space::GM, ins.gm_addr, ins.gm_addr + g.dstEnd * sizeof(T), true});
     ao::rt::Issue(ins);
-    ao::k::AoFixMove<T, U>(src, dst.addr_, intriParams, config.format, g, nullptr,
+    ao::k::AoFixMove<T, U>(src, ao::rt::GmData(dst.addr_), intriParams, config.format, g, nullptr,
                            [](T* to, const T* from, uint64_t bytes) {
                                ao::k::StoreGm(reinterpret_cast<uint8_t*>(to), reinterpret_cast<const uint8_t*>(from),
                                               bytes);
@@ -877,7 +877,7 @@ __aicore__ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>&
                intriParams.quantPre == QuantMode_t::VREQ8;
     if (vec) ins.Add(cbufWorkspace.Range(0, intriParams.nSize, false, what));
     ao::rt::Issue(ins);
-    ao::k::AoFixMove<T, U>(src, dst.addr_, intriParams, config.format, g, vec ? cbufWorkspace.Data() : nullptr,
+    ao::k::AoFixMove<T, U>(src, ao::rt::GmData(dst.addr_), intriParams, config.format, g, vec ? cbufWorkspace.Data() : nullptr,
                            [](T* to, const T* from, uint64_t bytes) {
                                ao::k::StoreGm(reinterpret_cast<uint8_t*>(to), reinterpret_cast<const uint8_t*>(from),
                                               bytes);

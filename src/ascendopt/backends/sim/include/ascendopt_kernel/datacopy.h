@@ -109,6 +109,7 @@ void GmToLocal(const char* what, const LocalTensor<T>& dst, const GlobalTensor<T
     ins.Add(dst.RangeBytes(0, lspan, true, what));
     ins.Add({ao::rt::Space::GM, ins.gm_addr, ins.gm_addr + gspan, false});
     ao::rt::Issue(ins);
+    const uint8_t* gd = ao::rt::GmData(g);  // GM as the API reaches it (gm_guard.cpp)
     uint8_t* l = reinterpret_cast<uint8_t*>(dst.Data());
     for (uint32_t i = 0; i < count; ++i) {
         uint8_t* row = l + uint64_t(i) * pitch;
@@ -117,7 +118,7 @@ void GmToLocal(const char* what, const LocalTensor<T>& dst, const GlobalTensor<T
             uint8_t* tail = row + leftPad + len;
             for (uint64_t b = 0; b < rightPad / sizeof(T); ++b) std::memcpy(tail + b * sizeof(T), padValue, sizeof(T));
         }
-        std::memcpy(row + leftPad, g + uint64_t(i) * (len + gmGap), len);
+        std::memcpy(row + leftPad, gd + uint64_t(i) * (len + gmGap), len);
         const uint8_t* fill = leftPad == 0 && rightPad == 0 ? row : reinterpret_cast<const uint8_t*>(padValue);
         if (fill != nullptr && len >= sizeof(T))
             for (uint64_t b = 0; b + sizeof(T) <= dummy; b += sizeof(T)) std::memcpy(row + used + b, fill, sizeof(T));
@@ -149,7 +150,7 @@ void LocalToGm(const char* what, const GlobalTensor<T>& dst, const LocalTensor<T
     ao::rt::Issue(ins);
     const uint8_t* l = reinterpret_cast<const uint8_t*>(src.Data());
     for (uint32_t i = 0; i < count; ++i)
-        StoreGm(g + uint64_t(i) * (len + gmGap), l + uint64_t(i) * pitch, len);
+        StoreGm(ao::rt::GmData(g) + uint64_t(i) * (len + gmGap), l + uint64_t(i) * pitch, len);
 }
 
 // local -> local: `count` bursts of `len` bytes with source/destination pitches.

@@ -35,7 +35,8 @@ inline void FillGm(const char* name, const GlobalTensor<T>& gm, uint64_t size, T
     out.gm_addr = reinterpret_cast<uint64_t>(g);
     out.Add({ao::rt::Space::GM, out.gm_addr, out.gm_addr + bytes, true});
     ao::rt::Issue(out);
-    for (uint64_t i = 0; i < size; ++i) StoreGm(g + i * sizeof(T), reinterpret_cast<const uint8_t*>(&value), sizeof(T));
+    uint8_t* gd = ao::rt::GmData(g);  // GM as the API reaches it (gm_guard.cpp)
+    for (uint64_t i = 0; i < size; ++i) StoreGm(gd + i * sizeof(T), reinterpret_cast<const uint8_t*>(&value), sizeof(T));
 }
 
 }  // namespace ao::k

@@ -117,7 +117,7 @@ private:
         ins.gm_addr = reinterpret_cast<uint64_t>(p);
         ins.Add({ao::rt::Space::GM, ins.gm_addr, ins.gm_addr + sizeof(uint64_t), false});
         ao::rt::Issue(ins);
-        return *p;
+        return *ao::rt::GmData(p);
     }
     // First word of the description of tensor index (reading the descriptions before it).
     uint64_t Walk(uint32_t index, const char* what) const {

@@ -149,6 +149,7 @@ void MmCopyToL1(const LocalTensor<T>& dst, uint64_t dstOff, const MmSource<T>& s
         ins.Add(s.local.Range(first, last - first, false, what));
     }
     ao::rt::Issue(ins);
+    if (s.gm) base = ao::rt::GmData(base);  // GM as the API reaches it (gm_guard.cpp)
     T* d = dst.Data() + dstOff;
     for (uint32_t cb = 0; cb < Cp / k0; ++cb) {
         for (uint32_t r = 0; r < R; ++r) {

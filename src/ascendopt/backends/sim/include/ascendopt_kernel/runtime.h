@@ -33,6 +33,8 @@ enum class ErrorKind : uint8_t {
     LocalWriteOutsideBuffer,  // a UB/L1/L0 write outside the tensor's buffer, inside the memory (warning)
     MaskOutOfRange,           // a continuous mask above the elements of one repeat (warning; SetMask
                               // fills the register, the instruction takes one repeat's worth)
+    RawGmAccess,              // GM read or written through a raw pointer, outside the AscendC APIs
+                              // (warning; timed as scalar GM accesses: gm_guard.cpp)
 };
 const char* ErrorKindName(ErrorKind k);
 
@@ -134,6 +136,19 @@ inline Core& Cur() { return *g_core; }
 // A read (write == false) that runs past the padded end but stays inside the allocation's
 // mapped page is a warning (GmReadPastEnd); anything else outside is an error.
 void CheckGm(const void* addr, uint64_t bytes, const char* what, bool write = true);
+
+// While a kernel runs, the GM it was given is mapped without access (gm_guard.cpp): a load or
+// store through a raw pointer (`*p`, `p[i]`, memcpy on a `__gm__` pointer) faults, is recorded
+// and timed as a scalar GM access, and goes on. The APIs reach the same bytes through a second
+// mapping of each allocation: after CheckGm, they read and write GmData(p), never p itself.
+const uint8_t* GmAlias(const void* p);
+template <typename T>
+inline T* GmData(T* p) {
+    return reinterpret_cast<T*>(const_cast<uint8_t*>(GmAlias(p)));
+}
+// Issues the raw GM accesses recorded since the last call as scalar GM instructions of the
+// running core (called at every API entry that times something, and when a core stops).
+void FlushRawGm();
 uint64_t SysWorkspaceSize();
 
 // Cross-core barrier (SyncAll). Deterministic: cores run one at a time in a fixed order.

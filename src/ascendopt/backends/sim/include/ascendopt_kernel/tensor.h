@@ -35,16 +35,16 @@ public:
         return r;
     }
     __aicore__ inline T GetValue(uint64_t offset) const {
-        ScalarAccess(offset, false);
-        return addr_[offset];
+        ScalarAccess(offset, false, "GlobalTensor::GetValue");
+        return *ao::rt::GmData(addr_ + offset);
     }
     __aicore__ inline void SetValue(uint64_t offset, T value) {
-        ScalarAccess(offset, true);
-        addr_[offset] = value;
+        ScalarAccess(offset, true, "GlobalTensor::SetValue");
+        *ao::rt::GmData(addr_ + offset) = value;
     }
     __aicore__ inline T& operator()(uint64_t offset) {
-        ScalarAccess(offset, true);
-        return addr_[offset];
+        ScalarAccess(offset, true, "GlobalTensor::operator()");
+        return *ao::rt::GmData(addr_ + offset);
     }
     __aicore__ inline __gm__ T* GetPhyAddr() const { return addr_; }
     __aicore__ inline __gm__ T* GetPhyAddr(uint64_t offset) const { return addr_ + offset; }
@@ -59,8 +59,9 @@ public:
     uint8_t l2_policy_ = 0;
 
 private:
-    void ScalarAccess(uint64_t offset, bool write) const {
-        ao::rt::CheckGm(addr_ + offset, sizeof(T), write ? "GlobalTensor::SetValue" : "GlobalTensor::GetValue", write);
+    // The checked, timed scalar GM access.
+    void ScalarAccess(uint64_t offset, bool write, const char* what) const {
+        ao::rt::CheckGm(addr_ + offset, sizeof(T), what, write);
         ao::rt::Instr ins;
         ins.name = write ? "GlobalTensor::SetValue" : "GlobalTensor::GetValue";
         ins.pipe = ao::rt::Pipe::S;
