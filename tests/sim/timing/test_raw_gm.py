@@ -1,8 +1,10 @@
-"""GM reached outside the AscendC APIs (issue 30): a kernel that reads its input through a raw
-pointer (memcpy from a GlobalTensor's GetPhyAddr(), or an element loop over a `__gm__` pointer)
-instead of DataCopy is timed as the scalar GM accesses it makes on the device, carries the
-warning ``raw_gm_access`` (a candidate may not add it), and is never faster than DataCopy. The
-results stay right."""
+"""Memory reached outside the AscendC APIs (issue 30): a kernel that reads its input through a
+raw pointer (memcpy from a GlobalTensor's GetPhyAddr(), or an element loop over a `__gm__`
+pointer) instead of DataCopy is timed as the scalar GM accesses it makes on the device, carries
+the warning ``raw_gm_access`` (a candidate may not add it), and is never faster than DataCopy; a
+kernel that computes through raw pointers to its UB tensors (LocalTensor::GetPhyAddr) instead of
+a vector instruction is timed as the scalar UB accesses it makes and is never faster. The results
+stay right."""
 
 from __future__ import annotations
 
@@ -49,5 +51,16 @@ def test_raw_gm_reads_are_timed_and_warned(backend, lab, raw):
 def test_a_kernel_without_raw_access_is_timed_as_before(backend, lab):
     """The guard costs nothing in the model: the API path has no raw access to record."""
     rr = _run(backend, lab, MODE=0)
-    assert instr(rr, "raw GM read", "S") == (0, 0.0)
-    assert instr(rr, "raw GM write", "S") == (0, 0.0)
+    for name in ("raw GM read", "raw GM write", "raw local read", "raw local write"):
+        assert instr(rr, name, "S") == (0, 0.0), name
+
+
+def test_raw_ub_compute_is_timed_as_scalar_accesses(backend, lab):
+    vector = _run(backend, lab, MODE=0)
+    scalar = _run(backend, lab, MODE=0, RAW_COMPUTE=1)
+    reads, _ = instr(scalar, "raw local read", "S")
+    writes, _ = instr(scalar, "raw local write", "S")
+    assert reads >= 32768 // 8 and writes >= 32768 // 8, (reads, writes)
+    assert "raw_gm_access" not in _kinds(scalar)
+    assert scalar.profile["max_core_cycles"] > 2 * vector.profile["max_core_cycles"], (
+        scalar.profile["max_core_cycles"], vector.profile["max_core_cycles"])

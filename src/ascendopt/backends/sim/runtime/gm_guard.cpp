@@ -51,12 +51,21 @@ struct Alias {
 struct Raw {
     uintptr_t addr = 0;
     bool write = false;
+    int8_t space = -1;  // -1 GM; else the on-chip space whose kernel view was accessed
+    uint64_t offset = 0;  // byte address in that space
+};
+struct LocalView {
+    uintptr_t lo = 0, hi = 0;  // the kernel view's pages
+    Space space = Space::UB;
+    const void* owner = nullptr;  // the core state it belongs to
 };
 
 // State of the running core's thread. Cores run one at a time (the scheduler's mutex orders
 // them) and the handlers run on the faulting thread, so plain globals suffice.
 std::vector<Region> g_regions;       // what Arm protected (sized before arming; read by the handler)
 std::vector<Alias> g_aliases;        // every guardable allocation's two mappings
+std::vector<LocalView> g_local;      // every live core's on-chip kernel views (always guarded)
+bool g_handlers = false;             // the fault handlers are installed
 constexpr size_t kMaxRaw = 1 << 14;  // recorded between two flushes; beyond: counted only
 Raw g_raw[kMaxRaw];
 size_t g_nraw = 0;
@@ -73,6 +82,12 @@ bool Guarded(uintptr_t a) {
     return false;
 }
 
+const LocalView* LocalOf(uintptr_t a) {
+    for (const LocalView& v : g_local)
+        if (a >= v.lo && a < v.hi) return &v;
+    return nullptr;
+}
+
 void Protect(uintptr_t page, uintptr_t end, bool open) {
     mprotect(reinterpret_cast<void*>(page), end - page, open ? PROT_READ | PROT_WRITE : PROT_NONE);
 }
@@ -80,10 +95,13 @@ void Protect(uintptr_t page, uintptr_t end, bool open) {
 #if defined(__x86_64__)
 void OnSegv(int sig, siginfo_t* si, void* ctx) {
     auto a = reinterpret_cast<uintptr_t>(si->si_addr);
-    if (g_armed && si->si_code == SEGV_ACCERR && Guarded(a) && g_nstep < 4) {
+    const LocalView* local = si->si_code == SEGV_ACCERR ? LocalOf(a) : nullptr;
+    if (si->si_code == SEGV_ACCERR && (local != nullptr || (g_armed && Guarded(a))) && g_nstep < 4) {
         auto* uc = static_cast<ucontext_t*>(ctx);
         bool write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;  // page-fault error code: W/R
-        if (g_nraw < kMaxRaw) g_raw[g_nraw++] = {a, write};
+        Raw r{a, write, -1, 0};
+        if (local != nullptr) r.space = int8_t(local->space), r.offset = a - local->lo;
+        if (g_nraw < kMaxRaw) g_raw[g_nraw++] = r;
         else ++g_raw_overflow;
         uintptr_t page = a & ~(kPage - 1);
         Protect(page, page + kPage, true);
@@ -116,15 +134,44 @@ void OnTrap(int sig, siginfo_t* si, void* ctx) {
 // the race tracker).
 void IssueRaw(const Raw& r, bool track) {
     Instr ins;
-    ins.name = r.write ? "raw GM write" : "raw GM read";
     ins.pipe = Pipe::S;
-    ins.cls = OpClass::ScalarGm;
     ins.dtype_bytes = 1;
     ins.elems = 1;
     ins.bytes = 1;
-    ins.gm_addr = r.addr;
-    if (track) ins.Add({Space::GM, r.addr, r.addr + 1, r.write});
+    if (r.space < 0) {
+        ins.name = r.write ? "raw GM write" : "raw GM read";
+        ins.cls = OpClass::ScalarGm;
+        ins.gm_addr = r.addr;
+        if (track) ins.Add({Space::GM, r.addr, r.addr + 1, r.write});
+    } else {  // as LocalTensor::GetValue/SetValue
+        ins.name = r.write ? "raw local write" : "raw local read";
+        ins.cls = OpClass::ScalarLocal;
+        if (track) ins.Add({Space(r.space), r.offset, r.offset + 1, r.write});
+    }
     Issue(ins);
+}
+
+void InstallHandlers() {
+#if defined(__x86_64__)
+    if (g_handlers) return;
+    struct sigaction sa {};
+    sa.sa_sigaction = OnSegv;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_SIGINFO;
+    sigaction(SIGSEGV, &sa, &g_old_segv);
+    sa.sa_sigaction = OnTrap;
+    sigaction(SIGTRAP, &sa, &g_old_trap);
+    g_handlers = true;
+#endif
+}
+
+void RemoveHandlers() {
+#if defined(__x86_64__)
+    if (!g_handlers || !g_local.empty() || g_armed) return;
+    sigaction(SIGSEGV, &g_old_segv, nullptr);
+    sigaction(SIGTRAP, &g_old_trap, nullptr);
+    g_handlers = false;
+#endif
 }
 
 }  // namespace
@@ -140,15 +187,7 @@ void ArmGmGuard(const std::vector<GmAlloc>& gm) {
     g_nraw = 0;
     g_raw_overflow = 0;
     g_nstep = 0;
-#if defined(__x86_64__)
-    struct sigaction sa {};
-    sa.sa_sigaction = OnSegv;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_SIGINFO;
-    sigaction(SIGSEGV, &sa, &g_old_segv);
-    sa.sa_sigaction = OnTrap;
-    sigaction(SIGTRAP, &sa, &g_old_trap);
-#endif
+    InstallHandlers();
     for (const Region& r : g_regions) Protect(r.lo, r.hi, false);
     g_armed = 1;
 }
@@ -158,10 +197,38 @@ void DisarmGmGuard() {
     g_armed = 0;
     for (const Region& r : g_regions) Protect(r.lo, r.hi, true);
     g_regions.clear();
-#if defined(__x86_64__)
-    sigaction(SIGSEGV, &g_old_segv, nullptr);
-    sigaction(SIGTRAP, &g_old_trap, nullptr);
-#endif
+    RemoveHandlers();
+}
+
+uint8_t* MapLocalSpace(const void* owner, int space, uint64_t bytes, uint8_t** kernel_view) {
+    const uint64_t len = (bytes + kPage - 1) / kPage * kPage;
+    void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    void* k = p == MAP_FAILED ? MAP_FAILED : mremap(p, 0, len, MREMAP_MAYMOVE);
+    if (p == MAP_FAILED || k == MAP_FAILED) {
+        fprintf(stderr, "ascendopt: cannot map %llu bytes of on-chip memory\n", (unsigned long long)len);
+        _exit(4);
+    }
+    if (kCanGuard) {
+        mprotect(k, len, PROT_NONE);
+        InstallHandlers();
+    }
+    auto lo = reinterpret_cast<uintptr_t>(k);
+    g_local.push_back({lo, lo + len, Space(space), owner});
+    *kernel_view = static_cast<uint8_t*>(k);
+    return static_cast<uint8_t*>(p);
+}
+
+void UnmapLocalSpaces(const void* owner, uint8_t* const* api_views, uint64_t const* bytes, int count) {
+    for (int s = 0; s < count; ++s) {
+        if (api_views[s] == nullptr) continue;
+        munmap(api_views[s], (bytes[s] + kPage - 1) / kPage * kPage);
+    }
+    for (size_t i = g_local.size(); i-- > 0;)
+        if (g_local[i].owner == owner) {
+            munmap(reinterpret_cast<void*>(g_local[i].lo), g_local[i].hi - g_local[i].lo);
+            g_local.erase(g_local.begin() + long(i));
+        }
+    RemoveHandlers();
 }
 
 void AddGmAlias(const void* kernel_view, const void* api_view, uint64_t bytes) {
@@ -187,12 +254,16 @@ void FlushRawGm() {
     g_raw_overflow = 0;
     for (size_t i = 0; i < n; ++i) IssueRaw(g_raw[i], true);
     for (uint64_t i = 0; i < extra; ++i) IssueRaw(g_raw[n - 1], false);  // beyond the record: the last again
-    const Raw& first = g_raw[0];
+    const Raw* gm = nullptr;
+    for (size_t i = 0; i < n && gm == nullptr; ++i)
+        if (g_raw[i].space < 0) gm = &g_raw[i];
+    g_flushing = false;
+    if (gm == nullptr) return;  // on-chip memory through a pointer: a scalar access like GetValue
+    const Raw& first = *gm;
     Warn(ErrorKind::RawGmAccess, first.write ? "write" : "read",
          "GM %s through a raw pointer outside the AscendC APIs (device address 0x%llx): timed as a scalar GM "
          "access (GlobalTensor::GetValue/SetValue); DataCopy moves GM in bulk",
          first.write ? "written" : "read", (unsigned long long)GmDeviceAddr(first.addr));
-    g_flushing = false;
 }
 
 }  // namespace ao::rt

@@ -187,11 +187,14 @@ void CopyTiling(void* dst, const void* src, uint64_t bytes, uint64_t) {
 namespace {
 struct CoreBox {
     Core core;
-    std::unique_ptr<uint8_t[]> mem[int(Space::COUNT)];
+    uint8_t* mem[int(Space::COUNT)] = {};  // mappings of MapLocalSpace (gm_guard.cpp)
+    uint64_t bytes[int(Space::COUNT)] = {};
     std::unique_ptr<TimingModel> model;
+    CoreBox() = default;
+    CoreBox(const CoreBox&) = delete;
+    CoreBox& operator=(const CoreBox&) = delete;
+    ~CoreBox() { UnmapLocalSpaces(this, mem, bytes, int(Space::COUNT)); }
 };
-
-constexpr uintptr_t kSpaceAlign = 4096;
 
 uint64_t SpaceBytes(Space s) {
     switch (s) {
@@ -220,11 +223,12 @@ void SetupCore(CoreBox& box, int idx, int num, uint64_t tiling_key, uint8_t* wor
     for (int s = 1; s < int(Space::COUNT); ++s) {
         uint64_t n = SpaceBytes(Space(s));
         // Page-aligned, as the device's spaces start at address 0: GetPhyAddr() values (host
-        // addresses into this memory) keep the alignment of the space's byte addresses.
-        box.mem[s].reset(new uint8_t[n + 64 + kSpaceAlign]);
-        std::memset(box.mem[s].get(), 0x7f, n + 64 + kSpaceAlign);  // stale on-chip contents
-        const uintptr_t raw = reinterpret_cast<uintptr_t>(box.mem[s].get());
-        box.core.mem[s] = box.mem[s].get() + ((kSpaceAlign - raw % kSpaceAlign) % kSpaceAlign);
+        // addresses into the kernel's mapping of this memory) keep the alignment of the space's
+        // byte addresses.
+        box.bytes[s] = n + 64;
+        box.mem[s] = MapLocalSpace(&box, s, box.bytes[s], &box.core.kmem[s]);
+        std::memset(box.mem[s], 0x7f, box.bytes[s]);  // stale on-chip contents
+        box.core.mem[s] = box.mem[s];
         box.core.cap[s] = n;
     }
     if (!Stream().On()) box.model.reset(new TimingModel(g_soc, idx, int(g_plan.cores.size()), &g_l2));  // else: the timer's

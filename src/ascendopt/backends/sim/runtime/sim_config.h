@@ -95,6 +95,10 @@ void DisarmGmGuard();
 // An allocation mapped twice: the kernel's addresses and the APIs' (GmData), one set of pages.
 void AddGmAlias(const void* kernel_view, const void* api_view, uint64_t bytes);
 void ClearGmAliases();
+// An on-chip space of `owner` (a core's state): the APIs' mapping, returned, and the kernel's
+// (GetPhyAddr values; without access: a load or store through it is timed), in *kernel_view.
+uint8_t* MapLocalSpace(const void* owner, int space, uint64_t bytes, uint8_t** kernel_view);
+void UnmapLocalSpaces(const void* owner, uint8_t* const* api_views, uint64_t const* bytes, int count);
 // The runner's state between two cases of a batch (main.cpp): GM freed, warnings and queue
 // ids as a fresh process has them.
 void ResetCaseState();

@@ -114,7 +114,9 @@ struct Core {
     int8_t core_type = 0;    // core_role.h: 0 unified (both halves), 1 AIC, 2 AIV
     int32_t sub_block_idx = 0, sub_block_num = 1, task_ratio = 1;
     int32_t sim_idx = 0;     // index of this emulated core in the launch (all types)
-    uint8_t* mem[int(Space::COUNT)] = {};
+    uint8_t* mem[int(Space::COUNT)] = {};   // each space's bytes, where the APIs read and write them
+    uint8_t* kmem[int(Space::COUNT)] = {};  // the same bytes as the kernel's pointers reach them
+                                            // (GetPhyAddr; without access: gm_guard.cpp)
     uint64_t cap[int(Space::COUNT)] = {};
     MaskState mask;
     int atomic_mode = 0;     // 0 none, 1 add, 2 max, 3 min
@@ -146,8 +148,12 @@ template <typename T>
 inline T* GmData(T* p) {
     return reinterpret_cast<T*>(const_cast<uint8_t*>(GmAlias(p)));
 }
-// Issues the raw GM accesses recorded since the last call as scalar GM instructions of the
-// running core (called at every API entry that times something, and when a core stops).
+// The same holds for the on-chip spaces: a LocalTensor's GetPhyAddr() is an address in the
+// core's second mapping of the space (Core::kmem), and a load or store through it is timed as a
+// scalar UB/L1 access (LocalTensor::GetValue/SetValue). The pointer-taking APIs map such values
+// back to byte addresses (ao::k::LocalAddr).
+// Issues the raw accesses recorded since the last call as scalar instructions of the running
+// core (called at every API entry that times something, and when a core stops).
 void FlushRawGm();
 uint64_t SysWorkspaceSize();
 

@@ -122,12 +122,17 @@ public:
     __aicore__ inline void SetBufferLen(uint32_t len) { size_ = len / uint32_t(sizeof(T)); }
     // The device returns the address of element 0 (offset) in the tensor's memory space, and
     // kernels dereference it as a __ubuf__ pointer for scalar reads and writes. Here it is the host
-    // address of those bytes, so such a dereference reads and writes the emulated memory; the
-    // pointer-taking forms map it back to the space's byte address (ao::k::LocalAddr).
+    // address of those bytes in the core's kernel-side mapping of the space (Core::kmem), so such
+    // a dereference reads and writes the emulated memory and is timed as a scalar access
+    // (gm_guard.cpp); the pointer-taking forms map it back to the space's byte address
+    // (ao::k::LocalAddr).
     __aicore__ inline uint64_t GetPhyAddr() const { return GetPhyAddr(0); }
     __aicore__ inline uint64_t GetPhyAddr(uint32_t offset) const {
         const uint64_t a = off_ + uint64_t(offset) * sizeof(T);
-        return base_ != nullptr ? reinterpret_cast<uint64_t>(base_) + a : a;
+        if (base_ == nullptr) return a;
+        const uint8_t* k = ao::rt::Cur().kmem[int(Space())];
+        const bool own = base_ == ao::rt::Cur().mem[int(Space())] && k != nullptr;
+        return reinterpret_cast<uint64_t>(own ? k : base_) + a;
     }
     __aicore__ inline TPosition GetPosition() const { return pos_; }
     // `dst = src0 op src1` (the documented whole-tensor operator forms): the expression types of
@@ -223,9 +228,13 @@ namespace ao::k {
 // from GetPhyAddr() stands for (a host address inside that space's memory); any other value is
 // taken as the space's byte address already (addresses a kernel computes from constants).
 inline uint64_t LocalAddr(uint64_t v, ao::rt::Space sp) {
-    const uint64_t base = reinterpret_cast<uint64_t>(ao::rt::Cur().mem[int(sp)]);
     const uint64_t cap = ao::rt::Cur().cap[int(sp)];
-    return base != 0 && v >= base && v - base <= cap ? v - base : v;
+    const uint8_t* views[2] = {ao::rt::Cur().kmem[int(sp)], ao::rt::Cur().mem[int(sp)]};
+    for (const uint8_t* view : views) {
+        const uint64_t base = reinterpret_cast<uint64_t>(view);
+        if (base != 0 && v >= base && v - base <= cap) return v - base;
+    }
+    return v;
 }
 }  // namespace ao::k
 
