@@ -479,3 +479,31 @@ def test_cli_run_reports_failures_readably(shared_cache_env, tmp_path, monkeypat
     # a golden override that does not load is said once, up front (exit 2)
     res = runner.invoke(app, ["run", str(SCALE_COPY), "--golden", f"{tmp_path / 'nofile.py'}:calc"])
     assert res.exit_code == 2 and "golden file not found" in res.output and "case_error" not in res.output
+
+
+def test_bound_rules():
+    """The bound: the busiest pipe of the slowest core, HBM when the chip's HBM share is at least
+    as large (or 80 % of a GM copy pipe's, whose busy time holds the transfers), and
+    latency/synchronization when nothing is busy more than half of the time."""
+    from ascendopt.profile.roofline import LATENCY_BOUND, choose_bound
+
+    assert choose_bound({"V": 0.9, "MTE2": 0.6}, 0.55) == ("V", 0.9)
+    assert choose_bound({"V": 0.6, "MTE2": 0.3}, 0.7) == ("HBM", 0.7)
+    assert choose_bound({"MTE2": 0.95, "V": 0.3}, 0.8) == ("HBM", 0.8)
+    assert choose_bound({"MTE2": 0.95}, 0.7) == ("MTE2", 0.95)
+    assert choose_bound({"S": 0.3, "MTE2": 0.4}, 0.45) == (LATENCY_BOUND, 0.4)
+    assert choose_bound({"S": 0.3}, None) == (LATENCY_BOUND, 0.3)
+    assert choose_bound({}, None) == ("unknown", 0.0)
+
+
+def test_roofline_terms_of_a_simulator_run():
+    """Per-pipe terms are the busy cycles summed over the cores / the chip's cores; the memory
+    term is HBM time + L2 time (one core's GM channel serialises them)."""
+    run = _vector_run()
+    run.profile.update(hbm_bytes_total=880 * 1800 * 2.0, l2_hit_bytes=3550 * 1800 * 1.0)
+    soc = SimpleNamespace(name="T", params={**SOC.params, "l2_bytes_per_cycle": 3550.0})
+    s = Profile.from_run(run, "add_custom", "vector", soc).summary(soc)
+    t = s.roofline_terms_us
+    assert t["HBM"] == pytest.approx(2.0) and t["L2"] == pytest.approx(1.0) and s.l2_time_us == pytest.approx(1.0)
+    assert t["vector"] == pytest.approx(3 * 360 / 48 / 1800) and t["scalar"] == pytest.approx(3 * 90 / 48 / 1800)
+    assert s.roofline_limiter == "HBM" and s.roofline_us == pytest.approx(3.0 + 3.0)
