@@ -507,3 +507,13 @@ def test_roofline_terms_of_a_simulator_run():
     assert t["HBM"] == pytest.approx(2.0) and t["L2"] == pytest.approx(1.0) and s.l2_time_us == pytest.approx(1.0)
     assert t["vector"] == pytest.approx(3 * 360 / 48 / 1800) and t["scalar"] == pytest.approx(3 * 90 / 48 / 1800)
     assert s.roofline_limiter == "HBM" and s.roofline_us == pytest.approx(3.0 + 3.0)
+
+
+def test_slowest_core_doing_cube_and_vector_work_is_both_its_rows():
+    """A simulator core issuing cube and vector pipes is written as a cube row and a vector row;
+    the bound reads both (before: only the cube row, so M at 42 % named the bound while MTE2
+    was 56 % busy on the same core)."""
+    s = Profile.from_run(_mixed_run(), "matmul_add", "mix", SOC).summary(SOC)
+    assert s.slowest_block == 0 and s.pipe_ratio_slowest["MTE2"] == pytest.approx(2000 / 3600)
+    assert s.pipe_ratio_slowest["M"] == pytest.approx(1500 / 3600)
+    assert s.bound == "MTE2" and s.bound_ratio == pytest.approx(2000 / 3600)
