@@ -5,6 +5,11 @@ simulator's plumbing (e.g. the timer process of issue 18) leaves timing bit-iden
 
     PYTHONPATH=<tree>/src python benchmarks/timing_snapshot.py <tree> before.jsonl [NAME-FILTER]
     python benchmarks/timing_snapshot.py --diff before.jsonl after.jsonl
+    PYTHONPATH=<tree>/src python benchmarks/timing_snapshot.py --roofline after.jsonl [-v]
+
+``--roofline`` prints every ok run's roofline share (the profile summary's achieved fraction,
+at most 1 under the model: docs/timing-model.md "Roofline and bound"), limiter and bound, and
+counts the runs above 1 (``-v``: every run, else only those).
 """
 import hashlib
 import json
@@ -77,8 +82,31 @@ def diff(a: Path, b: Path) -> None:
     print(f"{len(ra)} runs compared, {bad} differ")
 
 
+def roofline(path: Path, verbose: bool) -> None:
+    from types import SimpleNamespace
+
+    from ascendopt.profile import Profile
+
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    above = 0
+    for r in rows:
+        if r.get("status") != "ok":
+            continue
+        run = SimpleNamespace(profile=r["profile"], task_duration_us=r["duration"], block_dim=r["block_dim"])
+        s = Profile.from_run(run, r["op"], None, soc="Ascend910B2").summary()
+        bad = s.achieved_fraction is not None and s.achieved_fraction > 1 + 1e-9
+        above += bad
+        if bad or verbose:
+            print(f"{'ABOVE' if bad else '':5} {r['op']:28} {r['case']:40} {s.task_duration_us:10.3f} us  "
+                  f"roofline {s.roofline_us:9.3f} us {s.roofline_limiter:7} share {s.achieved_fraction:.3f}  "
+                  f"bound {s.bound} {s.bound_ratio:.2f}")
+    print(f"{len(rows)} runs, {above} with a roofline share above 1")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "--diff":
         diff(Path(sys.argv[2]), Path(sys.argv[3]))
+    elif sys.argv[1] == "--roofline":
+        roofline(Path(sys.argv[2]), "-v" in sys.argv[3:])
     else:
         main(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else "")

@@ -313,7 +313,8 @@ def test_summary_hbm_bound_and_roofline():
     gm = 880 * clock * 1e3 * 9.0  # bytes moved at full HBM bandwidth in 9 us
     s = _synthetic(blocks, 13.0, Work(gm_read_bytes=gm / 2, gm_write_bytes=gm / 2, vec_bytes=256 * 48 * 1800 * 1.0)) \
         .summary(SOC)
-    assert s.hbm_time_us == pytest.approx(9.0) and s.vec_time_us == pytest.approx(1.0)
+    # the vector term is the V pipe's busy time over all cores (the byte count is only a fallback)
+    assert s.hbm_time_us == pytest.approx(9.0) and s.vec_time_us == pytest.approx(2 * 2000 / 48 / 1800)
     assert s.bound == "HBM" and s.bound_ratio == pytest.approx(0.9)
     assert s.roofline_limiter == "HBM" and s.roofline_us == pytest.approx(12.0)
     assert s.achieved_fraction == pytest.approx(12.0 / 13.0)
@@ -334,8 +335,15 @@ def test_summary_pipe_bound_slowest_block_and_cube_roofline():
     assert s.pipe_ratio_mean["MTE1"] == pytest.approx((3000 / 9000 + 4000 / 4500) / 2)
     assert s.pipe_ratio_slowest == {"M": pytest.approx(8000 / 9000), "MTE1": pytest.approx(3000 / 9000),
                                     "MTE2": pytest.approx(2000 / 9000)}
-    assert s.cube_time_us == pytest.approx(2.0) and s.roofline_limiter == "cube"
-    assert s.roofline_us == pytest.approx(5.0) and s.achieved_fraction == pytest.approx(0.5)
+    # the cube term is the M pipe's busy cycles spread over the cores: 9000 / 48 cycles
+    cube = 9000 / 48 / 1800
+    assert s.cube_time_us == pytest.approx(cube) and s.roofline_limiter == "cube"
+    assert s.roofline_terms_us["MTE1"] == pytest.approx(7000 / 48 / 1800)
+    assert s.roofline_us == pytest.approx(3.0 + cube) and s.achieved_fraction == pytest.approx((3.0 + cube) / 10)
+    # without per-pipe busy times the flop count at peak stands in
+    bare = [BlockProfile(b.block_id, "cube0", "aic", b.cycles, b.time_us, {}) for b in blocks]
+    s2 = _synthetic(bare, 10.0, Work(gm_bytes_total=1e5, cube_flops=flops), "cube").summary(SOC)
+    assert s2.cube_time_us == pytest.approx(2.0) and s2.roofline_limiter == "cube" and s2.bound == "unknown"
 
 
 def test_work_split_infers_units_from_the_cores_gm_bytes():
@@ -370,8 +378,13 @@ def test_summary_soc_override_and_latency_note():
     assert s.bound == "HBM"  # 1 us of HBM time >= 80% of the 0.556 us kernel
     assert [r["name"] for r in s.top_instructions] == ["DataCopy", "Add"]
     s2 = _synthetic(blocks, 4.0, Work()).summary(SOC)
-    assert s2.bound == "MTE2" and any("latency" in n for n in s2.notes)
-    assert s2.roofline_limiter == "launch" and s2.roofline_us == pytest.approx(3.0)
+    # no pipe busy more than half of the time: the bound says so (MTE2, the busiest, is 20 % busy)
+    assert s2.bound == "latency/synchronization" and s2.bound_ratio == pytest.approx(0.2)
+    assert any("MTE2 20%" in n for n in s2.notes)
+    assert s2.roofline_limiter == "vector" and s2.roofline_us == pytest.approx(3.0 + 100 / 48 / 1800)
+    idle = [BlockProfile(0, "vector0", "aiv", 1000, 1000 / 1800, {})]
+    s4 = _synthetic(idle, 4.0, Work()).summary(SOC)
+    assert s4.roofline_limiter == "launch" and s4.roofline_us == pytest.approx(3.0)
     json.dumps(s2.to_dict())
 
 
@@ -466,3 +479,41 @@ def test_cli_run_reports_failures_readably(shared_cache_env, tmp_path, monkeypat
     # a golden override that does not load is said once, up front (exit 2)
     res = runner.invoke(app, ["run", str(SCALE_COPY), "--golden", f"{tmp_path / 'nofile.py'}:calc"])
     assert res.exit_code == 2 and "golden file not found" in res.output and "case_error" not in res.output
+
+
+def test_bound_rules():
+    """The bound: the busiest pipe of the slowest core, HBM when the chip's HBM share is at least
+    as large (or 80 % of a GM copy pipe's, whose busy time holds the transfers), and
+    latency/synchronization when nothing is busy more than half of the time."""
+    from ascendopt.profile.roofline import LATENCY_BOUND, choose_bound
+
+    assert choose_bound({"V": 0.9, "MTE2": 0.6}, 0.55) == ("V", 0.9)
+    assert choose_bound({"V": 0.6, "MTE2": 0.3}, 0.7) == ("HBM", 0.7)
+    assert choose_bound({"MTE2": 0.95, "V": 0.3}, 0.8) == ("HBM", 0.8)
+    assert choose_bound({"MTE2": 0.95}, 0.7) == ("MTE2", 0.95)
+    assert choose_bound({"S": 0.3, "MTE2": 0.4}, 0.45) == (LATENCY_BOUND, 0.4)
+    assert choose_bound({"S": 0.3}, None) == (LATENCY_BOUND, 0.3)
+    assert choose_bound({}, None) == ("unknown", 0.0)
+
+
+def test_roofline_terms_of_a_simulator_run():
+    """Per-pipe terms are the busy cycles summed over the cores / the chip's cores; the memory
+    term is HBM time + L2 time (one core's GM channel serialises them)."""
+    run = _vector_run()
+    run.profile.update(hbm_bytes_total=880 * 1800 * 2.0, l2_hit_bytes=3550 * 1800 * 1.0)
+    soc = SimpleNamespace(name="T", params={**SOC.params, "l2_bytes_per_cycle": 3550.0})
+    s = Profile.from_run(run, "add_custom", "vector", soc).summary(soc)
+    t = s.roofline_terms_us
+    assert t["HBM"] == pytest.approx(2.0) and t["L2"] == pytest.approx(1.0) and s.l2_time_us == pytest.approx(1.0)
+    assert t["vector"] == pytest.approx(3 * 360 / 48 / 1800) and t["scalar"] == pytest.approx(3 * 90 / 48 / 1800)
+    assert s.roofline_limiter == "HBM" and s.roofline_us == pytest.approx(3.0 + 3.0)
+
+
+def test_slowest_core_doing_cube_and_vector_work_is_both_its_rows():
+    """A simulator core issuing cube and vector pipes is written as a cube row and a vector row;
+    the bound reads both (before: only the cube row, so M at 42 % named the bound while MTE2
+    was 56 % busy on the same core)."""
+    s = Profile.from_run(_mixed_run(), "matmul_add", "mix", SOC).summary(SOC)
+    assert s.slowest_block == 0 and s.pipe_ratio_slowest["MTE2"] == pytest.approx(2000 / 3600)
+    assert s.pipe_ratio_slowest["M"] == pytest.approx(1500 / 3600)
+    assert s.bound == "MTE2" and s.bound_ratio == pytest.approx(2000 / 3600)

@@ -266,9 +266,9 @@ def profile_cmd(
             table.add_row(pipe, "-" if m is None else f"{m:.1%}", "-" if s_ is None else f"{s_:.1%}")
     console.print(table)
     console.print(f"bound: [bold]{summ.bound}[/bold] ({summ.bound_ratio:.0%})")
+    terms = ", ".join(f"{k} {fmt_us(v)}" for k, v in summ.roofline_terms_us.items())
     console.print(f"roofline: lower bound {summ.roofline_us:.3f} us = {summ.roofline_limiter} term "
-                  f"+ {summ.launch_overhead_us:.3f} us launch (HBM {fmt_us(summ.hbm_time_us)}, "
-                  f"vector {fmt_us(summ.vec_time_us)}, cube {fmt_us(summ.cube_time_us)}); achieved "
+                  f"+ {summ.launch_overhead_us:.3f} us launch ({terms or 'no work counts'}); achieved "
                   + ("-" if summ.achieved_fraction is None else f"{summ.achieved_fraction:.1%}"))
     if summ.top_instructions:
         it = Table(title="top instructions by cycles (all cores)")

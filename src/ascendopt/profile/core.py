@@ -37,11 +37,9 @@ from ascendopt.profile.model import (
     _PIPE_METRIC,
     CUBE_FLOPS_PER_FRACTAL,
     CUBE_PIPES,
-    HBM_BOUND_FRACTION,
     NA,
     PIPES,
     SOC_DEFAULTS,
-    VEC_FALLBACK_ELEM_BYTES,
     BasicInfo,
     BlockProfile,
     InstrStat,
@@ -52,6 +50,7 @@ from ascendopt.profile.model import (
     TraceSlice,
     Work,
 )
+from ascendopt.profile.roofline import summarize
 from ascendopt.profile.trace import (
     _blocks_from_trace,
     _read_chrome_trace,
@@ -467,96 +466,11 @@ class Profile:
 
     # ------------------------------------------------------------------ analysis
     def summary(self, soc: Any = None, top: int = 10) -> Summary:
-        """Per-pipe ratios, the bound and the roofline lower bound (see module docs).
+        """Per-pipe ratios, the roofline lower bound and the bound
+        (:func:`ascendopt.profile.roofline.summarize`, whose module docstring defines them).
 
-        Ratios are busy cycles / total cycles per core row, averaged over the rows that report
-        the pipe and taken on the slowest row. The kernel is HBM-bound when GM bytes / HBM
-        bandwidth is at least 80 % of the kernel time (the slowest core's time, or the task
-        duration when no per-core time is known); otherwise the busiest pipe of the slowest core
-        bounds it. Roofline lower bound = max(GM bytes / HBM bandwidth, vector work / peak vector
-        throughput of all AIV cores, cube flops / peak cube throughput of all AIC cores) + launch
-        overhead; achieved fraction = lower bound / task duration.
+        Args:
+            soc: SoC name or object whose figures price the roofline (default: the profile's).
+            top: Instructions to list by cycles.
         """
-        soc_name, params = _soc_params(soc if soc is not None else (self.soc or None))
-        p = {k: float(params.get(k, v)) for k, v in SOC_DEFAULTS.items()}
-        if "cube_flops_per_cycle" not in params and params.get("cube_cycles_per_fractal"):
-            p["cube_flops_per_cycle"] = CUBE_FLOPS_PER_FRACTAL / float(params["cube_cycles_per_fractal"])
-        clock = p["clock_ghz"]
-        notes: list[str] = []
-        rows = [b for b in self.blocks if b.cycles > 0] or list(self.blocks)
-        slowest = max(rows, key=lambda b: b.cycles) if rows else None
-        mean: dict[str, float] = {}
-        slow: dict[str, float] = {}
-        for pipe in PIPES:
-            vals = [r for r in (b.ratio(pipe) for b in rows) if r is not None]
-            if vals:
-                mean[pipe] = sum(vals) / len(vals)
-            if slowest is not None and slowest.ratio(pipe) is not None:
-                slow[pipe] = slowest.ratio(pipe)  # type: ignore[assignment]
-        duration = self.basic.task_duration_us
-        kernel_us = max((b.time_us for b in rows), default=0.0) or duration
-        gm = self.work.gm_bytes
-        hbm_bytes = self.work.hbm_bytes if self.work.hbm_bytes is not None else gm
-        hbm_bw = p["hbm_bytes_per_cycle"] * clock * 1e9  # bytes/s
-        hbm_us = hbm_bytes / hbm_bw * 1e6 if hbm_bytes is not None and hbm_bw > 0 else None
-        vec_us = cube_us = None
-        vec_peak = p["vec_bytes_per_cycle"] * p["aiv_cores"] * clock * 1e9
-        if self.work.vec_bytes is not None and vec_peak > 0:
-            vec_us = self.work.vec_bytes / vec_peak * 1e6
-        elif self.work.vec_elems is not None and vec_peak > 0:
-            vec_us = self.work.vec_elems * VEC_FALLBACK_ELEM_BYTES / vec_peak * 1e6
-            notes.append(f"vector work from element counts, assuming {VEC_FALLBACK_ELEM_BYTES}-byte elements")
-        else:
-            fops = [b.vec_fops for b in self.blocks if b.vec_fops is not None]
-            if fops and vec_peak > 0:
-                vec_us = sum(fops) * VEC_FALLBACK_ELEM_BYTES / vec_peak * 1e6
-        cube_peak = p["cube_flops_per_cycle"] * p["aic_cores"] * clock * 1e9
-        cube_flops = self.work.cube_flops
-        if cube_flops is None:
-            fops = [b.cube_fops for b in self.blocks if b.cube_fops is not None]
-            cube_flops = sum(fops) if fops else None
-        if cube_flops is not None and cube_peak > 0:
-            cube_us = cube_flops / cube_peak * 1e6
-        if hbm_us is None:
-            notes.append("no GM byte counts: HBM term of the roofline unknown")
-        if vec_us is None and any(b.ratio("V") for b in rows):
-            notes.append("no vector work counts: vector term of the roofline unknown")
-        if cube_us is None and any(b.ratio("M") for b in rows):
-            notes.append("no cube work counts: cube term of the roofline unknown")
-        terms = {"HBM": hbm_us, "vector": vec_us, "cube": cube_us}
-        limiter, work_us = max(((k, v) for k, v in terms.items() if v is not None), key=lambda kv: kv[1],
-                               default=("launch", 0.0))
-        launch = p["launch_overhead_us"]
-        roof = work_us + launch
-        achieved = roof / duration if duration > 0 else None
-        if hbm_us is not None and kernel_us > 0 and hbm_us >= HBM_BOUND_FRACTION * kernel_us:
-            bound, bound_ratio = "HBM", hbm_us / kernel_us
-        elif slow:
-            bound, bound_ratio = max(slow.items(), key=lambda kv: kv[1])
-            if bound_ratio < 0.5:
-                notes.append(f"no pipe is busy more than half of the slowest core's time "
-                             f"(busiest {bound} {bound_ratio:.0%}): latency/synchronisation bound")
-        else:
-            bound, bound_ratio = "unknown", 0.0
-        agg: dict[tuple[str, str], list[float]] = {}
-        for ins in self.instrs:
-            a = agg.setdefault((ins.name, ins.pipe), [0, 0.0])
-            a[0] += ins.count
-            a[1] += ins.cycles
-        total_cyc = sum(a[1] for a in agg.values()) or 1.0
-        top_rows = [{"name": n, "pipe": pp, "count": int(c), "cycles": cyc, "share": cyc / total_cyc}
-                    for (n, pp), (c, cyc) in sorted(agg.items(), key=lambda kv: -kv[1][1])[:top]]
-        if self.trace_truncated:
-            notes.append(f"instruction trace truncated ({self.trace_truncated} records dropped)")
-        return Summary(
-            op_name=self.basic.op_name, op_type=self.basic.op_type, soc=soc_name or self.soc,
-            task_duration_us=duration, kernel_time_us=kernel_us, block_dim=self.basic.block_dim,
-            mix_block_dim=self.basic.mix_block_dim, rows=len(self.blocks),
-            slowest_block=None if slowest is None else slowest.block_id,
-            pipe_ratio_mean=mean, pipe_ratio_slowest=slow, bound=bound, bound_ratio=bound_ratio,
-            hbm_time_us=hbm_us, vec_time_us=vec_us, cube_time_us=cube_us, launch_overhead_us=launch,
-            roofline_us=roof, roofline_limiter=limiter, achieved_fraction=achieved, gm_bytes=gm,
-            hbm_bytes=hbm_bytes,
-            top_instructions=top_rows, notes=notes, split=work_split(self.blocks))
-
-
+        return summarize(self, soc, top)

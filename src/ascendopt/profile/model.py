@@ -38,7 +38,8 @@ _PIPE_ALIASES = {
 # SoC parameters the summary uses, with defaults when the SoC file lacks them.
 # hbm_bytes_per_cycle, clock_ghz, launch_overhead_us, aiv_cores, aic_cores exist in socs/*.toml;
 # vec_bytes_per_cycle (256 B = one vector repeat per cycle per AIV core) and
-# cube_flops_per_cycle (16x16x16 fp16 MACs = 8192 flops per cycle per AIC core) are new keys.
+# cube_flops_per_cycle (16x16x16 fp16 MACs = 8192 flops per cycle per AIC core) are new keys,
+# used only by the roofline's fallback terms of a profile without per-pipe busy times.
 SOC_DEFAULTS = {
     "clock_ghz": 1.8,
     "hbm_bytes_per_cycle": 880.0,
@@ -190,7 +191,10 @@ class Work:
 class Summary:
     """What a profile says: duration, per-pipe ratios, the bound and the roofline.
 
-    ``split`` describes an uneven split of the GM traffic among the cores, when there is one
+    The roofline and the bound are defined in :mod:`ascendopt.profile.roofline`;
+    ``roofline_terms_us`` holds every term by name (``HBM``, ``L2``, ``vector``, ``cube``,
+    ``MTE1``, ``FIX``, ``scalar``), ``roofline_limiter`` names the largest (``HBM`` or ``L2`` for
+    the memory term, ``launch`` when there is no work). ``split`` describes an uneven split of the GM traffic among the cores, when there is one
     (:func:`ascendopt.profile.core.work_split`): ``blocks``, ``unit_bytes``, ``units``.
     """
 
@@ -219,6 +223,9 @@ class Summary:
     top_instructions: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
     split: dict[str, int] | None = None
+    l2_time_us: float | None = None
+    scalar_time_us: float | None = None
+    roofline_terms_us: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -14,8 +14,9 @@ The thresholds are heuristics of the search, not hardware facts:
 
 * memory stalls are read off the pipes, not the roofline's bound: only when the busiest pipe
   measured is a memory pipe. When the vector pipe is the busiest, more buffers shrink every
-  tile and add instructions to that pipe (rms_norm on its float16 benchmark case is roofline
-  HBM-bound with V 92 %, MTE2 70 % busy, and 3 buffers are slower than 2);
+  tile and add instructions to that pipe (rms_norm on its float16 benchmark case has V 92 %,
+  MTE2 70 % busy, and 3 buffers are slower than 2; the roofline labelled it HBM until its
+  vector term counted the model's per-instruction cycles);
 * a memory pipe busier than :data:`SATURATED` of the time has no gaps left to fill; below it
   the buffer count asked is the pipeline's overlap depth (:func:`overlap_depth`), at least one
   more than now: the busy time of all pipes but the scalar one over the busiest pipe's is how

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from ascendopt.profile import Profile
+
 from .common import instr, load, run, variant
 
 K = "op_kernel/timing_lab.cpp"
@@ -80,8 +82,9 @@ def test_deterministic(backend, lab):
 
 
 def test_never_faster_than_roofline(backend, lab):
-    """Every run of this module: task cycles >= HBM bytes / HBM bandwidth, and each core's
-    vector time >= its vector bytes / 256 bytes per cycle."""
+    """Every run of this module: task cycles >= HBM bytes / HBM bandwidth, each core's
+    vector time >= its vector bytes / 256 bytes per cycle, and the profile's roofline is at most
+    the task duration (achieved fraction <= 1; test_roofline.py has the law on its own variants)."""
     op, cases = lab
     if not RUNS:
         RUNS.append((run(backend, op, cases["t48x8"]), backend.soc))
@@ -94,3 +97,5 @@ def test_never_faster_than_roofline(backend, lab):
         assert p["max_core_cycles"] >= moved / hbm_bw * 0.999
         for c in p["cores"]:
             assert c["pipes"]["V"]["busy_cycles"] >= c["vector_elems"] * 4 / 256 * 0.999
+        share = Profile.from_run(rr, "timing_lab", None, soc=soc).summary().achieved_fraction
+        assert share is not None and share <= 1 + 1e-9, share

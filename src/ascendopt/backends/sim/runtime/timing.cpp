@@ -284,10 +284,13 @@ TimingModel::Cost TimingModel::DmaCost(const Instr& ins) {
         wb = l2_->Evict(block_idx_, l2_own_);  // dirty victims this allocation pushed out
     }
     double hbm = std::min(core_ddr_, hbm_share_), l2 = std::min(core_l2_, l2_share_);
-    double extra_rate = res.miss_bytes + wb > 0 ? hbm : l2;
-    c.busy = double(res.miss_bytes + wb) / hbm + double(res.hit_bytes) / l2 + double(extra) / extra_rate;
-    stats_.l2_hit_bytes += res.hit_bytes;
-    stats_.hbm_bytes += res.miss_bytes + wb + extra;
+    // A misalignment transaction goes where the access goes: to HBM when any of it does, else
+    // to L2. It is counted where it is charged, so HBM bytes / HBM bandwidth stays a lower
+    // bound of the time (an L2-served extra line counted as HBM traffic broke it).
+    bool at_hbm = res.miss_bytes + wb > 0;
+    c.busy = double(res.miss_bytes + wb) / hbm + double(res.hit_bytes) / l2 + double(extra) / (at_hbm ? hbm : l2);
+    stats_.l2_hit_bytes += res.hit_bytes + (at_hbm ? 0 : extra);
+    stats_.hbm_bytes += res.miss_bytes + wb + (at_hbm ? extra : 0);
     return c;
 }
 
