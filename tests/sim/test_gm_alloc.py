@@ -115,3 +115,19 @@ def test_law_a_write_may_reach_the_allocators_block_and_no_further(backend, smal
         want = ["gm_write_past_end"] if block > padded else []
         assert a.status == "ok" and kinds(a) == want, (n, a.status, a.message, a.warnings)
         assert b.status == "runtime_error" and b.error_kind == "gm_out_of_bounds", (n, b.status, b.message)
+
+
+def test_a_candidate_may_not_add_a_write_past_the_end(backend, small_tail):
+    from ascendopt.evaluate.budget import BudgetedEvaluator
+    from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
+    from ascendopt.evaluate.hazards import hazards, reject_new_hazards
+    from ascendopt.evaluate.store import MemoryStore
+
+    beval = BudgetedEvaluator(Evaluator(backend, EvalConfig(seed=0, jobs=1)), MemoryStore(), budget=2,
+                              run_label="gm-alloc")
+    pev = beval.evaluate(Operator.load(FIXTURE_OPS / "scale_copy"), small_tail)
+    cev = beval.evaluate(tail_write(TAIL_512), small_tail)
+    assert pev.ok and cev.ok and hazards(pev) == set() and hazards(cev) == {"gm_write_past_end"}
+    bad = reject_new_hazards(cev, hazards(pev))
+    assert bad.status == "runtime_error" and bad.error_kind == "gm_write_past_end"
+    assert reject_new_hazards(cev, hazards(cev)) is cev   # the parent's own hazard is not new
