@@ -59,7 +59,8 @@ bool TraceEnabled();
 uint64_t TraceDropped();
 
 // Deterministic device-side address of a host GM pointer (allocations are laid out 2 MiB
-// apart from a fixed base, as the device allocator aligns them; see docs/timing-model.md).
+// apart from a fixed base, as the device allocator aligns them; docs/sim-internals.md, "GM
+// allocations"). gm_alloc.cpp, as the GM registry below.
 uint64_t GmDeviceAddr(uint64_t host_addr);
 
 // Failure reporting hook: the runner installs one that writes result.json.
