@@ -54,9 +54,9 @@ def run(
     """Build an operator on the simulator (or ``--backend npu``: on the device), run its cases and
     check them against the golden.
 
-    Hazards the hardware tolerates (a race, a GM read a little past a tensor) are warnings:
-    the case still passes, the table marks it ``ok*`` and lists them (``warnings`` per case in
-    JSON); ``--strict`` fails such a case instead."""
+    Hazards the hardware tolerates (a race, a GM read or write a little past a tensor) are
+    warnings: the case still passes, the table marks it ``ok*`` and lists them (``warnings`` per
+    case in JSON); ``--strict`` fails such a case instead."""
     from ascendopt.evaluate.check import check_operator
 
     targets = _run_targets(op_dir, suite, src, cases, golden, case)

@@ -1,6 +1,6 @@
 """Hazard severities: races and GM reads a little past a tensor are warnings on the operator as
-given (the run goes on, ``strict`` fails it); writes out of bounds and reads beyond the mapped
-page are errors; a candidate (Stage I, Stage II, rewind) may not add a hazard its parent did not
+given (the run goes on, ``strict`` fails it); writes beyond the allocator's block and reads
+beyond the mapped page are errors; a candidate (Stage I, Stage II, rewind) may not add a hazard its parent did not
 have. Kernels: variants of the ``scale_copy`` fixture; the races are a scalar read right after
 ``DeQue``, so the kernels that carry one are built with ``--cce-auto-sync=off`` (the compiler's
 automatic synchronisation, on by default, would order it)."""
@@ -97,10 +97,12 @@ def test_a_gm_read_past_the_padded_end_is_a_warning(backend, cases):
     assert res.status == "runtime_error" and res.error_kind == "gm_read_past_end"
 
 
-def test_a_read_beyond_the_mapped_page_and_a_write_past_the_end_are_errors(backend, cases):
+def test_a_read_beyond_the_mapped_page_and_a_write_beyond_the_allocators_block_are_errors(backend, cases):
     far = past_end("volatile float v = xGm.GetValue(count + (4u << 20)); (void)v;")
     [res] = check_operator(backend, far, [cases["small_tail"]])
     assert res.status == "runtime_error" and res.error_kind == "gm_out_of_bounds", res.message
+    # 4000-byte output: its 512-byte block ends at 4096, the write lands at 4400
+    # (a write inside the block is a warning: tests/sim/test_gm_alloc.py)
     write = past_end("yGm.SetValue(count + 100, 0.0f);")
     [res] = check_operator(backend, write, [cases["small_tail"]])
     assert res.status == "runtime_error" and res.error_kind == "gm_out_of_bounds", res.message

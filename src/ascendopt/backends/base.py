@@ -68,8 +68,9 @@ class RunResult:
         profile: Backend-specific profile summary (per-core, per-pipe data).
         seconds: Wall time of the run.
         warnings: Warning-level hazards the run carried and went on after (the simulator's
-            ``race`` and ``gm_read_past_end``): dicts with ``kind``, ``message`` and ``count``
-            (occurrences at that site), also on a run that failed later.
+            ``evaluate.hazards.WARNING_KINDS``: ``race``, ``gm_read_past_end``, ...): dicts with
+            ``kind``, ``message`` and ``count`` (occurrences at that site), also on a run that
+            failed later.
     """
 
     status: Status

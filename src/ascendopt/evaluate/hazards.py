@@ -2,12 +2,13 @@
 
 The simulator detects every hazard and gives it one of two severities:
 
-- **errors** end the run (``runtime_error`` with the hazard as ``error_kind``): GM writes out of
-  bounds, reads beyond the mapped page, UB overflow, misalignment, queue misuse, ...;
+- **errors** end the run (``runtime_error`` with the hazard as ``error_kind``): GM writes beyond
+  the allocator's block, reads beyond the mapped page, UB overflow, misalignment, queue misuse, ...;
 - **warnings** are recorded on the case and the run goes on (``CaseResult.warnings``): a race
   (two pipes touch the same bytes with nothing ordering them) and a GM read past a tensor's
-  padded end inside the mapped page (``gm_read_past_end``), a UB/L1/L0 read or write outside
-  the tensor's buffer but inside the memory (``local_read_outside_buffer``,
+  padded end inside the mapped page (``gm_read_past_end``), a GM write past it inside the block
+  the framework's caching allocator hands out (``gm_write_past_end``), a UB/L1/L0 read or write
+  outside the tensor's buffer but inside the memory (``local_read_outside_buffer``,
   ``local_write_outside_buffer``: the device checks no tensor bounds; the outputs show whether
   the bytes mattered) and a continuous mask above one repeat's elements (``mask_out_of_range``:
   the mask register is filled and the instruction takes one repeat's worth), and GM read or
@@ -29,8 +30,8 @@ from typing import Any, Iterable
 
 #: Hazard kinds the simulator reports as warnings (the run goes on).
 WARNING_KINDS = (
-    "race", "gm_read_past_end", "local_read_outside_buffer", "local_write_outside_buffer", "mask_out_of_range",
-    "raw_gm_access",
+    "race", "gm_read_past_end", "gm_write_past_end", "local_read_outside_buffer", "local_write_outside_buffer",
+    "mask_out_of_range", "raw_gm_access",
 )
 
 

@@ -40,8 +40,8 @@ from ascendopt.slots import ENV_VAR, SLOT_HEADER, HostSlots
 SIM_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = SIM_DIR / "include"
 RUNTIME_DIR = SIM_DIR / "runtime"
-RUNTIME_SOURCES = ("kernel_rt.cpp", "gm_guard.cpp", "core_role.cpp", "diag.cpp", "stream_enc.cpp", "timing.cpp", "race.cpp",
-                   "host_rt.cpp", "host_util.cpp", "knob_slot.cpp", "main.cpp")
+RUNTIME_SOURCES = ("kernel_rt.cpp", "gm_alloc.cpp", "gm_guard.cpp", "core_role.cpp", "diag.cpp", "stream_enc.cpp",
+                   "timing.cpp", "race.cpp", "host_rt.cpp", "host_util.cpp", "knob_slot.cpp", "main.cpp")
 # The timer (runtime/timer.cpp): replays a runner's timing stream through the timing model. Its
 # own executable, linked from these and the model's objects only, once per toolchain key (which
 # covers every runtime source); the SoC's parameters reach it at run time, from the driver.

@@ -1,6 +1,7 @@
-// AscendOptimizer simulator: kernel-side runtime — cores, deterministic scheduling, GM
-// registry, typed failures, and the bridge from emulated APIs to the timing model: in the
-// runner, the timing stream to the timer (stream.h); in unit tests, the in-process model.
+// AscendOptimizer simulator: kernel-side runtime — cores, deterministic scheduling, typed
+// failures, and the bridge from emulated APIs to the timing model: in the runner, the timing
+// stream to the timer (stream.h); in unit tests, the in-process model. The GM registry is
+// gm_alloc.cpp.
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -31,28 +32,11 @@ thread_local Core* g_core = nullptr;
 namespace {
 SocParams g_soc;
 FailHook g_fail_hook = nullptr;
-std::vector<GmAlloc> g_gm;
-uint64_t g_next_dev = 0;
-constexpr uint64_t kDevBase = uint64_t(1) << 32;
-constexpr uint64_t kDevAlign = uint64_t(2) << 20;
-uint64_t NextDev(uint64_t bytes) {
-    uint64_t d = kDevBase + g_next_dev;
-    g_next_dev += (bytes + kDevAlign - 1) / kDevAlign * kDevAlign + kDevAlign;
-    return d;
-}
 L2Model g_l2;  // shared by all cores of one launch (see timing.h)
 LaunchPlan g_plan;  // the cores of the current launch and their roles (core_role.h)
 // "block 3" / "AIV block 3" for messages from the current core.
 std::string CoreLabel() { return g_plan.Label(g_core->sim_idx); }
 }  // namespace
-
-uint64_t GmDeviceAddr(uint64_t host_addr) {
-    for (const auto& a : g_gm) {
-        uint64_t b = reinterpret_cast<uint64_t>(a.base);
-        if (host_addr >= b && host_addr < b + a.padded) return a.dev + (host_addr - b);
-    }
-    return host_addr;  // unknown pointer: keep as is
-}
 
 const SocParams& Soc() { return g_soc; }
 void SetSoc(const SocParams& soc) { g_soc = soc; }
@@ -83,96 +67,6 @@ void Printf(const char* fmt, ...) {
     if (g_core != nullptr) fprintf(stderr, "[%s] ", CoreLabel().c_str());
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-}
-
-// --------------------------------------------------------------------------------------- GM
-uint8_t* AllocGm(uint64_t bytes, const std::string& name, uint8_t fill) {
-    uint64_t padded = (bytes + 31) / 32 * 32 + 32;
-    // The device allocator hands out whole pages (kDevAlign, see NextDev): the rest of the page
-    // after the padded end is mapped, so a kernel reading a little past its tensor does not fault
-    // there. Host memory backs that rest too (filled like the padding).
-    uint64_t mapped = (padded + kDevAlign - 1) / kDevAlign * kDevAlign;
-    // Shared pages mapped twice: the kernel's addresses, which gm_guard.cpp protects while the
-    // kernel runs, and the APIs' (mremap of a shared mapping with old size 0 maps it again).
-    void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    void* alias = p == MAP_FAILED ? MAP_FAILED : mremap(p, 0, mapped, MREMAP_MAYMOVE);
-    if (p == MAP_FAILED || alias == MAP_FAILED) {
-        fprintf(stderr, "ascendopt: cannot allocate %llu bytes of GM for %s\n", (unsigned long long)padded,
-                name.c_str());
-        _exit(4);
-    }
-    std::memset(p, fill, mapped);
-    GmAlloc a{static_cast<uint8_t*>(p), NextDev(padded), bytes, padded, name, mapped};
-    a.guardable = true;
-    a.alias = static_cast<uint8_t*>(alias);
-    AddGmAlias(p, alias, mapped);
-    g_gm.push_back(a);
-    return static_cast<uint8_t*>(p);
-}
-
-void RegisterImageGm(const void* base, uint64_t bytes, const std::string& name) {
-    GmAlloc a{static_cast<uint8_t*>(const_cast<void*>(base)), NextDev(bytes), bytes, bytes, name, bytes};
-    a.owned = false;
-    a.read_only = true;
-    g_gm.push_back(a);
-}
-
-void FreeAllGm() {
-    for (auto& a : g_gm)
-        if (a.owned) {
-            munmap(a.base, a.mapped);
-            if (a.alias != nullptr) munmap(a.alias, a.mapped);
-        }
-    g_gm.clear();
-    ClearGmAliases();
-    g_next_dev = 0;
-}
-
-void RegisterGm(const void* base, uint64_t bytes, const char* name) {
-    g_gm.push_back({static_cast<uint8_t*>(const_cast<void*>(base)), NextDev(bytes), bytes, bytes, name, bytes});
-}
-
-void CheckGm(const void* addr, uint64_t bytes, const char* what, bool write) {
-    auto p = static_cast<const uint8_t*>(addr);
-    for (const auto& a : g_gm) {
-        if (p >= a.base && p < a.base + (write ? a.padded : a.mapped)) {
-            if (write && a.read_only)
-                Fail(ErrorKind::GmOutOfBounds, "%s: GM write of %llu bytes into '%s' (read-only)", what,
-                     (unsigned long long)bytes, a.name.c_str());
-            if (p + bytes <= a.base + a.padded) return;
-            if (!write && p + bytes <= a.base + a.mapped) {
-                char key[512];
-                snprintf(key, sizeof key, "%s|%s", what, a.name.c_str());
-                Warn(ErrorKind::GmReadPastEnd, key,
-                     "%s: GM read of %llu bytes at offset %lld of '%s' ends %llu bytes past the end of the "
-                     "tensor (%llu bytes requested, %llu with runtime padding); the rest of the allocator page "
-                     "is mapped, so the device does not fault, but the bytes read there are not the tensor's",
-                     what, (unsigned long long)bytes, (long long)(p - a.base), a.name.c_str(),
-                     (unsigned long long)(p + bytes - (a.base + a.size)), (unsigned long long)a.size,
-                     (unsigned long long)a.padded);
-                return;
-            }
-            Fail(ErrorKind::GmOutOfBounds,
-                 "%s: GM %s of %llu bytes at offset %lld of '%s' ends %llu bytes past the end of the "
-                 "allocation (%llu bytes requested, %llu usable with runtime padding%s)",
-                 what, write ? "write" : "read", (unsigned long long)bytes, (long long)(p - a.base), a.name.c_str(),
-                 (unsigned long long)(p + bytes - (a.base + a.size)), (unsigned long long)a.size,
-                 (unsigned long long)a.padded,
-                 write ? "" : "; the read also leaves the mapped allocator page, which faults on the device");
-        }
-    }
-    // Not inside any allocation: report relative to the nearest one for a readable message.
-    const GmAlloc* best = nullptr;
-    long long best_d = 0;
-    for (const auto& a : g_gm) {
-        long long d = (long long)(p - a.base);
-        if (best == nullptr || std::llabs(d) < std::llabs(best_d)) best = &a, best_d = d;
-    }
-    if (best != nullptr)
-        Fail(ErrorKind::GmOutOfBounds, "%s: GM %s of %llu bytes at offset %lld of '%s' (size %llu) is out of bounds%s",
-             what, write ? "write" : "read", (unsigned long long)bytes, best_d, best->name.c_str(),
-             (unsigned long long)best->size, write ? "" : " (outside the allocation's mapped page)");
-    Fail(ErrorKind::GmOutOfBounds, "%s: GM %s outside every allocation", what, write ? "write" : "read");
 }
 
 uint64_t SysWorkspaceSize() { return uint64_t(g_soc.Get("lib_api_workspace_bytes", 16 * 1024 * 1024)); }
@@ -466,7 +360,7 @@ LaunchResult LaunchKernel(uint32_t block_dim, uint64_t tiling_key, void (*entry)
     g_flags.Reset(int(n));
     g_l2.Reset(g_soc, int(n));
     if (Stream().On()) Stream().Launch(n, n);
-    ArmGmGuard(g_gm);
+    ArmGmGuardAll();
     std::vector<std::thread> threads;
     threads.reserve(n);
     for (uint32_t i = 0; i < n; ++i) {

@@ -59,21 +59,28 @@ bool TraceEnabled();
 uint64_t TraceDropped();
 
 // Deterministic device-side address of a host GM pointer (allocations are laid out 2 MiB
-// apart from a fixed base, as the device allocator aligns them; see docs/timing-model.md).
+// apart from a fixed base, as the device allocator aligns them; docs/sim-internals.md, "GM
+// allocations"). gm_alloc.cpp, as the GM registry below.
 uint64_t GmDeviceAddr(uint64_t host_addr);
 
 // Failure reporting hook: the runner installs one that writes result.json.
 using FailHook = void (*)(const char* kind, const char* message);
 void SetFailHook(FailHook hook);
 
+// One GM allocation and the three ends a kernel's access is judged against (docs/sim-internals.md,
+// "GM allocations"): size <= padded <= block <= mapped.
 struct GmAlloc {
     uint8_t* base;
     uint64_t dev;     // deterministic device address of base
-    uint64_t size;    // requested bytes
-    uint64_t padded;  // bytes the device runtime would reserve (accessible without fault)
+    uint64_t size;    // requested bytes (the tensor)
+    uint64_t padded;  // what aclrtMalloc documents for the request: size rounded up to 32 B, + 32 B
+                      // (accessed silently)
     std::string name;
     uint64_t mapped = 0;  // bytes up to the end of the allocator page holding the padded end:
                           // a read up to here does not fault on the device (host memory backs it)
+    uint64_t block = 0;   // the block the framework's caching allocator hands out for the request
+                          // (padded rounded up to gm_alloc_block_bytes): a write up to here
+                          // overwrites nothing but the allocation's own slack (GmWritePastEnd)
     bool owned = true;       // false: memory the runner did not allocate (not freed)
     bool read_only = false;  // the kernel binary's constant data: a write is out of bounds
     bool guardable = false;  // page-aligned memory of its own: protected while a kernel runs
@@ -83,7 +90,8 @@ struct GmAlloc {
 // Warning-level hazards recorded so far (Warn), as a JSON list of
 // {"kind", "message", "count"} objects; "[]" when there are none.
 std::string WarningsJson();
-// Allocates GM the way aclrtMalloc does: 64-byte aligned start, size rounded up to 32 B + 32 B.
+// Allocates GM the way the framework does: 64-byte aligned start, size rounded up to 32 B + 32 B
+// (aclrtMalloc), in a block of whole gm_alloc_block_bytes (the caching allocators' 512 B).
 uint8_t* AllocGm(uint64_t bytes, const std::string& name, uint8_t fill);
 // GM the kernel binary brings (static `__gm__` data, placed in GM when the kernel is loaded):
 // host memory of the runner's image, read-only here, never freed.
@@ -91,6 +99,7 @@ void RegisterImageGm(const void* base, uint64_t bytes, const std::string& name);
 void FreeAllGm();
 // GM protected from the kernel's raw loads and stores while it runs (gm_guard.cpp).
 void ArmGmGuard(const std::vector<GmAlloc>& gm);
+void ArmGmGuardAll();  // every allocation so far (gm_alloc.cpp holds the registry)
 void DisarmGmGuard();
 // An allocation mapped twice: the kernel's addresses and the APIs' (GmData), one set of pages.
 void AddGmAlias(const void* kernel_view, const void* api_view, uint64_t bytes);

@@ -15,12 +15,12 @@ enum class Pipe : uint8_t { S = 0, V, M, MTE1, MTE2, MTE3, FIX, ALL, COUNT };
 
 // Typed simulator hazards. Fail() ends the run with status `runtime_error` and this reason;
 // Warn() records a hazard that working operators carry on the device (Race, GmReadPastEnd,
-// Local*OutsideBuffer, MaskOutOfRange) and lets the run go on (the driver reports it per case;
+// GmWritePastEnd, Local*OutsideBuffer, MaskOutOfRange) and lets the run go on (the driver reports it per case;
 // `--strict` and the candidate rules decide what it costs).
 enum class ErrorKind : uint8_t {
     UbOverflow = 0,     // InitBuffer beyond the capacity of UB/L1/L0*
     Misaligned,         // address/length violates the 32-byte rules of the instruction
-    GmOutOfBounds,      // GM access outside every allocation (incl. runtime padding)
+    GmOutOfBounds,      // GM write beyond the allocator's block, read beyond the mapped page
     LocalOutOfBounds,   // UB/L1/L0 address outside the memory (within it: the two warnings below)
     QueueMisuse,        // DeQue on an empty queue, Alloc with no free buffer, EnQue over depth
     Deadlock,           // cores can never meet (SyncAll mismatch), flag never set, ...
@@ -33,6 +33,7 @@ enum class ErrorKind : uint8_t {
     LocalWriteOutsideBuffer,  // a UB/L1/L0 write outside the tensor's buffer, inside the memory (warning)
     MaskOutOfRange,           // a continuous mask above the elements of one repeat (warning; SetMask
                               // fills the register, the instruction takes one repeat's worth)
+    GmWritePastEnd,     // a GM write past the tensor's padded end, inside the allocator's block (warning)
     RawGmAccess,              // GM read or written through a raw pointer, outside the AscendC APIs
                               // (warning; timed as scalar GM accesses: gm_guard.cpp)
 };
@@ -135,8 +136,9 @@ extern thread_local Core* g_core;
 inline Core& Cur() { return *g_core; }
 
 // GM checks: the access [addr, addr+bytes) must lie in one allocation (with its padding).
-// A read (write == false) that runs past the padded end but stays inside the allocation's
-// mapped page is a warning (GmReadPastEnd); anything else outside is an error.
+// Past the padded end, a write that stays inside the allocator's block is a warning
+// (GmWritePastEnd), a read that stays inside the mapped page is a warning (GmReadPastEnd);
+// anything else outside is an error (sim_config.h GmAlloc).
 void CheckGm(const void* addr, uint64_t bytes, const char* what, bool write = true);
 
 // While a kernel runs, the GM it was given is mapped without access (gm_guard.cpp): a load or
