@@ -47,7 +47,9 @@ def test_lists_of_different_sizes_match_numpy(backend, base, cases):
     for name in ("three_sizes", "entries"):
         res = run(backend, base, cases[name])
         assert res.status == "ok", f"{name}: {res.status} ({res.error_kind}): {res.message[:2000]}"
-        assert res.max_abs_err == 0 and not res.warnings
+        # the kernel reads the output list's address table through a raw __gm__ pointer: a scalar
+        # GM read on the device, timed and warned (issue 30)
+        assert res.max_abs_err == 0 and {w["kind"] for w in res.warnings} <= {"raw_gm_access"}
         assert res.block_dim == len([t for t in cases[name].inputs if t.dynamic])
 
 
@@ -77,7 +79,8 @@ def test_a_wrong_tensor_of_an_output_list_is_named(backend, base, cases, tmp_pat
 
 
 def test_writing_past_one_tensor_of_a_list_is_out_of_bounds(backend, base, cases):
-    op = edit(base, "count = n;", "count = n + (b == 1 ? 64 : 0);")
+    # 7 floats + 256: past the 512-byte block the allocator hands out (gm_write_past_end up to it)
+    op = edit(base, "count = n;", "count = n + (b == 1 ? 256 : 0);")
     res = run(backend, op, cases["three_sizes"])
     assert (res.status, res.error_kind) == ("runtime_error", "gm_out_of_bounds"), res.message
     assert "'output y[1]'" in res.message

@@ -87,7 +87,13 @@ struct CoreBox {
     CoreBox() = default;
     CoreBox(const CoreBox&) = delete;
     CoreBox& operator=(const CoreBox&) = delete;
-    ~CoreBox() { UnmapLocalSpaces(this, mem, bytes, int(Space::COUNT)); }
+    ~CoreBox() { Unmap(); }
+    // The spaces' mappings go (gm_guard.cpp keeps a list of them): call it while the core still
+    // has the turn, as the next core's SetupCore adds to that list.
+    void Unmap() {
+        UnmapLocalSpaces(this, mem, bytes, int(Space::COUNT));
+        for (auto& m : mem) m = nullptr;
+    }
 };
 
 uint64_t SpaceBytes(Space s) {
@@ -382,6 +388,7 @@ LaunchResult LaunchKernel(uint32_t block_dim, uint64_t tiling_key, void (*entry)
             for (int c = 0; c < kBarrierClasses; ++c)
                 if (g_sched.waiting[c] > 0 && InBarrierClass(g_plan, int(i), c)) FailBarrierLocked(lk, c);
             g_core = nullptr;
+            box.Unmap();
             PassTurnLocked(int(i));
             CheckProgressLocked(lk);
         });
