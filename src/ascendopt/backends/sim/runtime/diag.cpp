@@ -29,6 +29,8 @@ const char* ErrorKindName(ErrorKind k) {
         case ErrorKind::LocalReadOutsideBuffer: return "local_read_outside_buffer";
         case ErrorKind::LocalWriteOutsideBuffer: return "local_write_outside_buffer";
         case ErrorKind::MaskOutOfRange: return "mask_out_of_range";
+        case ErrorKind::DataCacheStale: return "dcache_stale";
+        case ErrorKind::DataCacheDirty: return "dcache_dirty";
     }
     return "unknown";
 }

@@ -186,7 +186,7 @@ void Replayer::OnIssue() {
     in_.Need(&r, sizeof r);
     Slot& s = Running("instruction");
     if (r.name >= names_.size()) Bad("instruction name id %u unknown", r.name);
-    if (r.pipe >= uint8_t(Pipe::COUNT) || r.cls > uint8_t(OpClass::Sync) || r.n_access > kMaxAccess ||
+    if (r.pipe >= uint8_t(Pipe::COUNT) || r.cls > uint8_t(OpClass::DataCacheMaint) || r.n_access > kMaxAccess ||
         r.l2_policy > 1)
         Bad("instruction with pipe %u, class %u, %u accesses, L2 policy %u", r.pipe, r.cls, r.n_access, r.l2_policy);
     constexpr uint64_t kMaxSpan = uint64_t(1) << 40;
@@ -291,7 +291,9 @@ void Replayer::Run() {
                 s.label = names_[r.label];
                 s.stub.block_idx = int32_t(r.core);
                 s.model.reset(new TimingModel(soc_, int(r.core), int(r.model_num), &l2_));
-                s.model->SetAutoSync(auto_sync && s.label.compare(0, 4, "AIC ") != 0);
+                bool aic = s.label.compare(0, 4, "AIC ") == 0;
+                s.model->SetAutoSync(auto_sync && !aic);
+                s.model->SetCubeCore(aic);
                 Switch(r.core);
                 break;
             }

@@ -33,6 +33,12 @@ enum class ErrorKind : uint8_t {
     LocalWriteOutsideBuffer,  // a UB/L1/L0 write outside the tensor's buffer, inside the memory (warning)
     MaskOutOfRange,           // a continuous mask above the elements of one repeat (warning; SetMask
                               // fills the register, the instruction takes one repeat's worth)
+    DataCacheStale,           // a scalar GM read hit a data-cache line this core's DMA wrote after
+                              // it was cached, with no DataCacheCleanAndInvalid between (warning:
+                              // the device reads the old bytes)
+    DataCacheDirty,           // a DMA touched GM bytes of a line this core's scalar unit wrote and
+                              // did not clean (warning: the device's DMA reads the old bytes, or
+                              // the line's later write-back overwrites what the DMA wrote)
 };
 const char* ErrorKindName(ErrorKind k);
 
@@ -68,6 +74,8 @@ enum class OpClass : uint8_t {
     CubeLoad,        // LoadData L1 -> L0A/L0B
     Fixpipe,         // L0C -> GM/L1
     Sync,            // barrier / flag bookkeeping (no cost)
+    DataCacheMaint,  // DataCacheCleanAndInvalid on GM (S pipe): the access names the line's
+                     // address; repeats = 1 for the whole data cache (ENTIRE_DATA_CACHE)
 };
 
 constexpr int kMaxAccess = 4;

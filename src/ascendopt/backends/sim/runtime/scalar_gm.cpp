@@ -1,0 +1,80 @@
+// AscendOptimizer simulator: scalar GM accesses through the core's data cache (dcache.h), priced
+// and checked by the timing model. Every scalar GM access is an OpClass::ScalarGm instruction
+// with one GM access (address, bytes, read or write), whatever issued it (GlobalTensor
+// GetValue/SetValue, a ListTensorDesc read, a plain __gm__ load or store); the model sees only
+// that access. Parameters and their sources: socs/*.toml; the model: docs/timing-model.md.
+#include <algorithm>
+#include <cstdio>
+
+#include "timing.h"
+
+namespace ao::rt {
+
+void TimingModel::SetCubeCore(bool aic) {
+    gm_hit_ = soc_.Get("scalar_gm_hit_cycles", 11.33);
+    gm_miss_ = soc_.Get("scalar_gm_miss_cycles", 200);
+    dcci_ = soc_.Get("dcci_cycles", 12);
+    dcci_walk_ = soc_.Get("dcci_entire_cycles_per_line", 1);
+    double line = soc_.Get("dcache_line_bytes", 64);
+    double cap = aic ? soc_.Get("dcache_aic_bytes", 16384) : soc_.Get("dcache_aiv_bytes", 32768);
+    dcache_.Reset(uint64_t(std::max(1.0, line)), uint64_t(std::max(1.0, cap)));
+}
+
+// A line looked up costs a hit; a miss fills the line from L2/GM, and a dirty victim it evicts
+// is written back first (each a full trip to L2/GM: the scalar unit is in order and waits).
+double TimingModel::ScalarGmCost(const Instr& ins) {
+    double cost = 0;
+    for (int k = 0; k < ins.n_access; ++k) {
+        const Access& a = ins.access[k];
+        if (a.space != Space::GM) continue;
+        uint64_t dev = GmDeviceAddr(a.begin);
+        DataCache::Touch t;
+        dcache_.Access(dev, a.end - a.begin, a.write, t);
+        cost += t.hits * gm_hit_ + (t.misses + t.writebacks) * gm_miss_;
+        if (t.stale) {
+            char key[160];
+            snprintf(key, sizeof key, "stale|%s", ins.name);
+            Warn(ErrorKind::DataCacheStale, key,
+                 "%s reads GM [%llu, %llu) from its data-cache line at %llu, which a DMA of this core wrote "
+                 "after the scalar unit had cached it; with no DataCacheCleanAndInvalid on that line in between, "
+                 "the device returns the line's old bytes",
+                 ins.name, (unsigned long long)dev, (unsigned long long)(dev + (a.end - a.begin)),
+                 (unsigned long long)t.stale_line);
+        }
+    }
+    return cost > 0 ? cost : gm_hit_;
+}
+
+// SINGLE_CACHE_LINE: the instruction plus the write-back of the line if it is dirty. The whole
+// cache (ENTIRE_DATA_CACHE) walks every line of the capacity and writes back every dirty one.
+double TimingModel::DataCacheMaintCost(const Instr& ins) {
+    if (ins.repeats == 1) {
+        uint32_t dirty = dcache_.CleanInvalidateAll();
+        return dcci_ + double(dcache_.CapacityLines()) * dcci_walk_ + dirty * gm_miss_;
+    }
+    for (int k = 0; k < ins.n_access; ++k)
+        if (ins.access[k].space == Space::GM && dcache_.CleanInvalidate(GmDeviceAddr(ins.access[k].begin)))
+            return dcci_ + gm_miss_;
+    return dcci_;
+}
+
+void TimingModel::DmaMeetsDataCache(const Instr& ins, uint64_t dev, uint64_t len, uint64_t stride, uint32_t bursts,
+                                    bool write) {
+    uint64_t line = 0;
+    if (!dcache_.Dma(dev, len, stride, bursts, write, &line)) return;
+    char key[160];
+    snprintf(key, sizeof key, "dirty|%s|%d", ins.name, int(write));
+    if (write)
+        Warn(ErrorKind::DataCacheDirty, key,
+             "%s writes GM bytes of the data-cache line at %llu, which the scalar unit of this core wrote and did "
+             "not clean (DataCacheCleanAndInvalid): on the device the line's later write-back overwrites what "
+             "the DMA wrote",
+             ins.name, (unsigned long long)line);
+    else
+        Warn(ErrorKind::DataCacheDirty, key,
+             "%s reads GM bytes of the data-cache line at %llu, which the scalar unit of this core wrote and did "
+             "not clean (DataCacheCleanAndInvalid): on the device the DMA reads the bytes GM held before",
+             ins.name, (unsigned long long)line);
+}
+
+}  // namespace ao::rt
