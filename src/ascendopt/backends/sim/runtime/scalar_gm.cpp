@@ -20,8 +20,10 @@ void TimingModel::SetCubeCore(bool aic) {
     dcache_.Reset(uint64_t(std::max(1.0, line)), uint64_t(std::max(1.0, cap)));
 }
 
-// A line looked up costs a hit; a miss fills the line from L2/GM, and a dirty victim it evicts
-// is written back first (each a full trip to L2/GM: the scalar unit is in order and waits).
+// A line looked up costs a hit; a miss fills the line from L2/GM (a full trip: the scalar unit
+// is in order and waits for the data, a write too, as the line is allocated and filled). A dirty
+// victim's write-back is not waited for (it leaves through the write path while the fill comes
+// in; one 64-byte line per miss is far below any bandwidth limit).
 double TimingModel::ScalarGmCost(const Instr& ins) {
     double cost = 0;
     for (int k = 0; k < ins.n_access; ++k) {
@@ -30,7 +32,7 @@ double TimingModel::ScalarGmCost(const Instr& ins) {
         uint64_t dev = GmDeviceAddr(a.begin);
         DataCache::Touch t;
         dcache_.Access(dev, a.end - a.begin, a.write, t);
-        cost += t.hits * gm_hit_ + (t.misses + t.writebacks) * gm_miss_;
+        cost += t.hits * gm_hit_ + t.misses * gm_miss_;
         if (t.stale) {
             char key[160];
             snprintf(key, sizeof key, "stale|%s", ins.name);
