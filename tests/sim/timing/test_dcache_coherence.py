@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from ..unit_build import assert_hazard, unit_exe
+from .common import load, run, variant
 
 HERE = Path(__file__).resolve().parent
 
@@ -43,3 +44,16 @@ def test_missing_clean_is_a_warning(exe, name, kind):
 def test_cleaned_or_unrelated_lines_are_quiet(exe, name):
     res = scenario(exe, name)
     assert "ascendopt-warning" not in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("clean", [False, True])
+def test_another_cores_unclean_write_is_a_warning(backend, clean):
+    """Block 0 rewrites y[0] through its data cache, SyncAll, block 1 reads y[0]: without block 0's
+    DataCacheCleanAndInvalid the line is still only in block 0's cache (the masked_select_v3
+    pattern cleans it before its SyncAll)."""
+    op, cases = load("timing_lab")
+    rr = run(backend, variant(op, "op_kernel/timing_lab.cpp", XCORE=2 if clean else 1), cases["t1core"])
+    kinds = [w["kind"] for w in rr.warnings]
+    assert kinds == ([] if clean else ["dcache_dirty"]), rr.warnings
+    if not clean:
+        assert "core 0" in rr.warnings[0]["message"], rr.warnings

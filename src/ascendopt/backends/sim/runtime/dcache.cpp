@@ -14,6 +14,7 @@ void DataCache::Reset(uint64_t line_bytes, uint64_t capacity_bytes) {
 }
 
 void DataCache::Access(uint64_t addr, uint64_t bytes, bool write, Touch& t) {
+    written_back_.clear();
     uint64_t first = addr / line_, last = (addr + std::max<uint64_t>(bytes, 1) - 1) / line_;
     for (uint64_t l = first; l <= last; ++l) {
         uint64_t la = l * line_;
@@ -34,6 +35,7 @@ void DataCache::Access(uint64_t addr, uint64_t bytes, bool write, Touch& t) {
                 if (v->second.dirty) {
                     ++t.writebacks;
                     --dirty_;
+                    written_back_.push_back(victim);
                 }
                 map_.erase(v);
             }
@@ -47,9 +49,9 @@ void DataCache::Access(uint64_t addr, uint64_t bytes, bool write, Touch& t) {
     }
 }
 
-bool DataCache::Overlaps(uint64_t la, uint64_t base, uint64_t len, uint64_t stride, uint64_t bursts) const {
+bool LineMeetsBursts(uint64_t la, uint64_t line, uint64_t base, uint64_t len, uint64_t stride, uint64_t bursts) {
     if (len == 0 || bursts == 0) return false;
-    uint64_t le = la + line_;
+    uint64_t le = la + line;
     if (stride <= len || bursts == 1) {  // one contiguous range
         uint64_t end = base + (bursts - 1) * stride + len;
         return base < le && end > la;
@@ -60,12 +62,38 @@ bool DataCache::Overlaps(uint64_t la, uint64_t base, uint64_t len, uint64_t stri
     return i < bursts && base + i * stride < le;
 }
 
+int DataCacheDirectory::DirtyElsewhere(int core, uint64_t line, uint64_t base, uint64_t len, uint64_t stride,
+                                       uint64_t bursts, uint64_t* line_addr) const {
+    if (owner_.empty() || len == 0 || bursts == 0) return -1;
+    int who = -1;
+    auto see = [&](uint64_t la, int c) {
+        if (c != core && (who < 0 || la < *line_addr)) {
+            who = c;
+            *line_addr = la;
+        }
+    };
+    uint64_t per = (len + line - 1) / line + 1;  // lines one burst can touch
+    if (double(per) * double(bursts) < double(owner_.size())) {  // probe the DMA's lines
+        for (uint64_t i = 0; i < bursts; ++i) {
+            uint64_t a = base + i * stride;
+            for (uint64_t la = a / line * line; la < a + len; la += line) {
+                auto it = owner_.find(la);
+                if (it != owner_.end()) see(la, it->second);
+            }
+        }
+    } else {
+        for (const auto& [la, c] : owner_)
+            if (LineMeetsBursts(la, line, base, len, stride, bursts)) see(la, c);
+    }
+    return who;
+}
+
 bool DataCache::Dma(uint64_t base, uint64_t len, uint64_t stride, uint64_t bursts, bool write,
                     uint64_t* dirty_line) {
     if (map_.empty() || (!write && dirty_ == 0)) return false;
     bool found = false;
     for (auto& [la, line] : map_) {
-        if (!Overlaps(la, base, len, stride, bursts)) continue;
+        if (!LineMeetsBursts(la, line_, base, len, stride, bursts)) continue;
         if (line.dirty && (!found || la < *dirty_line)) {
             found = true;
             *dirty_line = la;
@@ -87,6 +115,9 @@ bool DataCache::CleanInvalidate(uint64_t addr) {
 
 uint32_t DataCache::CleanInvalidateAll() {
     uint32_t d = dirty_;
+    written_back_.clear();
+    for (const auto& [la, line] : map_)
+        if (line.dirty) written_back_.push_back(la);
     map_.clear();
     lru_.clear();
     dirty_ = 0;

@@ -22,8 +22,39 @@
 #include <cstdint>
 #include <list>
 #include <unordered_map>
+#include <vector>
 
 namespace ao::rt {
+
+// Whether line_addr's line [line_addr, line_addr + line) meets any of the bursts base + i * stride,
+// i in [0, bursts), of len bytes each.
+bool LineMeetsBursts(uint64_t line_addr, uint64_t line, uint64_t base, uint64_t len, uint64_t stride,
+                     uint64_t bursts);
+
+// Which core holds which GM line dirty in its data cache, for all cores of one launch (owned by
+// the shared L2Model: the point where the cores' copies would meet). A core's scalar write makes
+// it the line's owner; its write-back (eviction, DataCacheCleanAndInvalid) ends that. Another
+// core's access to an owned line meets bytes GM does not have yet.
+class DataCacheDirectory {
+public:
+    void Clear() { owner_.clear(); }
+    bool Empty() const { return owner_.empty(); }
+    int Owner(uint64_t line_addr) const {
+        auto it = owner_.find(line_addr);
+        return it == owner_.end() ? -1 : it->second;
+    }
+    void SetDirty(uint64_t line_addr, int core) { owner_[line_addr] = core; }
+    void Cleaned(uint64_t line_addr, int core) {
+        auto it = owner_.find(line_addr);
+        if (it != owner_.end() && it->second == core) owner_.erase(it);
+    }
+    // The owner (other than `core`) of a line the bursts touch, -1 when none; the line in *line_addr.
+    int DirtyElsewhere(int core, uint64_t line, uint64_t base, uint64_t len, uint64_t stride, uint64_t bursts,
+                       uint64_t* line_addr) const;
+
+private:
+    std::unordered_map<uint64_t, int> owner_;  // line address -> core holding it dirty
+};
 
 class DataCache {
 public:
@@ -50,6 +81,8 @@ public:
     // The whole DCache: every dirty line written back, every line dropped. Returns the number of
     // dirty lines.
     uint32_t CleanInvalidateAll();
+    // Lines written back (or, for a clean, dropped dirty) by the last Access / CleanInvalidateAll.
+    const std::vector<uint64_t>& WrittenBack() const { return written_back_; }
     uint64_t LineBytes() const { return line_; }
     uint64_t CapacityLines() const { return cap_lines_; }
     size_t Cached() const { return map_.size(); }
@@ -60,12 +93,12 @@ private:
         bool stale = false;
         std::list<uint64_t>::iterator pos;  // place in the LRU order
     };
-    bool Overlaps(uint64_t line_addr, uint64_t base, uint64_t len, uint64_t stride, uint64_t bursts) const;
     uint64_t line_ = 64;
     uint64_t cap_lines_ = 512;
     std::unordered_map<uint64_t, Line> map_;  // line address -> state
     std::list<uint64_t> lru_;                  // most recently used first
     uint32_t dirty_ = 0;                       // dirty lines cached
+    std::vector<uint64_t> written_back_;
 };
 
 }  // namespace ao::rt

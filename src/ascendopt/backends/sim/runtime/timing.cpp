@@ -23,6 +23,7 @@ uint64_t TraceDropped() { return g_trace_dropped.load(); }
 // ---------------------------------------------------------------------------------------- L2
 void L2Model::Reset(const SocParams& soc, int block_num) {
     lines_.clear();
+    dir_.Clear();
     line_ = uint64_t(soc.Get("l2_line_bytes", 512));
     if (line_ == 0) line_ = 512;
     capacity_ = soc.Get("l2_bytes", 201326592) * soc.Get("l2_usable_fraction", 1.0);

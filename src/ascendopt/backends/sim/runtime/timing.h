@@ -46,6 +46,8 @@ public:
     // in this launch (the guide: a dirty victim is written back when it is replaced).
     uint64_t Evict(int core, uint64_t own);
     int Active() const { return active_; }
+    // The cores' data caches meet here: which core holds which line dirty (dcache.h).
+    DataCacheDirectory& Directory() { return dir_; }
 
 private:
     struct Stamp {
@@ -59,6 +61,7 @@ private:
     double capacity_ = 0;
     uint64_t line_ = 512;
     int active_ = 1;
+    DataCacheDirectory dir_;
 };
 
 // Pipe-level timing model of one AI core. The scalar unit issues instructions in program
@@ -104,6 +107,7 @@ private:
     double DataCacheMaintCost(const Instr& ins);
     void DmaMeetsDataCache(const Instr& ins, uint64_t dev, uint64_t len, uint64_t stride, uint32_t bursts,
                            bool write);
+    void OtherCoreDirty(const Instr& ins, uint64_t line, int owner, char how);
     void Record(char kind, int pipe, int dst, const char* name, double a, double b);
 
     const SocParams& soc_;
