@@ -190,6 +190,7 @@ void Replayer::OnIssue() {
         r.l2_policy > 1)
         Bad("instruction with pipe %u, class %u, %u accesses, L2 policy %u", r.pipe, r.cls, r.n_access, r.l2_policy);
     constexpr uint64_t kMaxSpan = uint64_t(1) << 40;
+    constexpr uint64_t kMaxScalarSpan = uint64_t(1) << 24;  // 16 MiB: far above any scalar copy
     if (r.bytes > kMaxSpan || r.burst_bytes > kMaxSpan || r.elems > kMaxSpan)
         Bad("instruction moving %" PRIu64 " bytes", r.bytes);
     // Bounded work per instruction: the L2 model visits every line of every burst.
@@ -216,6 +217,9 @@ void Replayer::OnIssue() {
         in_.Need(&a, sizeof a);
         if (a.space >= uint8_t(Space::COUNT) || a.write > 1 || a.end < a.begin || a.end - a.begin > kMaxSpan)
             Bad("access to space %u [%" PRIu64 ", %" PRIu64 ")", a.space, a.begin, a.end);
+        // Bounded work: the data cache visits every 64-byte line of a scalar access.
+        if (ins.cls == OpClass::ScalarGm && a.end - a.begin > kMaxScalarSpan)
+            Bad("scalar GM access of %" PRIu64 " bytes", a.end - a.begin);
         Access acc;
         acc.space = Space(a.space);
         acc.write = a.write != 0;
