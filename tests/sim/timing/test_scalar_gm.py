@@ -77,3 +77,13 @@ def test_clean_and_invalidate_costs(backend, lab, mode, dirty, entire):
         want += p["dcache_aiv_bytes"] / p["dcache_line_bytes"] * p["dcci_entire_cycles_per_line"]
     assert n == 1 and cyc == pytest.approx(want, abs=1.0)
     assert not rr.warnings, rr.warnings
+
+
+def test_a_write_walk_costs_as_a_read_walk(backend, lab):
+    """SetValue allocates its line (a miss, then hits on the line) and marks it dirty; evicting a
+    dirty line later is not waited for: two passes over twice the capacity cost what reads do."""
+    hit, miss, line, lines = figures(backend)
+    fit = lines * line // 4
+    n, cyc = instr(one_core(backend, lab, WALK=4 * fit, SPAN=2 * fit, WALK_WRITE=1), "GlobalTensor::SetValue", "S")
+    assert n == 4 * fit
+    assert cyc == pytest.approx(4 * lines * miss + (4 * fit - 4 * lines) * hit, abs=1.0)
