@@ -45,6 +45,11 @@ void Scenario(void* arg) {
         Order<HardEvent::S_MTE2>();
         DataCopy(ub, x, 32);                           // DMA reads lines 0-1
         Order<HardEvent::MTE2_S>();
+    } else if (name == "reference_read") {
+        sink += x(3);                                  // operator(): a reference, used as a read
+        Order<HardEvent::S_MTE2>();
+        DataCopy(ub, x, 32);
+        Order<HardEvent::MTE2_S>();
     } else if (name == "dirty_write") {
         x.SetValue(3, 5.0f);
         Order<HardEvent::S_MTE3>();

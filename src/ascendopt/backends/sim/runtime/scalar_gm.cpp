@@ -30,8 +30,9 @@ double TimingModel::ScalarGmCost(const Instr& ins) {
         const Access& a = ins.access[k];
         if (a.space != Space::GM) continue;
         uint64_t dev = GmDeviceAddr(a.begin), bytes = a.end - a.begin;
+        bool write = a.write && ins.repeats != 1;  // a reference's use is unknown: a read here
         DataCache::Touch t;
-        dcache_.Access(dev, bytes, a.write, t);
+        dcache_.Access(dev, bytes, write, t);
         cost += t.hits * gm_hit_ + t.misses * gm_miss_;
         if (t.stale) {
             char key[160];
@@ -48,8 +49,8 @@ double TimingModel::ScalarGmCost(const Instr& ins) {
         uint64_t L = dcache_.LineBytes();
         for (uint64_t la = dev / L * L; la < dev + std::max<uint64_t>(bytes, 1); la += L) {
             int owner = dir.Owner(la);
-            if (owner >= 0 && owner != block_idx_) OtherCoreDirty(ins, la, owner, a.write ? 's' : 'r');
-            if (a.write) dir.SetDirty(la, block_idx_);
+            if (owner >= 0 && owner != block_idx_) OtherCoreDirty(ins, la, owner, write ? 's' : 'r');
+            if (write) dir.SetDirty(la, block_idx_);
         }
     }
     return cost > 0 ? cost : gm_hit_;

@@ -61,7 +61,9 @@ struct Access {
 enum class OpClass : uint8_t {
     Scalar = 0,      // scalar arithmetic / control (rarely recorded)
     ScalarLocal,     // GetValue/SetValue on UB/L1
-    ScalarGm,        // GetValue/SetValue on GM
+    ScalarGm,        // a scalar GM load or store (GetValue/SetValue on GM, ...): one GM access;
+                     // repeats = 1: a reference handed out (GlobalTensor::operator()), its use
+                     // unknown: the race check sees a write, the data cache a read
     CopyIn,          // GM -> UB/L1 (MTE2)
     CopyOut,         // UB/L1 -> GM (MTE3)
     CopyLocal,       // UB -> UB (V) or L1 -> L0 (MTE1)
