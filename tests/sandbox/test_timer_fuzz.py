@@ -19,7 +19,7 @@ MAGIC, VERSION = 0x53544F41, 2
  CROSS_WAIT, MAX, FINISH, QUERY, END) = range(1, 18)
 S, V, MTE2, MTE3 = 0, 1, 4, 5
 GM, UB = 0, 1
-COPY_IN, COPY_OUT, VEC = 3, 4, 6
+SCALAR_GM, COPY_IN, COPY_OUT, VEC = 2, 3, 4, 6
 DEV = 1 << 32
 
 
@@ -143,8 +143,8 @@ def test_random_and_mutated_streams_give_a_typed_status_in_bounded_time(timer, t
     assert time.monotonic() - t0 < 120
 
 
-@pytest.mark.parametrize("what", ["huge_dma", "unknown_name", "bad_pipe", "unknown_time", "leave_without_arrive",
-                                  "second_launch", "end_count", "bad_l2_policy"])
+@pytest.mark.parametrize("what", ["huge_dma", "huge_scalar_gm", "unknown_name", "bad_pipe", "unknown_time",
+                                  "leave_without_arrive", "second_launch", "end_count", "bad_l2_policy"])
 def test_forged_records_are_refused(timer, tmp_path, what):
     good = stream()
     head, body = good[:8], good[8:]
@@ -154,6 +154,8 @@ def test_forged_records_are_refused(timer, tmp_path, what):
     bad = {
         "huge_dma": issue(0, MTE2, COPY_IN, [(GM, 0, DEV, DEV + (1 << 39)), (UB, 1, 0, 1024)], nbytes=1 << 39,
                           bursts=(1 << 32) - 1, burst_bytes=1 << 39),
+        # the data cache would visit 2^24 lines: refused, not priced for minutes
+        "huge_scalar_gm": issue(0, S, SCALAR_GM, [(GM, 0, DEV, DEV + (1 << 30))], nbytes=8),
         "unknown_name": issue(99, V, VEC, []),
         "bad_pipe": sync(SYNC_SET, 9, V, 1),
         "unknown_time": bytes([ARRIVE, LEAVE]) + struct.pack("<Q", 99),

@@ -40,8 +40,10 @@ PROFILE_SEED_OFFSET = 1_000_003
 #: with --cce-auto-sync unless its CMake says =off (oprepo.AUTO_SYNC_DEFAULT; a record of the
 #: same sources made before timed it without and reported the races the compiler syncs); 4: the
 #: profile summary's roofline is a lower bound under the model (per-pipe busy cycles, scalar
-#: accesses, L2 time) and its bound may say latency/synchronization (profile/roofline.py): a
-#: record made before carries the old achieved_fraction and bound.
+#: accesses, L2 time) and its bound may say latency/synchronization (profile/roofline.py), scalar
+#: GM accesses go through a per-core data cache (hits and misses priced apart, the dcache_stale /
+#: dcache_dirty warnings), and GM or on-chip memory reached through raw pointers is timed
+#: (raw_gm_access): a record made before carries other times, achieved_fraction and bound.
 EVALUATOR_VERSION = 4
 _FAILURE_ORDER = (Status.COMPILE_ERROR, Status.TILING_ERROR, Status.RUNTIME_ERROR, Status.TIMEOUT,
                   Status.WRONG_RESULT)

@@ -10,10 +10,14 @@ The simulator detects every hazard and gives it one of two severities:
   the framework's caching allocator hands out (``gm_write_past_end``), a UB/L1/L0 read or write
   outside the tensor's buffer but inside the memory (``local_read_outside_buffer``,
   ``local_write_outside_buffer``: the device checks no tensor bounds; the outputs show whether
-  the bytes mattered) and a continuous mask above one repeat's elements (``mask_out_of_range``:
-  the mask register is filled and the instruction takes one repeat's worth), and GM read or
+  the bytes mattered), a continuous mask above one repeat's elements (``mask_out_of_range``:
+  the mask register is filled and the instruction takes one repeat's worth), GM read or
   written through a raw pointer outside the AscendC APIs (``raw_gm_access``: legal on the device,
-  timed as scalar GM accesses; a candidate may not move traffic there). Working operators
+  timed as scalar GM accesses; a candidate may not move traffic there), and a scalar GM
+  access that the core's data cache would get wrong on the device, where the emulation's one
+  copy of memory gets it right: a scalar read hitting a cached line this core's DMA overwrote
+  (``dcache_stale``), or a DMA touching a line the scalar unit wrote and did not clean
+  (``dcache_dirty``; both cured by ``DataCacheCleanAndInvalid``). Working operators
   carry such hazards on the chip, so on the operator *as given* they are reported, not fatal
   (``--strict`` makes them fatal).
 
@@ -31,7 +35,7 @@ from typing import Any, Iterable
 #: Hazard kinds the simulator reports as warnings (the run goes on).
 WARNING_KINDS = (
     "race", "gm_read_past_end", "gm_write_past_end", "local_read_outside_buffer", "local_write_outside_buffer",
-    "mask_out_of_range", "raw_gm_access",
+    "mask_out_of_range", "raw_gm_access", "dcache_stale", "dcache_dirty",
 )
 
 

@@ -123,18 +123,18 @@ def test_vector_to_mte3_is_not_the_compilers_to_synchronise(backend, lab_auto):
 
 
 MIX = "op_kernel/mix_roles.cpp"
-AIC_COPY = """        msgGm.SetValue(g * 8, float(g + 1));
+AIC_COPY = """        msgGm.SetValue(g * 16, float(g + 1));
         TPipe l1pipe;
         TBuf<TPosition::A1> l1;
         l1pipe.InitBuffer(l1, 8 * sizeof(float));
         LocalTensor<float> l1Local = l1.Get<float>();
-        DataCopy(l1Local, msgGm[g * 8], 8);  // MTE2 reads what the scalar unit wrote
+        DataCopy(l1Local, msgGm[g * 16], 8);  // MTE2 reads what the scalar unit wrote
 """
-AIV_COPY = """    slotGm.SetValue(v * 8, float(v));
+AIV_COPY = """    slotGm.SetValue(v * 16, float(v));
     TBuf<TPosition::VECCALC> back;
     pipe.InitBuffer(back, 8 * sizeof(float));
     LocalTensor<float> backLocal = back.Get<float>();
-    DataCopy(backLocal, slotGm[v * 8], 8);  // MTE2 reads what the scalar unit wrote
+    DataCopy(backLocal, slotGm[v * 16], 8);  // MTE2 reads what the scalar unit wrote
 """
 
 
@@ -150,8 +150,8 @@ def test_the_cube_side_gets_no_compiler_sync(backend, tmp_path, no_auto_sync):
     without = no_auto_sync(FIXTURE_OPS / "mix_roles")
     default = Operator.load(FIXTURE_OPS / "mix_roles")
     text = without.files[MIX]
-    for old, new in (("        msgGm.SetValue(g * 8, float(g + 1));\n", AIC_COPY),
-                     ("    slotGm.SetValue(v * 8, float(v));\n", AIV_COPY)):
+    for old, new in (("        msgGm.SetValue(g * 16, float(g + 1));\n", AIC_COPY),
+                     ("    slotGm.SetValue(v * 16, float(v));\n", AIV_COPY)):
         assert old in text
         text = text.replace(old, new, 1)
     case = load_op_cases(d)[0]

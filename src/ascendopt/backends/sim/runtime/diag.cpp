@@ -31,6 +31,8 @@ const char* ErrorKindName(ErrorKind k) {
         case ErrorKind::MaskOutOfRange: return "mask_out_of_range";
         case ErrorKind::GmWritePastEnd: return "gm_write_past_end";
         case ErrorKind::RawGmAccess: return "raw_gm_access";
+        case ErrorKind::DataCacheStale: return "dcache_stale";
+        case ErrorKind::DataCacheDirty: return "dcache_dirty";
     }
     return "unknown";
 }

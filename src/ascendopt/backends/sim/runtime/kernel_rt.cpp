@@ -131,7 +131,10 @@ void SetupCore(CoreBox& box, int idx, int num, uint64_t tiling_key, uint8_t* wor
         box.core.mem[s] = box.mem[s];
         box.core.cap[s] = n;
     }
-    if (!Stream().On()) box.model.reset(new TimingModel(g_soc, idx, int(g_plan.cores.size()), &g_l2));  // else: the timer's
+    if (!Stream().On()) {  // else: the timer's
+        box.model.reset(new TimingModel(g_soc, idx, int(g_plan.cores.size()), &g_l2));
+        box.model->SetCubeCore(role.type == kCoreAic);
+    }
     box.core.model = box.model.get();
 }
 

@@ -186,10 +186,11 @@ void Replayer::OnIssue() {
     in_.Need(&r, sizeof r);
     Slot& s = Running("instruction");
     if (r.name >= names_.size()) Bad("instruction name id %u unknown", r.name);
-    if (r.pipe >= uint8_t(Pipe::COUNT) || r.cls > uint8_t(OpClass::Sync) || r.n_access > kMaxAccess ||
+    if (r.pipe >= uint8_t(Pipe::COUNT) || r.cls > uint8_t(OpClass::DataCacheMaint) || r.n_access > kMaxAccess ||
         r.l2_policy > 1)
         Bad("instruction with pipe %u, class %u, %u accesses, L2 policy %u", r.pipe, r.cls, r.n_access, r.l2_policy);
     constexpr uint64_t kMaxSpan = uint64_t(1) << 40;
+    constexpr uint64_t kMaxScalarSpan = uint64_t(1) << 24;  // 16 MiB: far above any scalar copy
     if (r.bytes > kMaxSpan || r.burst_bytes > kMaxSpan || r.elems > kMaxSpan)
         Bad("instruction moving %" PRIu64 " bytes", r.bytes);
     // Bounded work per instruction: the L2 model visits every line of every burst.
@@ -216,6 +217,9 @@ void Replayer::OnIssue() {
         in_.Need(&a, sizeof a);
         if (a.space >= uint8_t(Space::COUNT) || a.write > 1 || a.end < a.begin || a.end - a.begin > kMaxSpan)
             Bad("access to space %u [%" PRIu64 ", %" PRIu64 ")", a.space, a.begin, a.end);
+        // Bounded work: the data cache visits every 64-byte line of a scalar access.
+        if (ins.cls == OpClass::ScalarGm && a.end - a.begin > kMaxScalarSpan)
+            Bad("scalar GM access of %" PRIu64 " bytes", a.end - a.begin);
         Access acc;
         acc.space = Space(a.space);
         acc.write = a.write != 0;
@@ -291,7 +295,9 @@ void Replayer::Run() {
                 s.label = names_[r.label];
                 s.stub.block_idx = int32_t(r.core);
                 s.model.reset(new TimingModel(soc_, int(r.core), int(r.model_num), &l2_));
-                s.model->SetAutoSync(auto_sync && s.label.compare(0, 4, "AIC ") != 0);
+                bool aic = s.label.compare(0, 4, "AIC ") == 0;
+                s.model->SetAutoSync(auto_sync && !aic);
+                s.model->SetCubeCore(aic);
                 Switch(r.core);
                 break;
             }

@@ -23,6 +23,7 @@ uint64_t TraceDropped() { return g_trace_dropped.load(); }
 // ---------------------------------------------------------------------------------------- L2
 void L2Model::Reset(const SocParams& soc, int block_num) {
     lines_.clear();
+    dir_.Clear();
     line_ = uint64_t(soc.Get("l2_line_bytes", 512));
     if (line_ == 0) line_ = 512;
     capacity_ = soc.Get("l2_bytes", 201326592) * soc.Get("l2_usable_fraction", 1.0);
@@ -87,7 +88,7 @@ TimingModel::TimingModel(const SocParams& soc, int block_idx, int block_num, L2M
     : soc_(soc), block_idx_(block_idx), block_num_(block_num), l2_(l2) {
     scalar_issue_ = soc.Get("scalar_issue_cycles", 2);
     scalar_ub_ = soc.Get("scalar_ub_cycles", 5);
-    scalar_gm_ = soc.Get("scalar_gm_cycles", 150);
+    SetCubeCore(false);
     vec_startup_ = soc.Get("vec_startup_cycles", 24);
     for (double& v : vec_rep_) v = soc.Get("vec_elementwise_cycles_per_repeat", 1);
     vec_rep_[int(OpClass::VecTranscend)] = soc.Get("vec_transcend_cycles_per_repeat", 4);
@@ -262,7 +263,7 @@ TimingModel::Cost TimingModel::DmaCost(const Instr& ins) {
         if (ins.access[k].space == Space::GM) gm = &ins.access[k];
     uint32_t bursts = std::max<uint32_t>(1, ins.bursts);
     uint64_t len = ins.burst_bytes ? ins.burst_bytes : (ins.bytes + bursts - 1) / bursts;
-    if (gm == nullptr || l2_ == nullptr) {
+    if (gm == nullptr) {
         c.busy = double(ins.bytes) / core_ddr_;
         return c;
     }
@@ -270,6 +271,11 @@ TimingModel::Cost TimingModel::DmaCost(const Instr& ins) {
     uint64_t span = gm->end - gm->begin;
     uint64_t stride = bursts > 1 && span > len ? (span - len) / (bursts - 1) : len;
     bool write = gm->write, bypass = ins.l2_policy != 0;
+    DmaMeetsDataCache(ins, dev, len, stride, bursts, write);
+    if (l2_ == nullptr) {
+        c.busy = double(ins.bytes) / core_ddr_;
+        return c;
+    }
     L2Model::Result res;
     uint64_t extra = 0, L = uint64_t(line_);
     for (uint32_t i = 0; i < bursts; ++i) {
@@ -299,7 +305,8 @@ TimingModel::Cost TimingModel::Price(const Instr& ins) {
     switch (ins.cls) {
         case OpClass::Scalar: c.busy = 1; break;
         case OpClass::ScalarLocal: c.busy = scalar_ub_; break;
-        case OpClass::ScalarGm: c.busy = scalar_gm_; break;
+        case OpClass::ScalarGm: c.busy = ScalarGmCost(ins); break;
+        case OpClass::DataCacheMaint: c.busy = DataCacheMaintCost(ins); break;
         case OpClass::Sync: c.busy = 0; break;
         case OpClass::CubeMmad: c.busy = cube_startup_ + ins.repeats * cube_per_fractal_; break;
         case OpClass::CubeLoad: {

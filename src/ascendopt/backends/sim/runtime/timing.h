@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ascendopt_kernel/runtime.h"
+#include "dcache.h"
 #include "race.h"
 #include "sim_config.h"
 
@@ -45,6 +46,8 @@ public:
     // in this launch (the guide: a dirty victim is written back when it is replaced).
     uint64_t Evict(int core, uint64_t own);
     int Active() const { return active_; }
+    // The cores' data caches meet here: which core holds which line dirty (dcache.h).
+    DataCacheDirectory& Directory() { return dir_; }
 
 private:
     struct Stamp {
@@ -58,6 +61,7 @@ private:
     double capacity_ = 0;
     uint64_t line_ = 512;
     int active_ = 1;
+    DataCacheDirectory dir_;
 };
 
 // Pipe-level timing model of one AI core. The scalar unit issues instructions in program
@@ -68,6 +72,8 @@ public:
     TimingModel(const SocParams& soc, int block_idx, int block_num, L2Model* l2);
     // The kernel was compiled with the compiler's automatic synchronisation (race.h).
     void SetAutoSync(bool on) { race_.SetAutoSync(on); }
+    // The core is an AIC (cube) core: its scalar data cache has the AIC capacity (scalar_gm.cpp).
+    void SetCubeCore(bool aic);
     void Issue(const Instr& ins);
     void SyncSet(Pipe src, Pipe dst, uint64_t key);
     void SyncWait(Pipe src, Pipe dst, uint64_t key);
@@ -95,6 +101,13 @@ private:
     double VecPerRepeat(const Instr& ins);
     double BankConflictCycles(const Instr& ins) const;
     void MergeIssue(int p);
+    // Scalar GM access through the data cache, DataCacheCleanAndInvalid, and what DMA on this
+    // core does to the cache's lines (scalar_gm.cpp).
+    double ScalarGmCost(const Instr& ins);
+    double DataCacheMaintCost(const Instr& ins);
+    void DmaMeetsDataCache(const Instr& ins, uint64_t dev, uint64_t len, uint64_t stride, uint32_t bursts,
+                           bool write);
+    void OtherCoreDirty(const Instr& ins, uint64_t line, int owner, char how);
     void Record(char kind, int pipe, int dst, const char* name, double a, double b);
 
     const SocParams& soc_;
@@ -102,7 +115,9 @@ private:
     int block_num_;
     L2Model* l2_;
     // cached parameters
-    double scalar_issue_, vec_startup_, vec_rep_[16], rr_pen_, rw_pen_, scalar_ub_, scalar_gm_;
+    double scalar_issue_, vec_startup_, vec_rep_[16], rr_pen_, rw_pen_, scalar_ub_;
+    double gm_hit_, gm_miss_, dcci_, dcci_walk_;  // scalar GM through the data cache
+    DataCache dcache_;
     double dma_issue_, dma_burst_, dma_latency_, core_ddr_, core_l2_, hbm_share_, l2_share_, line_;
     double mte1_startup_, l1_l0a_, l1_l0b_, l1_ub_, ub_l1_, fix_startup_, fix_rate_;
     double cube_startup_, cube_per_fractal_, sync_all_, barrier_cycles_;

@@ -159,13 +159,37 @@ __aicore__ inline void SetDeqScale(float scale, int16_t offset, bool signMode) {
     ao::k::g_deq_scale = scale;
 }
 
-// Scalar data cache maintenance. The emulated GM has no scalar cache between the scalar unit and
-// the DMA engines, so these order nothing and cost nothing.
+// Scalar data cache maintenance. Emulated memory is one copy, so results never depend on the
+// cache; the timer keeps each core's data cache (runtime/dcache.h) for the costs and for the
+// coherence warnings, and this instruction tells it which line (or the whole cache, repeats = 1)
+// is written back and dropped. The GM forms (CACHELINE_ALL and CACHELINE_OUT act alike; UB and
+// ATOMIC are reserved on Atlas A2) keep the cache coherent with GM. The LocalTensor form concerns
+// scalar UB reads through the data cache, which only CTRL[49] turns on and the emulation never
+// does: it costs the instruction and changes nothing.
 enum class CacheLine : uint8_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
 enum class DcciDst : uint8_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
+namespace detail {
+__aicore__ inline void IssueDcci(const char* name, const void* gm, bool entire) {
+    ao::rt::Instr ins;
+    ins.name = name;
+    ins.pipe = ao::rt::Pipe::S;
+    ins.cls = ao::rt::OpClass::DataCacheMaint;
+    ins.repeats = entire ? 1 : 0;
+    if (gm != nullptr) {
+        const uint64_t a = reinterpret_cast<uint64_t>(gm);
+        ins.Add({ao::rt::Space::GM, a, a + 1, false});
+    }
+    ao::rt::Issue(ins);
+}
+}  // namespace detail
 template <typename T, CacheLine entire = CacheLine::SINGLE_CACHE_LINE, DcciDst dst = DcciDst::CACHELINE_OUT>
-__aicore__ inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
+__aicore__ inline void DataCacheCleanAndInvalid(const GlobalTensor<T>& t) {
+    detail::IssueDcci("DataCacheCleanAndInvalid", entire == CacheLine::ENTIRE_DATA_CACHE ? nullptr : t.GetPhyAddr(),
+                      entire == CacheLine::ENTIRE_DATA_CACHE);
+}
 template <typename T, CacheLine entire = CacheLine::SINGLE_CACHE_LINE, DcciDst dst = DcciDst::CACHELINE_OUT>
-__aicore__ inline void DataCacheCleanAndInvalid(const LocalTensor<T>&) {}
+__aicore__ inline void DataCacheCleanAndInvalid(const LocalTensor<T>&) {
+    detail::IssueDcci("DataCacheCleanAndInvalid", nullptr, false);
+}
 
 }  // namespace AscendC

@@ -36,6 +36,12 @@ enum class ErrorKind : uint8_t {
     GmWritePastEnd,     // a GM write past the tensor's padded end, inside the allocator's block (warning)
     RawGmAccess,              // GM read or written through a raw pointer, outside the AscendC APIs
                               // (warning; timed as scalar GM accesses: gm_guard.cpp)
+    DataCacheStale,           // a scalar GM read hit a data-cache line this core's DMA wrote after
+                              // it was cached, with no DataCacheCleanAndInvalid between (warning:
+                              // the device reads the old bytes)
+    DataCacheDirty,           // a DMA touched GM bytes of a line this core's scalar unit wrote and
+                              // did not clean (warning: the device's DMA reads the old bytes, or
+                              // the line's later write-back overwrites what the DMA wrote)
 };
 const char* ErrorKindName(ErrorKind k);
 
@@ -58,7 +64,9 @@ struct Access {
 enum class OpClass : uint8_t {
     Scalar = 0,      // scalar arithmetic / control (rarely recorded)
     ScalarLocal,     // GetValue/SetValue on UB/L1
-    ScalarGm,        // GetValue/SetValue on GM
+    ScalarGm,        // a scalar GM load or store (GetValue/SetValue on GM, ...): one GM access;
+                     // repeats = 1: a reference handed out (GlobalTensor::operator()), its use
+                     // unknown: the race check sees a write, the data cache a read
     CopyIn,          // GM -> UB/L1 (MTE2)
     CopyOut,         // UB/L1 -> GM (MTE3)
     CopyLocal,       // UB -> UB (V) or L1 -> L0 (MTE1)
@@ -71,6 +79,8 @@ enum class OpClass : uint8_t {
     CubeLoad,        // LoadData L1 -> L0A/L0B
     Fixpipe,         // L0C -> GM/L1
     Sync,            // barrier / flag bookkeeping (no cost)
+    DataCacheMaint,  // DataCacheCleanAndInvalid on GM (S pipe): the access names the line's
+                     // address; repeats = 1 for the whole data cache (ENTIRE_DATA_CACHE)
 };
 
 constexpr int kMaxAccess = 4;

@@ -43,7 +43,7 @@ public:
         *ao::rt::GmData(addr_ + offset) = value;
     }
     __aicore__ inline T& operator()(uint64_t offset) {
-        ScalarAccess(offset, true, "GlobalTensor::operator()");
+        ScalarAccess(offset, true, "GlobalTensor::operator()", true);
         return *ao::rt::GmData(addr_ + offset);
     }
     __aicore__ inline __gm__ T* GetPhyAddr() const { return addr_; }
@@ -59,11 +59,13 @@ public:
     uint8_t l2_policy_ = 0;
 
 private:
-    // The checked, timed scalar GM access.
-    void ScalarAccess(uint64_t offset, bool write, const char* what) const {
+    // The checked, timed scalar GM access. reference: operator() (read or written by the caller;
+    // see OpClass::ScalarGm).
+    void ScalarAccess(uint64_t offset, bool write, const char* what, bool reference = false) const {
         ao::rt::CheckGm(addr_ + offset, sizeof(T), what, write);
         ao::rt::Instr ins;
         ins.name = write ? "GlobalTensor::SetValue" : "GlobalTensor::GetValue";
+        ins.repeats = reference ? 1 : 0;
         ins.pipe = ao::rt::Pipe::S;
         ins.cls = ao::rt::OpClass::ScalarGm;
         ins.dtype_bytes = sizeof(T);
