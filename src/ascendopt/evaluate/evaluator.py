@@ -38,8 +38,11 @@ PROFILE_SEED_OFFSET = 1_000_003
 #: Bumped when the meaning of an evaluation changes (part of every config key). 2: an exact
 #: backend's benchmark case is timed by its correctness run; 3: the simulator compiles a kernel
 #: with --cce-auto-sync unless its CMake says =off (oprepo.AUTO_SYNC_DEFAULT; a record of the
-#: same sources made before timed it without and reported the races the compiler syncs).
-EVALUATOR_VERSION = 3
+#: same sources made before timed it without and reported the races the compiler syncs); 4: vector
+#: instructions overlap their pipeline drain unless a PipeBarrier<PIPE_V> (given, or inserted by
+#: auto-sync for a V->V dependency) separates them, and such a dependency without it is a
+#: ``same_pipe_race`` warning under --cce-auto-sync=off.
+EVALUATOR_VERSION = 4
 _FAILURE_ORDER = (Status.COMPILE_ERROR, Status.TILING_ERROR, Status.RUNTIME_ERROR, Status.TIMEOUT,
                   Status.WRONG_RESULT)
 

@@ -29,6 +29,7 @@ const char* ErrorKindName(ErrorKind k) {
         case ErrorKind::LocalReadOutsideBuffer: return "local_read_outside_buffer";
         case ErrorKind::LocalWriteOutsideBuffer: return "local_write_outside_buffer";
         case ErrorKind::MaskOutOfRange: return "mask_out_of_range";
+        case ErrorKind::SamePipeRace: return "same_pipe_race";
     }
     return "unknown";
 }

@@ -117,6 +117,9 @@ TimingModel::TimingModel(const SocParams& soc, int block_idx, int block_num, L2M
     sync_all_ = soc.Get("sync_all_cycles", 1000);
     cross_flag_ = soc.Get("cross_core_flag_cycles", 100);
     barrier_cycles_ = soc.Get("barrier_cycles", 4);
+    // The part of a vector instruction's fixed cost that a following independent V instruction
+    // overlaps (pipeline drain); never more than the start-up itself.
+    vec_drain_ = std::max(0.0, std::min(soc.Get("vec_drain_cycles", 0), vec_startup_));
     // "vec_rep.<API>" (every element size) and "vec_rep.<API>.<bytes>" (one size, wins).
     const std::string pre = "vec_rep.";
     for (int pass = 0; pass < 2; ++pass)
@@ -291,6 +294,15 @@ TimingModel::Cost TimingModel::DmaCost(const Instr& ins) {
     return c;
 }
 
+// A vector instruction of cost `full` (issue to completion, as measured on a drained pipe): the
+// pipe takes the next V instruction after `full - drain`; its results are complete `drain` later.
+TimingModel::Cost TimingModel::VecSplit(double full) const {
+    Cost c;
+    c.latency = std::min(vec_drain_, full);
+    c.busy = full - c.latency;
+    return c;
+}
+
 TimingModel::Cost TimingModel::Price(const Instr& ins) {
     Cost c;
     switch (ins.cls) {
@@ -308,7 +320,7 @@ TimingModel::Cost TimingModel::Price(const Instr& ins) {
         }
         case OpClass::CopyLocal: {
             if (ins.pipe == Pipe::V) {
-                c.busy = VecCost(ins);
+                c = VecSplit(VecCost(ins));
             } else {
                 double rate = ins.pipe == Pipe::MTE3 ? ub_l1_ : ins.pipe == Pipe::FIX ? fix_rate_ : l1_ub_;
                 for (int k = 0; k < ins.n_access; ++k) {
@@ -321,7 +333,7 @@ TimingModel::Cost TimingModel::Price(const Instr& ins) {
             break;
         }
         default:
-            if (ins.pipe == Pipe::V || int(ins.cls) >= int(OpClass::VecElementwise)) c.busy = VecCost(ins);
+            if (ins.pipe == Pipe::V || int(ins.cls) >= int(OpClass::VecElementwise)) c = VecSplit(VecCost(ins));
             else c.busy = 1;
     }
     return c;
@@ -330,6 +342,7 @@ TimingModel::Cost TimingModel::Price(const Instr& ins) {
 void TimingModel::MergeIssue(int p) {
     if (p < kRacePipes && merged_epoch_[p] != issue_epoch_) {
         vc_[p].Merge(issue_vc_);
+        Joined(p, issue_vc_);
         merged_epoch_[p] = issue_epoch_;
     }
 }
@@ -352,11 +365,20 @@ void TimingModel::Issue(const Instr& ins) {
         ++n;
     }
     RaceTracker::Sync sync;
-    race_.Check(ins, p, vc_[p], acc, n, sync);
+    race_.Check(ins, p, vc_[p], self_done_[p], acc, n, sync);
+    if (sync.drain) {
+        // Compiler auto-sync: the PipeBarrier<PIPE_V> inserted before this instruction.
+        double arrival = std::max({now_, free_at_[p], wait_[p]});
+        Drain(p);
+        self_done_[p] = seq - 1;  // (Drain counted this instruction already)
+        Record('f', p, p, "", done_[p], std::max(done_[p], arrival));
+        ++stats_.auto_barriers;
+    }
     if (sync.any) {
         // Compiler auto-sync (race.h): the flag pair inserted between the conflicting accesses,
         // priced as SetFlag/WaitFlag are: this instruction starts once the first completed.
         vc_[p].Merge(sync.vc);
+        Joined(p, sync.vc);
         if (p == int(Pipe::S)) {
             issue_vc_.Merge(sync.vc);
             ++issue_epoch_;
@@ -376,6 +398,7 @@ void TimingModel::Issue(const Instr& ins) {
                    return false;
                }());
     double start, end, busy, fin;  // fin: when the result is visible to other pipes
+    double cost = -1;              // the instruction's own cycles (statistics), if not `busy`
     if (p == int(Pipe::S)) {
         Cost c = Price(ins);
         start = std::max(now_, wait_[p]);
@@ -400,10 +423,14 @@ void TimingModel::Issue(const Instr& ins) {
         Cost c = Price(ins);
         start = std::max({now_, free_at_[p], wait_[p]});
         end = start + c.busy;
-        busy = c.busy;
         free_at_[p] = end;
         done_[p] = std::max(done_[p], end + c.latency);
         fin = end + c.latency;
+        // The pipe is busy while an instruction is in flight (issue to completion); overlapping
+        // in-flight spans count once.
+        busy = std::max(0.0, fin - std::max(start, busy_to_[p]));
+        busy_to_[p] = std::max(busy_to_[p], fin);
+        cost = c.busy + c.latency;
         now_ += scalar_issue_;
     }
     race_.Record(ins, p, seq, vc_[p], acc, n, fin);
@@ -419,14 +446,15 @@ void TimingModel::Issue(const Instr& ins) {
     if (p == int(Pipe::V) && int(ins.cls) >= int(OpClass::VecElementwise) && int(ins.cls) <= int(OpClass::VecGather))
         stats_.vector_elems += ins.elems;
     if (ins.cls == OpClass::CubeMmad) stats_.cube_fractals += ins.repeats;
+    if (cost < 0) cost = busy;
     auto& index = instr_index_[p];
     auto it = index.find(ins.name);
     if (it == index.end()) {
         index.emplace(ins.name, stats_.instrs.size());
-        stats_.instrs.push_back({ins.name, p, 1, busy});
+        stats_.instrs.push_back({ins.name, p, 1, cost});
     } else {
         stats_.instrs[it->second].count += 1;
-        stats_.instrs[it->second].cycles += busy;
+        stats_.instrs[it->second].cycles += cost;
     }
 }
 
@@ -495,6 +523,7 @@ void TimingModel::SyncWait(Pipe src, Pipe dst, uint64_t key) {
         else wait_[d] = std::max(wait_[d], tok.time);
         MergeIssue(d);
         vc_[d].Merge(tok.vc);
+        Joined(d, tok.vc);
         if (d == int(Pipe::S)) {
             issue_vc_.Merge(tok.vc);
             ++issue_epoch_;
@@ -512,6 +541,7 @@ void TimingModel::EndOfPipe() {
     VClock m = issue_vc_;
     for (auto& v : vc_) m.Merge(v);
     for (auto& v : vc_) v = m;
+    for (int i = 0; i < kRacePipes; ++i) self_done_[i] = m.c[i];
     issue_vc_ = m;
     ++issue_epoch_;
 }
@@ -524,8 +554,17 @@ void TimingModel::Barrier(Pipe p) {
         for (double& w : wait_) w = std::max(w, now_);
         EndOfPipe();
     } else {
-        int q = int(p);
-        wait_[q] = std::max(wait_[q], done_[q]);  // the pipe drains before its next instruction
+        Drain(int(p));
+    }
+}
+
+void TimingModel::Drain(int q) {
+    // The pipe's next instruction starts once every earlier one has completed: for V the
+    // vector pipeline's drain (vec_drain_cycles after the last one left the issue stage).
+    wait_[q] = std::max(wait_[q], done_[q]);
+    if (q < kRacePipes) {
+        MergeIssue(q);
+        self_done_[q] = vc_[q].c[q];
     }
 }
 

@@ -33,6 +33,8 @@ enum class ErrorKind : uint8_t {
     LocalWriteOutsideBuffer,  // a UB/L1/L0 write outside the tensor's buffer, inside the memory (warning)
     MaskOutOfRange,           // a continuous mask above the elements of one repeat (warning; SetMask
                               // fills the register, the instruction takes one repeat's worth)
+    SamePipeRace,             // a V instruction reads or overwrites what an earlier V instruction wrote
+                              // with no PipeBarrier<PIPE_V> (or other drain) between them (warning)
 };
 const char* ErrorKindName(ErrorKind k);
 
@@ -98,6 +100,18 @@ void Issue(Instr& ins);
 void SyncSet(Pipe src, Pipe dst, uint64_t key);
 void SyncWait(Pipe src, Pipe dst, uint64_t key);
 void Barrier(Pipe p);
+
+// The vector steps of one high-level library API (SoftMax, Mean, ReduceSum's stages, ...): the
+// library separates its dependent steps with PipeBarrier<PIPE_V> itself, so an emulated API that
+// issues several V instructions calls Next() before each: every step after the first starts
+// once the earlier ones have completed (the vector pipeline's drain), and no step races another.
+struct LibSteps {
+    bool started = false;
+    void Next() {
+        if (started) Barrier(Pipe::V);
+        started = true;
+    }
+};
 
 // Vector mask state of the current core.
 struct MaskState {
