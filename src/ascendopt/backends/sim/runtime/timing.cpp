@@ -353,19 +353,34 @@ void TimingModel::Issue(const Instr& ins) {
     // ---- race check (program order) ----
     MergeIssue(p);
     uint32_t seq = ++vc_[p].c[p];
-    Access acc[kMaxAccess];
-    int n = 0;
+    // The accesses as the race check sees them: GM at device addresses, a strided footprint as
+    // its pieces (Access::stride).
+    std::vector<Access>& acc = acc_;
+    acc.clear();
     for (int k = 0; k < ins.n_access; ++k) {
-        acc[n] = ins.access[k];
-        if (acc[n].space == Space::GM) {
-            uint64_t d = GmDeviceAddr(acc[n].begin);
-            acc[n].end = d + (acc[n].end - acc[n].begin);
-            acc[n].begin = d;
+        Access a = ins.access[k];
+        if (a.space == Space::GM) {
+            uint64_t d = GmDeviceAddr(a.begin);
+            a.end = d + (a.end - a.begin);
+            a.begin = d;
         }
-        ++n;
+        uint64_t span = a.end > a.begin ? a.end - a.begin : 0;
+        if (a.stride == 0 || a.len == 0 || a.len >= a.stride || span / a.stride >= kMaxStridePieces) {
+            a.stride = a.len = 0;
+            acc.push_back(a);
+            continue;
+        }
+        for (uint64_t b = a.begin; b < a.end; b += a.stride) {
+            Access piece = a;
+            piece.begin = b;
+            piece.end = std::min(a.end, b + a.len);
+            piece.stride = piece.len = 0;
+            acc.push_back(piece);
+        }
     }
+    const int n = int(acc.size());
     RaceTracker::Sync sync;
-    race_.Check(ins, p, vc_[p], self_done_[p], acc, n, sync);
+    race_.Check(ins, p, vc_[p], self_done_[p], acc.data(), n, sync);
     if (sync.drain) {
         // Compiler auto-sync: the PipeBarrier<PIPE_V> inserted before this instruction.
         double arrival = std::max({now_, free_at_[p], wait_[p]});
@@ -433,7 +448,7 @@ void TimingModel::Issue(const Instr& ins) {
         cost = c.busy + c.latency;
         now_ += scalar_issue_;
     }
-    race_.Record(ins, p, seq, vc_[p], acc, n, fin);
+    race_.Record(ins, p, seq, vc_[p], acc.data(), n, fin);
     Record('i', p, 0, ins.name, start, end);
 
     // ---- statistics ----

@@ -142,6 +142,7 @@ private:
     }
     void Drain(int p);  // PipeBarrier<p>: the pipe's next instruction waits for all its earlier ones
     RaceTracker race_;
+    std::vector<Access> acc_;  // Issue's accesses as the race check sees them (reused)
 
     CoreStats stats_;
     std::unordered_map<const char*, size_t> instr_index_[int(Pipe::COUNT)];

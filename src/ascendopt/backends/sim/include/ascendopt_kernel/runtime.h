@@ -51,7 +51,13 @@ struct Access {
     uint64_t begin = 0;   // byte offset in the space (GM: absolute address)
     uint64_t end = 0;     // exclusive
     bool write = false;
+    // A strided footprint (stride 0: all of [begin, end)): only [begin + k * stride, + len) for
+    // k = 0, 1, ... inside [begin, end) is touched, as by a vector instruction whose repeat
+    // stride is wider than what one repeat touches (one column chunk of many rows). The race
+    // check uses it (at most kMaxStridePieces pieces; more, or len >= stride: the whole range).
+    uint32_t stride = 0, len = 0;
 };
+constexpr uint64_t kMaxStridePieces = 256;
 
 // Instruction classes the timing model prices differently.
 enum class OpClass : uint8_t {

@@ -320,6 +320,29 @@ struct Hull {
     void AddTo(ao::rt::Instr& ins, const LocalTensor<T>& t, bool write, const char* name) const {
         if (hasAny) ins.Add(t.Range(lo, hi - lo + 1, write, name));
     }
+    // Same, noting that only [lo + k * repElems + relSpan) of the range is touched (one piece per
+    // repeat, `relSpan` elements each): repeats spaced wider than what one touches.
+    template <typename T>
+    void AddTo(ao::rt::Instr& ins, const LocalTensor<T>& t, bool write, const char* name, uint64_t repElems,
+               uint64_t relSpan) const {
+        if (!hasAny) return;
+        int before = ins.n_access;
+        AddTo(ins, t, write, name);
+        uint64_t stride = repElems * sizeof(T), len = relSpan * sizeof(T);
+        if (ins.n_access > before && len > 0 && len < stride && stride <= 0xffffffffull) {
+            ins.access[ins.n_access - 1].stride = uint32_t(stride);
+            ins.access[ins.n_access - 1].len = uint32_t(len);
+        }
+    }
+};
+// Offsets of an operand's elements relative to their repeat's start, lowest and highest.
+struct RelSpan {
+    uint64_t lo = ~0ull, hi = 0;
+    void Add(uint64_t a, uint64_t b) {
+        if (a < lo) lo = a;
+        if (b > hi) hi = b;
+    }
+    uint64_t Span() const { return lo <= hi ? hi - lo + 1 : 0; }
 };
 
 inline ao::rt::Instr VecInstr(const char* name, ao::rt::OpClass cls, uint32_t dtypeBytes, uint32_t repeats,
@@ -384,6 +407,7 @@ inline void Ew(const char* name, ao::rt::OpClass cls, uint32_t dtypeBytes, const
         return uint64_t(r) * s.rep * (ONE_BLK_SIZE / es) + uint64_t(blk) * s.blk * be;
     };
     Hull hd, ha, hb;
+    RelSpan rd, ra, rb;  // footprint of one repeat (every repeat has the same, or a prefix of it)
     uint64_t n = 0;
     for (uint32_t r = 0; r < p.repeats; ++r)
         for (uint32_t blk = 0; blk < DEFAULT_BLK_NUM; ++blk) {
@@ -391,25 +415,31 @@ inline void Ew(const char* name, ao::rt::OpClass cls, uint32_t dtypeBytes, const
             if (m == 0) continue;
             uint32_t lo = uint32_t(__builtin_ctzll(m)), hi = 63u - uint32_t(__builtin_clzll(m));
             n += Pop64(m);
-            uint64_t bd = base(r, blk, sizeof(TD), ds);
+            uint64_t bd = base(r, blk, sizeof(TD), ds), od = base(0, blk, sizeof(TD), ds);
             hd.Add(bd + lo);
             hd.Add(bd + hi);
+            rd.Add(od + lo, od + hi);
             if (a) {
-                uint64_t ba = base(r, blk, sizeof(TA), as);
+                uint64_t ba = base(r, blk, sizeof(TA), as), oa = base(0, blk, sizeof(TA), as);
                 ha.Add(ba + lo);
                 ha.Add(ba + hi);
+                ra.Add(oa + lo, oa + hi);
             }
             if (b) {
-                uint64_t bb = base(r, blk, sizeof(TB), bs);
+                uint64_t bb = base(r, blk, sizeof(TB), bs), ob = base(0, blk, sizeof(TB), bs);
                 hb.Add(bb + lo);
                 hb.Add(bb + hi);
+                rb.Add(ob + lo, ob + hi);
             }
         }
     ao::rt::Instr ins = VecInstr(name, cls, dtypeBytes, p.repeats, n);
-    hd.AddTo(ins, d, true, name);
-    if (a) ha.AddTo(ins, *a, false, name);
-    if (b) hb.AddTo(ins, *b, false, name);
-    if (readsDst) hd.AddTo(ins, d, false, name);
+    // Repeat r of an operand starts r * rep * (32 / element size) elements after repeat 0, whose
+    // first touched element starts the hull: the pieces are exact.
+    auto rep = [](Strd s, uint32_t es) { return uint64_t(s.rep) * (ONE_BLK_SIZE / es); };
+    hd.AddTo(ins, d, true, name, rep(ds, sizeof(TD)), rd.Span());
+    if (a) ha.AddTo(ins, *a, false, name, rep(as, sizeof(TA)), ra.Span());
+    if (b) hb.AddTo(ins, *b, false, name, rep(bs, sizeof(TB)), rb.Span());
+    if (readsDst) hd.AddTo(ins, d, false, name, rep(ds, sizeof(TD)), rd.Span());
     ao::rt::Issue(ins);
     if (n == 0) return;
     TD tmp[256];
