@@ -33,6 +33,9 @@ WAR = "{ Muls(c, b, 2.0f, COUNT); Muls(b, a, 2.0f, COUNT); }"
 INDEPENDENT = "{ Muls(b, a, 2.0f, COUNT); Muls(c, a, 2.0f, COUNT); }"
 INDEPENDENT_BARRIER = "{ Muls(b, a, 2.0f, COUNT); PipeBarrier<PIPE_V>(); Muls(c, a, 2.0f, COUNT); }"
 LIBRARY = "Tanh(c, a, COUNT)"  # a high-level API of 4 dependent V steps
+# Two column chunks of 8 rows of 512 bytes (repeat stride 16 blocks): the first writes bytes
+# [0, 256) of each row, the second [256, 512) (c[64]) or [128, 384) (c[32], overlapping).
+CHUNKS = "{ Muls(c, a, 2.0f, 64, 8, UnaryRepeatParams(1, 1, 16, 8)); Muls(c[%d], a, 2.0f, 64, 8, UnaryRepeatParams(1, 1, 16, 8)); }"
 
 
 @pytest.fixture(scope="module")
@@ -120,3 +123,15 @@ def test_a_library_apis_own_steps_are_ordered_by_the_library(backend, lab, lab_o
     (tanh,) = [i for i in on.profile["cores"][0]["instrs"] if i["name"] == "Tanh"]
     v_busy = on.profile["cores"][0]["pipes"]["V"]["busy_cycles"]
     assert v_busy == pytest.approx(tanh["cycles"], abs=0.5)  # serial: busy spans do not overlap
+
+
+def test_strided_instructions_conflict_only_where_their_repeats_touch(backend, lab, lab_off):
+    """Column chunks over rows: the hulls of the two Muls overlap, the bytes they write do not.
+    (The race check used to compare hulls: a write-write race with =off, an inserted barrier
+    under auto-sync.)"""
+    disjoint = _go(backend, lab_off, CHUNKS % 64)
+    assert not disjoint.warnings, disjoint.warnings
+    assert "auto_barriers" not in _go(backend, lab[0], CHUNKS % 64).profile["cores"][0]
+    overlap = _same_pipe(_go(backend, lab_off, CHUNKS % 32))
+    assert len(overlap) == 1 and "write-write" in overlap[0]["message"], overlap
+    assert _go(backend, lab[0], CHUNKS % 32).profile["cores"][0].get("auto_barriers") == 1
