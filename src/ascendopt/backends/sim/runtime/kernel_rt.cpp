@@ -215,7 +215,12 @@ void SetupCore(CoreBox& box, int idx, int num, uint64_t tiling_key, uint8_t* wor
         box.core.mem[s] = box.mem[s].get() + ((kSpaceAlign - raw % kSpaceAlign) % kSpaceAlign);
         box.core.cap[s] = n;
     }
-    if (!Stream().On()) box.model.reset(new TimingModel(g_soc, idx, int(g_plan.cores.size()), &g_l2));  // else: the timer's
+    if (!Stream().On()) {  // else: the timer's
+        box.model.reset(new TimingModel(g_soc, idx, int(g_plan.cores.size()), &g_l2));
+        // No driver to say how the kernel was compiled (unit harnesses): as the toolkit builds it,
+        // with --cce-auto-sync (oprepo.AUTO_SYNC_DEFAULT), which inserts nothing on an AIC.
+        box.model->SetAutoSync(box.core.core_type != 1);
+    }
     box.core.model = box.model.get();
 }
 
