@@ -20,68 +20,6 @@ void SetTraceEnabled(bool on) { g_trace_on = on; }
 bool TraceEnabled() { return g_trace_on; }
 uint64_t TraceDropped() { return g_trace_dropped.load(); }
 
-// ---------------------------------------------------------------------------------------- L2
-void L2Model::Reset(const SocParams& soc, int block_num) {
-    lines_.clear();
-    line_ = uint64_t(soc.Get("l2_line_bytes", 512));
-    if (line_ == 0) line_ = 512;
-    capacity_ = soc.Get("l2_bytes", 201326592) * soc.Get("l2_usable_fraction", 1.0);
-    int phys = int(std::max(1.0, soc.Get("aiv_cores", 48)));
-    active_ = std::max(1, std::min(block_num, phys));
-}
-
-void L2Model::Touch(int core, double now, uint64_t own, uint64_t addr, uint64_t len, bool write, bool bypass,
-                    Result& r) {
-    if (len == 0) return;
-    uint64_t first = addr / line_, last = (addr + len - 1) / line_;
-    double rate = now > 1.0 ? double(own) / now : 0.0;  // this core's bytes per cycle so far
-    for (uint64_t l = first; l <= last; ++l) {
-        uint64_t lb = std::max(addr, l * line_), le = std::min(addr + len, (l + 1) * line_);
-        uint64_t part = le - lb;
-        auto it = lines_.find(l);
-        bool hit = false;
-        if (it != lines_.end()) {
-            const Stamp& s = it->second;
-            double dist = s.core == core ? double(own - std::min(own, s.own)) * active_
-                                         : std::fabs(now - s.time) * rate * active_;
-            hit = dist < capacity_;
-        }
-        if (bypass) {
-            if (write) {
-                r.miss_bytes += (part + 31) / 32 * 32;
-                if (it != lines_.end()) lines_.erase(it);
-            } else if (hit) {
-                r.hit_bytes += part;
-            } else {
-                r.miss_bytes += (part + 31) / 32 * 32;  // read around L2: only the bytes asked for
-            }
-            continue;
-        }
-        bool dirty = write || (hit && it->second.dirty);
-        if (write || hit) r.hit_bytes += part;  // a write lands in L2 (allocated without a fill)
-        else r.miss_bytes += line_;               // a read miss fills the whole line from HBM
-        lines_[l] = Stamp{now, own, core, dirty};
-        if (dirty) dirty_[core].emplace_back(l, own);
-    }
-}
-
-uint64_t L2Model::Evict(int core, uint64_t own) {
-    auto d = dirty_.find(core);
-    if (d == dirty_.end()) return 0;
-    uint64_t wb = 0;
-    auto& q = d->second;
-    while (!q.empty() && double(own - std::min(own, q.front().second)) * active_ >= capacity_) {
-        auto [l, then] = q.front();
-        q.pop_front();
-        auto it = lines_.find(l);
-        // Stale entries (the line was touched again since, or dropped) are skipped.
-        if (it == lines_.end() || !it->second.dirty || it->second.core != core || it->second.own != then) continue;
-        it->second.dirty = false;
-        wb += line_;
-    }
-    return wb;
-}
-
 // ------------------------------------------------------------------------------ timing model
 TimingModel::TimingModel(const SocParams& soc, int block_idx, int block_num, L2Model* l2)
     : soc_(soc), block_idx_(block_idx), block_num_(block_num), l2_(l2) {
@@ -162,100 +100,6 @@ void TimingModel::Record(char kind, int pipe, int dst, const char* name, double 
     stats_.trace.push_back(ev);
 }
 
-// UB bank geometry (Atlas A2, asc-devkit bank_conflict_ub): address bits [17:16] bank id,
-// [15:9] row, [8:5] bank group (16 groups), [4:0] byte in the 32-byte row. Two reads of one
-// repeat in the same bank group conflict; a write conflicts with a read in the same bank
-// (group and id). The write of repeat r happens during repeat r+1 (the hardware delays a write whose banks
-// coincide with a read's by one repeat; other writes happen in their own repeat).
-double TimingModel::BankConflictCycles(const Instr& ins) const {
-    uint32_t R = ins.repeats;
-    if (R == 0) return 0;
-    struct Op {
-        uint64_t b, s, f;
-        bool write;
-    } ops[kMaxAccess];
-    int n = 0;
-    for (int k = 0; k < ins.n_access; ++k) {
-        const Access& a = ins.access[k];
-        if (a.space != Space::UB || a.end <= a.begin) continue;
-        if (!a.write) {  // the dst re-read of in-place APIs shares the dst's banks: skip it
-            bool dup = false;
-            for (int j = 0; j < ins.n_access; ++j)
-                if (j != k && ins.access[j].write && ins.access[j].space == a.space &&
-                    ins.access[j].begin == a.begin && ins.access[j].end == a.end)
-                    dup = true;
-            if (dup) continue;
-        }
-        uint64_t span = a.end - a.begin, s = 0, f;
-        if (R > 1) {
-            if (span >= uint64_t(R - 1) * 256 + 1 && span <= uint64_t(R) * 256) s = 256;
-            else s = (span / R + 16) / 32 * 32;
-        }
-        uint64_t used = uint64_t(R - 1) * s;
-        f = span > used ? span - used : 32;
-        f = std::min<uint64_t>(256, std::max<uint64_t>(32, (f + 31) / 32 * 32));
-        ops[n++] = {a.begin, s, f, a.write};
-    }
-    if (n < 2) return 0;
-    auto masks = [&](const Op& o, uint32_t r, uint32_t& bg, uint64_t& bank) {
-        bg = 0;
-        bank = 0;
-        uint64_t base = o.b + uint64_t(r) * o.s;
-        for (uint64_t off = 0; off < o.f; off += 32) {
-            uint64_t ad = base + off;
-            uint32_t g = uint32_t(ad >> 5) & 15u, id = uint32_t(ad >> 16) & 3u;
-            bg |= 1u << g;
-            bank |= uint64_t(1) << (id * 16 + g);
-        }
-    };
-    uint32_t S = std::min<uint32_t>(R, 16);
-    double rr = 0, rw = 0;
-    for (uint32_t r = 0; r < S; ++r) {
-        uint32_t bgs[kMaxAccess];
-        uint64_t banks[kMaxAccess];
-        for (int i = 0; i < n; ++i) masks(ops[i], r, bgs[i], banks[i]);
-        bool crr = false, crw = false;
-        for (int i = 0; i < n; ++i)
-            for (int j = i + 1; j < n; ++j)
-                if (!ops[i].write && !ops[j].write && (bgs[i] & bgs[j])) crr = true;
-        for (int i = 0; i < n; ++i) {
-            if (!ops[i].write) continue;
-            // A write whose banks coincide with a read's banks in the same repeat is delayed by
-            // one repeat (README scenarios 4 and 6); otherwise it happens in the same repeat.
-            bool delayed = false;
-            for (int j = 0; j < n; ++j)
-                if (!ops[j].write && banks[j] == banks[i]) delayed = true;
-            uint64_t wbank = banks[i];
-            if (delayed) {
-                if (r == 0) continue;
-                uint32_t pbg;
-                masks(ops[i], r - 1, pbg, wbank);
-            }
-            for (int j = 0; j < n; ++j)
-                if (!ops[j].write && (wbank & banks[j])) crw = true;
-        }
-        rr += crr;
-        rw += crw;
-    }
-    double scale = double(R) / S;
-    return (rr * rr_pen_ + rw * rw_pen_) * scale;
-}
-
-double TimingModel::VecPerRepeat(const Instr& ins) {
-    double cls = ins.cls == OpClass::CopyLocal ? vec_rep_[int(OpClass::VecElementwise)] : vec_rep_[int(ins.cls) & 15];
-    if (vec_api_.empty() || ins.name == nullptr) return cls;
-    auto it = vec_api_.find(ins.name);
-    if (it == vec_api_.end()) return cls;
-    double v = it->second[std::min<uint32_t>(ins.dtype_bytes, 8)];
-    return v >= 0 ? v : cls;
-}
-
-double TimingModel::VecCost(const Instr& ins) {
-    uint32_t R = ins.repeats;
-    if (R == 0 && ins.bytes > 0) R = uint32_t((ins.bytes + 255) / 256);
-    return vec_startup_ + R * VecPerRepeat(ins) + BankConflictCycles(ins) + ins.ub_stride_conflicts;
-}
-
 TimingModel::Cost TimingModel::DmaCost(const Instr& ins) {
     // Returns the bandwidth-bound part in `busy` (the channel time) and the fixed part in
     // `latency`; Issue() combines them with the per-core HBM channel.
@@ -291,15 +135,6 @@ TimingModel::Cost TimingModel::DmaCost(const Instr& ins) {
     c.busy = double(res.miss_bytes + wb) / hbm + double(res.hit_bytes) / l2 + double(extra) / extra_rate;
     stats_.l2_hit_bytes += res.hit_bytes;
     stats_.hbm_bytes += res.miss_bytes + wb + extra;
-    return c;
-}
-
-// A vector instruction of cost `full` (issue to completion, as measured on a drained pipe): the
-// pipe takes the next V instruction after `full - drain`; its results are complete `drain` later.
-TimingModel::Cost TimingModel::VecSplit(double full) const {
-    Cost c;
-    c.latency = std::min(vec_drain_, full);
-    c.busy = full - c.latency;
     return c;
 }
 

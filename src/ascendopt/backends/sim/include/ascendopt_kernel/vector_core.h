@@ -4,6 +4,7 @@
 // Clean-room implementation; see docs/sim-internals.md for the header rules.
 #pragma once
 #include "ascendopt_kernel/tensor.h"
+#include "ascendopt_kernel/footprint.h"
 
 namespace AscendC {
 
@@ -307,43 +308,6 @@ inline uint64_t Pop64(uint64_t x) {
     x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
     return (x * 0x0101010101010101ull) >> 56;
 }
-
-struct Hull {
-    uint64_t lo = ~0ull, hi = 0;
-    bool hasAny = false;
-    void Add(uint64_t i) {
-        if (i < lo) lo = i;
-        if (i > hi) hi = i;
-        hasAny = true;
-    }
-    template <typename T>
-    void AddTo(ao::rt::Instr& ins, const LocalTensor<T>& t, bool write, const char* name) const {
-        if (hasAny) ins.Add(t.Range(lo, hi - lo + 1, write, name));
-    }
-    // Same, noting that only [lo + k * repElems + relSpan) of the range is touched (one piece per
-    // repeat, `relSpan` elements each): repeats spaced wider than what one touches.
-    template <typename T>
-    void AddTo(ao::rt::Instr& ins, const LocalTensor<T>& t, bool write, const char* name, uint64_t repElems,
-               uint64_t relSpan) const {
-        if (!hasAny) return;
-        int before = ins.n_access;
-        AddTo(ins, t, write, name);
-        uint64_t stride = repElems * sizeof(T), len = relSpan * sizeof(T);
-        if (ins.n_access > before && len > 0 && len < stride && stride <= 0xffffffffull) {
-            ins.access[ins.n_access - 1].stride = uint32_t(stride);
-            ins.access[ins.n_access - 1].len = uint32_t(len);
-        }
-    }
-};
-// Offsets of an operand's elements relative to their repeat's start, lowest and highest.
-struct RelSpan {
-    uint64_t lo = ~0ull, hi = 0;
-    void Add(uint64_t a, uint64_t b) {
-        if (a < lo) lo = a;
-        if (b > hi) hi = b;
-    }
-    uint64_t Span() const { return lo <= hi ? hi - lo + 1 : 0; }
-};
 
 inline ao::rt::Instr VecInstr(const char* name, ao::rt::OpClass cls, uint32_t dtypeBytes, uint32_t repeats,
                               uint64_t elems) {
