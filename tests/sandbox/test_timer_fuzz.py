@@ -14,7 +14,7 @@ import pytest
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC, load_soc
 
-MAGIC, VERSION = 0x53544F41, 2
+MAGIC, VERSION = 0x53544F41, 3
 (NAME, LAUNCH, BEGIN, SWITCH, ISSUE, SYNC_SET, SYNC_WAIT, BARRIER, END_OF_PIPE, ARRIVE, LEAVE, CROSS_SET,
  CROSS_WAIT, MAX, FINISH, QUERY, END) = range(1, 18)
 S, V, MTE2, MTE3 = 0, 1, 4, 5
@@ -31,7 +31,8 @@ def issue(name_id: int, pipe: int, cls: int, accesses, nbytes: int = 1024, burst
           burst_bytes: int = 0, l2_policy: int = 0) -> bytes:
     head = struct.pack("<IBBBBIIIIQQQQ", name_id, pipe, cls, len(accesses), l2_policy, 4, 4, bursts, 0,
                        nbytes // 4, nbytes, burst_bytes, 0)
-    return bytes([ISSUE]) + head + b"".join(struct.pack("<BBQQ", *a) for a in accesses)
+    # (space, write, begin, end[, stride, len]): a strided footprint is optional
+    return bytes([ISSUE]) + head + b"".join(struct.pack("<BBQQII", *a, *(0, 0)[len(a) - 4:]) for a in accesses)
 
 
 def sync(op: int, src: int, dst: int, key: int) -> bytes:
@@ -95,6 +96,28 @@ def test_a_well_formed_stream_is_priced(timer, tmp_path):
     assert res["cores_timed"] == 2 and len(res["cores"]) == 2 and res["task_duration_us"] > 0
     assert all(c["cycles"] > 1000 for c in res["cores"])  # both waited at the SyncAll
     assert res["warnings"] == []
+
+
+def test_strided_footprints_are_pieces_and_bounded(timer, tmp_path):
+    """Access stride/len: a V write of every other 256-byte row piece does not conflict with a V
+    write of the pieces between (no same_pipe_race, the stream is as written without auto-sync);
+    the same hull without stride does; a forged stride that would make 4096 pieces (or len 0, or
+    len >= stride) is the whole range, priced at once."""
+    def one(first, second):
+        recs = [name(0, "Adds"), name(1, "block 0"), bytes([LAUNCH]) + struct.pack("<II", 1, 1),
+                bytes([BEGIN]) + struct.pack("<III", 0, 1, 1), issue(0, V, VEC, [first]), issue(0, V, VEC, [second]),
+                bytes([FINISH])]
+        recs.append(bytes([END]) + struct.pack("<Q", len(recs)))
+        res = replay(timer, tmp_path, struct.pack("<II", MAGIC, VERSION) + b"".join(recs))
+        assert res["status"] == "ok", res
+        return [w for w in res["warnings"] if w["kind"] == "same_pipe_race"]
+
+    assert one((UB, 1, 0, 4096 - 256, 512, 256), (UB, 1, 256, 4096, 512, 256)) == []
+    assert one((UB, 1, 0, 4096 - 256), (UB, 1, 256, 4096))
+    t0 = time.monotonic()
+    for forged in ((UB, 1, 0, 1 << 17, 32, 16), (UB, 1, 0, 1 << 17, 64, 0), (UB, 1, 0, 1 << 17, 16, 32)):
+        assert one(forged, (UB, 1, (1 << 17) - 32, 1 << 17)), forged  # the whole range: conflicts at its end
+    assert time.monotonic() - t0 < 30
 
 
 def test_a_missing_wait_is_a_race_the_timer_finds(timer, tmp_path):

@@ -21,9 +21,9 @@ class CaseResult:
     """Outcome of one case: status plus error metrics and what the run reported.
 
     ``warnings`` are the warning-level hazards the run carried (``{"kind": "race" |
-    "gm_read_past_end" | ... (``hazards.WARNING_KINDS``), "message": ..., "count": ...}``): the
-    case still passes on them unless it was checked ``strict``; a candidate may not add a kind
-    its parent did not have (:mod:`ascendopt.evaluate.hazards`).
+    "same_pipe_race" | "gm_read_past_end" | ..., "message": ..., "count": ...}``): the case still passes on them unless
+    it was checked ``strict``; a candidate may not add a kind its parent did not have
+    (:mod:`ascendopt.evaluate.hazards`).
     """
 
     name: str

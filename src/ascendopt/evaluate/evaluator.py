@@ -43,7 +43,10 @@ PROFILE_SEED_OFFSET = 1_000_003
 #: accesses, L2 time) and its bound may say latency/synchronization (profile/roofline.py), scalar
 #: GM accesses go through a per-core data cache (hits and misses priced apart, the dcache_stale /
 #: dcache_dirty warnings), and GM or on-chip memory reached through raw pointers is timed
-#: (raw_gm_access): a record made before carries other times, achieved_fraction and bound.
+#: (raw_gm_access): a record made before carries other times, achieved_fraction and bound;
+#: vector instructions overlap their pipeline drain unless a PipeBarrier<PIPE_V> (given, or
+#: inserted by auto-sync for a V->V dependency) separates them, and such a dependency without it
+#: is a ``same_pipe_race`` warning under --cce-auto-sync=off.
 EVALUATOR_VERSION = 4
 _FAILURE_ORDER = (Status.COMPILE_ERROR, Status.TILING_ERROR, Status.RUNTIME_ERROR, Status.TIMEOUT,
                   Status.WRONG_RESULT)

@@ -5,7 +5,10 @@ The simulator detects every hazard and gives it one of two severities:
 - **errors** end the run (``runtime_error`` with the hazard as ``error_kind``): GM writes beyond
   the allocator's block, reads beyond the mapped page, UB overflow, misalignment, queue misuse, ...;
 - **warnings** are recorded on the case and the run goes on (``CaseResult.warnings``): a race
-  (two pipes touch the same bytes with nothing ordering them) and a GM read past a tensor's
+  (two pipes touch the same bytes with nothing ordering them), a ``same_pipe_race`` (a vector
+  instruction reads or overwrites what an earlier one wrote with no ``PipeBarrier<PIPE_V>``
+  between them, in a kernel built with ``--cce-auto-sync=off``: otherwise the compiler inserts
+  the barrier) and a GM read past a tensor's
   padded end inside the mapped page (``gm_read_past_end``), a GM write past it inside the block
   the framework's caching allocator hands out (``gm_write_past_end``), a UB/L1/L0 read or write
   outside the tensor's buffer but inside the memory (``local_read_outside_buffer``,
@@ -34,8 +37,8 @@ from typing import Any, Iterable
 
 #: Hazard kinds the simulator reports as warnings (the run goes on).
 WARNING_KINDS = (
-    "race", "gm_read_past_end", "gm_write_past_end", "local_read_outside_buffer", "local_write_outside_buffer",
-    "mask_out_of_range", "raw_gm_access", "dcache_stale", "dcache_dirty",
+    "race", "same_pipe_race", "gm_read_past_end", "gm_write_past_end", "local_read_outside_buffer",
+    "local_write_outside_buffer", "mask_out_of_range", "raw_gm_access", "dcache_stale", "dcache_dirty",
 )
 
 

@@ -352,12 +352,16 @@ def _int(v: Any) -> int:
         return 0
 
 
+#: Warning kinds only the timer reports (it knows the kernel's --cce-auto-sync; the runner does not).
+_TIMER_KINDS = ("race", "same_pipe_race")
+
+
 def _warnings(res: dict[str, Any], timing: Timing | None = None) -> list[dict[str, Any]]:
     """The run's warning-level hazards, normalised to ``{"kind", "message", "count"}``: races
     from the timer only, the runner's other hazards (a GM read past a tensor), in the order
     they arose (their position in the timing stream)."""
     found = []
-    sources = [[w for w in res.get("warnings") or () if isinstance(w, dict) and w.get("kind") != "race"]]
+    sources = [[w for w in res.get("warnings") or () if isinstance(w, dict) and w.get("kind") not in _TIMER_KINDS]]
     sources.append(timing.warnings if timing is not None else [])
     for src, ws in enumerate(sources):
         for i, w in enumerate(ws):

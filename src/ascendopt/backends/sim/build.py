@@ -41,13 +41,13 @@ SIM_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = SIM_DIR / "include"
 RUNTIME_DIR = SIM_DIR / "runtime"
 RUNTIME_SOURCES = ("kernel_rt.cpp", "gm_alloc.cpp", "gm_guard.cpp", "core_role.cpp", "diag.cpp", "stream_enc.cpp",
-                   "timing.cpp", "race.cpp", "dcache.cpp", "scalar_gm.cpp", "host_rt.cpp", "host_util.cpp",
-                   "knob_slot.cpp", "main.cpp")
+                   "timing.cpp", "vec_cost.cpp", "l2.cpp", "race.cpp", "dcache.cpp", "scalar_gm.cpp", "host_rt.cpp",
+                   "host_util.cpp", "knob_slot.cpp", "main.cpp")
 # The timer (runtime/timer.cpp): replays a runner's timing stream through the timing model. Its
 # own executable, linked from these and the model's objects only, once per toolchain key (which
 # covers every runtime source); the SoC's parameters reach it at run time, from the driver.
 TIMER_SOURCES = ("timer.cpp", "timer_report.cpp")
-TIMER_RUNTIME = ("timing.cpp", "race.cpp", "diag.cpp", "dcache.cpp", "scalar_gm.cpp")
+TIMER_RUNTIME = ("timing.cpp", "vec_cost.cpp", "l2.cpp", "race.cpp", "diag.cpp", "dcache.cpp", "scalar_gm.cpp")
 TIMER = "timer"
 # The runner's main and the sandbox's pre-init function: linked as an object, first (not from
 # the archive), so it precedes the candidate's initializers and a candidate `main` clashes.

@@ -33,6 +33,7 @@ const char* ErrorKindName(ErrorKind k) {
         case ErrorKind::RawGmAccess: return "raw_gm_access";
         case ErrorKind::DataCacheStale: return "dcache_stale";
         case ErrorKind::DataCacheDirty: return "dcache_dirty";
+        case ErrorKind::SamePipeRace: return "same_pipe_race";
     }
     return "unknown";
 }

@@ -134,6 +134,9 @@ void SetupCore(CoreBox& box, int idx, int num, uint64_t tiling_key, uint8_t* wor
     if (!Stream().On()) {  // else: the timer's
         box.model.reset(new TimingModel(g_soc, idx, int(g_plan.cores.size()), &g_l2));
         box.model->SetCubeCore(role.type == kCoreAic);
+        // No driver to say how the kernel was compiled (unit harnesses): as the toolkit builds it,
+        // with --cce-auto-sync (oprepo.AUTO_SYNC_DEFAULT), which inserts nothing on an AIC.
+        box.model->SetAutoSync(box.core.core_type != 1);
     }
     box.core.model = box.model.get();
 }

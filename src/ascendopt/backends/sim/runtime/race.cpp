@@ -109,7 +109,27 @@ void RaceTracker::Conflict(const char* order, Space sp, const Rec& first, int fi
     sync.any = true;
 }
 
-void RaceTracker::Check(const Instr& ins, int pipe, const VClock& vc, const ao::rt::Access* acc, int n, Sync& sync) {
+void RaceTracker::SamePipe(const char* order, Space sp, const Rec& first, const Instr& ins, int pipe,
+                           const ao::rt::Access& a, Sync& sync) {
+    if (auto_sync_) {  // the compiler inserts PipeBarrier<PIPE_V> before this instruction
+        sync.drain = true;
+        return;
+    }
+    static const char* pn[] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX"};
+    char key[256];
+    snprintf(key, sizeof key, "%s|%s|%s|%s|%d", order, SpaceName(sp), first.name ? first.name : "?", ins.name, pipe);
+    Warn(ErrorKind::SamePipeRace, key,
+         "unordered %s on pipe %s in %s: %s wrote %s [%llu, %llu), then %s %s [%llu, %llu) with no "
+         "PipeBarrier<PIPE_%s> (or PIPE_ALL, or a flag chain) between them, and the kernel is built with "
+         "--cce-auto-sync=off, so the compiler inserts none; in one pipe the next instruction may start before "
+         "the previous one's writes are done, so it may %s",
+         order, pn[pipe], SpaceName(sp), first.name ? first.name : "?", SpaceName(sp), (unsigned long long)first.b,
+         (unsigned long long)first.e, ins.name, a.write ? "writes" : "reads", (unsigned long long)a.begin,
+         (unsigned long long)a.end, pn[pipe], a.write ? "be overwritten by the older result" : "read stale data");
+}
+
+void RaceTracker::Check(const Instr& ins, int pipe, const VClock& vc, uint32_t self_done, const ao::rt::Access* acc,
+                        int n, Sync& sync) {
     // An instruction's own accesses never conflict.
     for (int k = 0; k < n; ++k) {
         const ao::rt::Access& a = acc[k];
@@ -123,6 +143,8 @@ void RaceTracker::Check(const Instr& ins, int pipe, const VClock& vc, const ao::
             if (s.end <= a.begin) continue;
             if (s.wpipe >= 0 && s.wpipe != pipe && vc.c[s.wpipe] < s.w.seq)
                 Conflict(a.write ? "write-write" : "write-read", a.space, s.w, s.wpipe, ins, pipe, a, sync);
+            else if (s.wpipe == pipe && pipe == int(Pipe::V) && self_done < s.w.seq && !sync.drain)
+                SamePipe(a.write ? "write-write" : "write-read", a.space, s.w, ins, pipe, a, sync);
             if (a.write && s.rmask) {
                 // A scalar load (pipe S, q == 0) has completed when the scalar unit moves on (it
                 // needs the value), so it is ordered before everything issued afterwards.

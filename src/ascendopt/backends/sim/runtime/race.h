@@ -22,6 +22,20 @@
 // flag would (joins the first pipe's clock as it was at that access, waits for its completion).
 // The model is a dynamic lower bound of the compiler's static insertion: it syncs exactly the
 // conflicts that occur in this run, where the compiler syncs every dependency it cannot rule out.
+//
+// Same pipe (V only): instructions of one pipe run in order, but the next may start before the
+// previous one's reads and writes are done; PipeBarrier<PIPE_X> makes the next wait until every
+// earlier instruction of pipe X has completed (asc-devkit 核内同步能力概述.md, 单流水同步;
+// PipeBarrier(ISASI).md: Add then Mul reading Add's output needs PipeBarrier<PIPE_V>). A V access
+// that reads (write-read) or overwrites (write-write) bytes an earlier V instruction wrote is
+// ordered iff that instruction is known complete at this one's issue (`self_done`: a
+// PipeBarrier<PIPE_V>/PIPE_ALL since, or a flag chain whose set came after it); otherwise it is
+// ErrorKind::SamePipeRace. Under auto-sync the compiler inserts the PipeBarrier<PIPE_V> itself
+// (关键特性说明.md table 1: PIPE_V -> PIPE_V "编译器自动插入PipeBarrier"): the conflict is handed
+// back (`sync.drain`) and the caller drains the pipe first. Read-then-write (write-after-read) is
+// not a hazard here: in one in-order pipe a later instruction writes only after the earlier one
+// has read its operands. MTE2/MTE3 same-pipe overlaps (docs: a manual PipeBarrier is needed when
+// their addresses overlap) are not checked.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -55,13 +69,16 @@ public:
         int pipe = -1;    // the pipe of the latest-completing first access (trace)
         double done = 0;  // when the last of them completed
         VClock vc;        // their pipes' clocks as they were at those accesses
+        bool drain = false;  // same-pipe conflict under auto-sync: PipeBarrier<PIPE_V> first
     };
     // Auto-sync on this core (off: every unordered conflict is a race).
     void SetAutoSync(bool on) { auto_sync_ = on; }
-    // Checks every access of `ins` (on `pipe`, pipe clock `vc`) against earlier accesses. Calls
-    // Warn(ErrorKind::Race, ...) on a race; a conflict the compiler's auto-sync orders goes to
-    // `sync` instead.
-    void Check(const Instr& ins, int pipe, const VClock& vc, const Access* acc, int n, Sync& sync);
+    // Checks every access of `ins` (on `pipe`, pipe clock `vc`; `self_done`: the pipe's own
+    // instructions up to this sequence are known complete) against earlier accesses. Calls
+    // Warn(ErrorKind::Race / SamePipeRace, ...) on a race; a conflict the compiler's auto-sync
+    // orders goes to `sync` instead.
+    void Check(const Instr& ins, int pipe, const VClock& vc, uint32_t self_done, const Access* acc, int n,
+               Sync& sync);
     // Records the accesses of `ins` (sequence `seq` on `pipe`, pipe clock `vc`, complete at
     // `done`), after Check and after the caller joined `sync`.
     void Record(const Instr& ins, int pipe, uint32_t seq, const VClock& vc, const Access* acc, int n, double done);
@@ -97,6 +114,8 @@ private:
     // orders the pair, else reported.
     void Conflict(const char* order, Space sp, const Rec& first, int first_pipe, const Instr& ins, int pipe,
                   const ao::rt::Access& a, Sync& sync);
+    void SamePipe(const char* order, Space sp, const Rec& first, const Instr& ins, int pipe, const ao::rt::Access& a,
+                  Sync& sync);
     Map spaces_[int(Space::COUNT)];
     bool auto_sync_ = false;
     // Under auto-sync: each pipe's clock from the sequence on at which it last changed other

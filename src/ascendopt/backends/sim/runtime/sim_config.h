@@ -48,6 +48,7 @@ struct CoreStats {
     uint64_t vector_elems = 0, cube_fractals = 0;
     uint64_t l2_hit_bytes = 0, hbm_bytes = 0;
     uint64_t auto_syncs = 0;  // instructions ordered by the compiler's auto-sync (race.h)
+    uint64_t auto_barriers = 0;  // PipeBarrier<PIPE_V> the compiler's auto-sync inserts (race.h)
     std::vector<TraceEvent> trace;
 };
 

@@ -27,7 +27,7 @@
 namespace ao::ts {
 
 constexpr uint32_t kMagic = 0x53544f41;  // "AOTS"
-constexpr uint32_t kVersion = 2;  // 2: the issue record carries the L2 policy
+constexpr uint32_t kVersion = 3;  // 2: the issue record carries the L2 policy; 3: accesses their stride
 constexpr size_t kBufBytes = 64 << 10;   // the runner writes whole buffers of whole records
 constexpr uint32_t kMaxNameBytes = 4096;
 
@@ -72,6 +72,7 @@ struct IssueRec {
 struct AccessRec {
     uint8_t space, write;
     uint64_t begin, end;  // GM: device addresses
+    uint32_t stride, len;  // strided footprint (Access::stride, Access::len)
 };
 struct SyncRec {
     uint8_t src, dst;

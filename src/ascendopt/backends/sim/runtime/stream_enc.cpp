@@ -124,7 +124,7 @@ void TimingStream::Issue(const Instr& ins) {
     Put(&r, sizeof r);
     for (int k = 0; k < ins.n_access; ++k) {
         const Access& a = ins.access[k];
-        ts::AccessRec ar{uint8_t(a.space), uint8_t(a.write ? 1 : 0), a.begin, a.end};
+        ts::AccessRec ar{uint8_t(a.space), uint8_t(a.write ? 1 : 0), a.begin, a.end, a.stride, a.len};
         if (a.space == Space::GM) {  // the model sees device addresses (deterministic)
             ar.begin = GmDeviceAddr(a.begin);
             ar.end = ar.begin + (a.end - a.begin);

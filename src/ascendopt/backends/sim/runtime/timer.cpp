@@ -225,6 +225,8 @@ void Replayer::OnIssue() {
         acc.write = a.write != 0;
         acc.begin = a.begin;
         acc.end = a.end;
+        acc.stride = a.stride;  // TimingModel::Issue bounds the pieces it makes of it
+        acc.len = a.len;
         ins.Add(acc);
     }
     s.model->Issue(ins);

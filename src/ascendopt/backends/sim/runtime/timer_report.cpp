@@ -23,6 +23,8 @@ std::string CoreStatsJson(const std::vector<CoreStats>& cores, double clock_ghz)
         s += buf;
         if (cs.auto_syncs > 0)  // only then: other results keep their shape
             s += ", \"auto_syncs\": " + std::to_string(cs.auto_syncs);
+        if (cs.auto_barriers > 0)
+            s += ", \"auto_barriers\": " + std::to_string(cs.auto_barriers);
         s += ", \"pipes\": {";
         for (int p = 0; p < 7; ++p) {
             snprintf(buf, sizeof buf, "%s\"%s\": {\"busy_cycles\": %.1f, \"instrs\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",

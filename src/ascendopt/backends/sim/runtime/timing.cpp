@@ -20,69 +20,6 @@ void SetTraceEnabled(bool on) { g_trace_on = on; }
 bool TraceEnabled() { return g_trace_on; }
 uint64_t TraceDropped() { return g_trace_dropped.load(); }
 
-// ---------------------------------------------------------------------------------------- L2
-void L2Model::Reset(const SocParams& soc, int block_num) {
-    lines_.clear();
-    dir_.Clear();
-    line_ = uint64_t(soc.Get("l2_line_bytes", 512));
-    if (line_ == 0) line_ = 512;
-    capacity_ = soc.Get("l2_bytes", 201326592) * soc.Get("l2_usable_fraction", 1.0);
-    int phys = int(std::max(1.0, soc.Get("aiv_cores", 48)));
-    active_ = std::max(1, std::min(block_num, phys));
-}
-
-void L2Model::Touch(int core, double now, uint64_t own, uint64_t addr, uint64_t len, bool write, bool bypass,
-                    Result& r) {
-    if (len == 0) return;
-    uint64_t first = addr / line_, last = (addr + len - 1) / line_;
-    double rate = now > 1.0 ? double(own) / now : 0.0;  // this core's bytes per cycle so far
-    for (uint64_t l = first; l <= last; ++l) {
-        uint64_t lb = std::max(addr, l * line_), le = std::min(addr + len, (l + 1) * line_);
-        uint64_t part = le - lb;
-        auto it = lines_.find(l);
-        bool hit = false;
-        if (it != lines_.end()) {
-            const Stamp& s = it->second;
-            double dist = s.core == core ? double(own - std::min(own, s.own)) * active_
-                                         : std::fabs(now - s.time) * rate * active_;
-            hit = dist < capacity_;
-        }
-        if (bypass) {
-            if (write) {
-                r.miss_bytes += (part + 31) / 32 * 32;
-                if (it != lines_.end()) lines_.erase(it);
-            } else if (hit) {
-                r.hit_bytes += part;
-            } else {
-                r.miss_bytes += (part + 31) / 32 * 32;  // read around L2: only the bytes asked for
-            }
-            continue;
-        }
-        bool dirty = write || (hit && it->second.dirty);
-        if (write || hit) r.hit_bytes += part;  // a write lands in L2 (allocated without a fill)
-        else r.miss_bytes += line_;               // a read miss fills the whole line from HBM
-        lines_[l] = Stamp{now, own, core, dirty};
-        if (dirty) dirty_[core].emplace_back(l, own);
-    }
-}
-
-uint64_t L2Model::Evict(int core, uint64_t own) {
-    auto d = dirty_.find(core);
-    if (d == dirty_.end()) return 0;
-    uint64_t wb = 0;
-    auto& q = d->second;
-    while (!q.empty() && double(own - std::min(own, q.front().second)) * active_ >= capacity_) {
-        auto [l, then] = q.front();
-        q.pop_front();
-        auto it = lines_.find(l);
-        // Stale entries (the line was touched again since, or dropped) are skipped.
-        if (it == lines_.end() || !it->second.dirty || it->second.core != core || it->second.own != then) continue;
-        it->second.dirty = false;
-        wb += line_;
-    }
-    return wb;
-}
-
 // ------------------------------------------------------------------------------ timing model
 TimingModel::TimingModel(const SocParams& soc, int block_idx, int block_num, L2Model* l2)
     : soc_(soc), block_idx_(block_idx), block_num_(block_num), l2_(l2) {
@@ -118,6 +55,9 @@ TimingModel::TimingModel(const SocParams& soc, int block_idx, int block_num, L2M
     sync_all_ = soc.Get("sync_all_cycles", 1000);
     cross_flag_ = soc.Get("cross_core_flag_cycles", 100);
     barrier_cycles_ = soc.Get("barrier_cycles", 4);
+    // The part of a vector instruction's fixed cost that a following independent V instruction
+    // overlaps (pipeline drain); never more than the start-up itself.
+    vec_drain_ = std::max(0.0, std::min(soc.Get("vec_drain_cycles", 0), vec_startup_));
     // "vec_rep.<API>" (every element size) and "vec_rep.<API>.<bytes>" (one size, wins).
     const std::string pre = "vec_rep.";
     for (int pass = 0; pass < 2; ++pass)
@@ -158,100 +98,6 @@ void TimingModel::Record(char kind, int pipe, int dst, const char* name, double 
     ev.start = a;
     ev.end = b;
     stats_.trace.push_back(ev);
-}
-
-// UB bank geometry (Atlas A2, asc-devkit bank_conflict_ub): address bits [17:16] bank id,
-// [15:9] row, [8:5] bank group (16 groups), [4:0] byte in the 32-byte row. Two reads of one
-// repeat in the same bank group conflict; a write conflicts with a read in the same bank
-// (group and id). The write of repeat r happens during repeat r+1 (the hardware delays a write whose banks
-// coincide with a read's by one repeat; other writes happen in their own repeat).
-double TimingModel::BankConflictCycles(const Instr& ins) const {
-    uint32_t R = ins.repeats;
-    if (R == 0) return 0;
-    struct Op {
-        uint64_t b, s, f;
-        bool write;
-    } ops[kMaxAccess];
-    int n = 0;
-    for (int k = 0; k < ins.n_access; ++k) {
-        const Access& a = ins.access[k];
-        if (a.space != Space::UB || a.end <= a.begin) continue;
-        if (!a.write) {  // the dst re-read of in-place APIs shares the dst's banks: skip it
-            bool dup = false;
-            for (int j = 0; j < ins.n_access; ++j)
-                if (j != k && ins.access[j].write && ins.access[j].space == a.space &&
-                    ins.access[j].begin == a.begin && ins.access[j].end == a.end)
-                    dup = true;
-            if (dup) continue;
-        }
-        uint64_t span = a.end - a.begin, s = 0, f;
-        if (R > 1) {
-            if (span >= uint64_t(R - 1) * 256 + 1 && span <= uint64_t(R) * 256) s = 256;
-            else s = (span / R + 16) / 32 * 32;
-        }
-        uint64_t used = uint64_t(R - 1) * s;
-        f = span > used ? span - used : 32;
-        f = std::min<uint64_t>(256, std::max<uint64_t>(32, (f + 31) / 32 * 32));
-        ops[n++] = {a.begin, s, f, a.write};
-    }
-    if (n < 2) return 0;
-    auto masks = [&](const Op& o, uint32_t r, uint32_t& bg, uint64_t& bank) {
-        bg = 0;
-        bank = 0;
-        uint64_t base = o.b + uint64_t(r) * o.s;
-        for (uint64_t off = 0; off < o.f; off += 32) {
-            uint64_t ad = base + off;
-            uint32_t g = uint32_t(ad >> 5) & 15u, id = uint32_t(ad >> 16) & 3u;
-            bg |= 1u << g;
-            bank |= uint64_t(1) << (id * 16 + g);
-        }
-    };
-    uint32_t S = std::min<uint32_t>(R, 16);
-    double rr = 0, rw = 0;
-    for (uint32_t r = 0; r < S; ++r) {
-        uint32_t bgs[kMaxAccess];
-        uint64_t banks[kMaxAccess];
-        for (int i = 0; i < n; ++i) masks(ops[i], r, bgs[i], banks[i]);
-        bool crr = false, crw = false;
-        for (int i = 0; i < n; ++i)
-            for (int j = i + 1; j < n; ++j)
-                if (!ops[i].write && !ops[j].write && (bgs[i] & bgs[j])) crr = true;
-        for (int i = 0; i < n; ++i) {
-            if (!ops[i].write) continue;
-            // A write whose banks coincide with a read's banks in the same repeat is delayed by
-            // one repeat (README scenarios 4 and 6); otherwise it happens in the same repeat.
-            bool delayed = false;
-            for (int j = 0; j < n; ++j)
-                if (!ops[j].write && banks[j] == banks[i]) delayed = true;
-            uint64_t wbank = banks[i];
-            if (delayed) {
-                if (r == 0) continue;
-                uint32_t pbg;
-                masks(ops[i], r - 1, pbg, wbank);
-            }
-            for (int j = 0; j < n; ++j)
-                if (!ops[j].write && (wbank & banks[j])) crw = true;
-        }
-        rr += crr;
-        rw += crw;
-    }
-    double scale = double(R) / S;
-    return (rr * rr_pen_ + rw * rw_pen_) * scale;
-}
-
-double TimingModel::VecPerRepeat(const Instr& ins) {
-    double cls = ins.cls == OpClass::CopyLocal ? vec_rep_[int(OpClass::VecElementwise)] : vec_rep_[int(ins.cls) & 15];
-    if (vec_api_.empty() || ins.name == nullptr) return cls;
-    auto it = vec_api_.find(ins.name);
-    if (it == vec_api_.end()) return cls;
-    double v = it->second[std::min<uint32_t>(ins.dtype_bytes, 8)];
-    return v >= 0 ? v : cls;
-}
-
-double TimingModel::VecCost(const Instr& ins) {
-    uint32_t R = ins.repeats;
-    if (R == 0 && ins.bytes > 0) R = uint32_t((ins.bytes + 255) / 256);
-    return vec_startup_ + R * VecPerRepeat(ins) + BankConflictCycles(ins) + ins.ub_stride_conflicts;
 }
 
 TimingModel::Cost TimingModel::DmaCost(const Instr& ins) {
@@ -318,7 +164,7 @@ TimingModel::Cost TimingModel::Price(const Instr& ins) {
         }
         case OpClass::CopyLocal: {
             if (ins.pipe == Pipe::V) {
-                c.busy = VecCost(ins);
+                c = VecSplit(VecCost(ins));
             } else {
                 double rate = ins.pipe == Pipe::MTE3 ? ub_l1_ : ins.pipe == Pipe::FIX ? fix_rate_ : l1_ub_;
                 for (int k = 0; k < ins.n_access; ++k) {
@@ -331,7 +177,7 @@ TimingModel::Cost TimingModel::Price(const Instr& ins) {
             break;
         }
         default:
-            if (ins.pipe == Pipe::V || int(ins.cls) >= int(OpClass::VecElementwise)) c.busy = VecCost(ins);
+            if (ins.pipe == Pipe::V || int(ins.cls) >= int(OpClass::VecElementwise)) c = VecSplit(VecCost(ins));
             else c.busy = 1;
     }
     return c;
@@ -340,6 +186,7 @@ TimingModel::Cost TimingModel::Price(const Instr& ins) {
 void TimingModel::MergeIssue(int p) {
     if (p < kRacePipes && merged_epoch_[p] != issue_epoch_) {
         vc_[p].Merge(issue_vc_);
+        Joined(p, issue_vc_);
         merged_epoch_[p] = issue_epoch_;
     }
 }
@@ -350,23 +197,47 @@ void TimingModel::Issue(const Instr& ins) {
     // ---- race check (program order) ----
     MergeIssue(p);
     uint32_t seq = ++vc_[p].c[p];
-    Access acc[kMaxAccess];
-    int n = 0;
+    // The accesses as the race check sees them: GM at device addresses, a strided footprint as
+    // its pieces (Access::stride).
+    std::vector<Access>& acc = acc_;
+    acc.clear();
     for (int k = 0; k < ins.n_access; ++k) {
-        acc[n] = ins.access[k];
-        if (acc[n].space == Space::GM) {
-            uint64_t d = GmDeviceAddr(acc[n].begin);
-            acc[n].end = d + (acc[n].end - acc[n].begin);
-            acc[n].begin = d;
+        Access a = ins.access[k];
+        if (a.space == Space::GM) {
+            uint64_t d = GmDeviceAddr(a.begin);
+            a.end = d + (a.end - a.begin);
+            a.begin = d;
         }
-        ++n;
+        uint64_t span = a.end > a.begin ? a.end - a.begin : 0;
+        if (a.stride == 0 || a.len == 0 || a.len >= a.stride || span / a.stride >= kMaxStridePieces) {
+            a.stride = a.len = 0;
+            acc.push_back(a);
+            continue;
+        }
+        for (uint64_t b = a.begin; b < a.end; b += a.stride) {
+            Access piece = a;
+            piece.begin = b;
+            piece.end = std::min(a.end, b + a.len);
+            piece.stride = piece.len = 0;
+            acc.push_back(piece);
+        }
     }
+    const int n = int(acc.size());
     RaceTracker::Sync sync;
-    race_.Check(ins, p, vc_[p], acc, n, sync);
+    race_.Check(ins, p, vc_[p], self_done_[p], acc.data(), n, sync);
+    if (sync.drain) {
+        // Compiler auto-sync: the PipeBarrier<PIPE_V> inserted before this instruction.
+        double arrival = std::max({now_, free_at_[p], wait_[p]});
+        Drain(p);
+        self_done_[p] = seq - 1;  // (Drain counted this instruction already)
+        Record('f', p, p, "", done_[p], std::max(done_[p], arrival));
+        ++stats_.auto_barriers;
+    }
     if (sync.any) {
         // Compiler auto-sync (race.h): the flag pair inserted between the conflicting accesses,
         // priced as SetFlag/WaitFlag are: this instruction starts once the first completed.
         vc_[p].Merge(sync.vc);
+        Joined(p, sync.vc);
         if (p == int(Pipe::S)) {
             issue_vc_.Merge(sync.vc);
             ++issue_epoch_;
@@ -386,6 +257,7 @@ void TimingModel::Issue(const Instr& ins) {
                    return false;
                }());
     double start, end, busy, fin;  // fin: when the result is visible to other pipes
+    double cost = -1;              // the instruction's own cycles (statistics), if not `busy`
     if (p == int(Pipe::S)) {
         Cost c = Price(ins);
         start = std::max(now_, wait_[p]);
@@ -410,13 +282,17 @@ void TimingModel::Issue(const Instr& ins) {
         Cost c = Price(ins);
         start = std::max({now_, free_at_[p], wait_[p]});
         end = start + c.busy;
-        busy = c.busy;
         free_at_[p] = end;
         done_[p] = std::max(done_[p], end + c.latency);
         fin = end + c.latency;
+        // The pipe is busy while an instruction is in flight (issue to completion); overlapping
+        // in-flight spans count once.
+        busy = std::max(0.0, fin - std::max(start, busy_to_[p]));
+        busy_to_[p] = std::max(busy_to_[p], fin);
+        cost = c.busy + c.latency;
         now_ += scalar_issue_;
     }
-    race_.Record(ins, p, seq, vc_[p], acc, n, fin);
+    race_.Record(ins, p, seq, vc_[p], acc.data(), n, fin);
     Record('i', p, 0, ins.name, start, end);
 
     // ---- statistics ----
@@ -429,14 +305,15 @@ void TimingModel::Issue(const Instr& ins) {
     if (p == int(Pipe::V) && int(ins.cls) >= int(OpClass::VecElementwise) && int(ins.cls) <= int(OpClass::VecGather))
         stats_.vector_elems += ins.elems;
     if (ins.cls == OpClass::CubeMmad) stats_.cube_fractals += ins.repeats;
+    if (cost < 0) cost = busy;
     auto& index = instr_index_[p];
     auto it = index.find(ins.name);
     if (it == index.end()) {
         index.emplace(ins.name, stats_.instrs.size());
-        stats_.instrs.push_back({ins.name, p, 1, busy});
+        stats_.instrs.push_back({ins.name, p, 1, cost});
     } else {
         stats_.instrs[it->second].count += 1;
-        stats_.instrs[it->second].cycles += busy;
+        stats_.instrs[it->second].cycles += cost;
     }
 }
 
@@ -505,6 +382,7 @@ void TimingModel::SyncWait(Pipe src, Pipe dst, uint64_t key) {
         else wait_[d] = std::max(wait_[d], tok.time);
         MergeIssue(d);
         vc_[d].Merge(tok.vc);
+        Joined(d, tok.vc);
         if (d == int(Pipe::S)) {
             issue_vc_.Merge(tok.vc);
             ++issue_epoch_;
@@ -522,6 +400,7 @@ void TimingModel::EndOfPipe() {
     VClock m = issue_vc_;
     for (auto& v : vc_) m.Merge(v);
     for (auto& v : vc_) v = m;
+    for (int i = 0; i < kRacePipes; ++i) self_done_[i] = m.c[i];
     issue_vc_ = m;
     ++issue_epoch_;
 }
@@ -534,8 +413,17 @@ void TimingModel::Barrier(Pipe p) {
         for (double& w : wait_) w = std::max(w, now_);
         EndOfPipe();
     } else {
-        int q = int(p);
-        wait_[q] = std::max(wait_[q], done_[q]);  // the pipe drains before its next instruction
+        Drain(int(p));
+    }
+}
+
+void TimingModel::Drain(int q) {
+    // The pipe's next instruction starts once every earlier one has completed: for V the
+    // vector pipeline's drain (vec_drain_cycles after the last one left the issue stage).
+    wait_[q] = std::max(wait_[q], done_[q]);
+    if (q < kRacePipes) {
+        MergeIssue(q);
+        self_done_[q] = vc_[q].c[q];
     }
 }
 

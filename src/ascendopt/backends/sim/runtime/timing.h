@@ -96,6 +96,7 @@ private:
         double latency = 0;  // extra cycles until the result is visible to other pipes
     };
     Cost Price(const Instr& ins);
+    Cost VecSplit(double full) const;
     Cost DmaCost(const Instr& ins);
     double VecCost(const Instr& ins);
     double VecPerRepeat(const Instr& ins);
@@ -120,7 +121,7 @@ private:
     DataCache dcache_;
     double dma_issue_, dma_burst_, dma_latency_, core_ddr_, core_l2_, hbm_share_, l2_share_, line_;
     double mte1_startup_, l1_l0a_, l1_l0b_, l1_ub_, ub_l1_, fix_startup_, fix_rate_;
-    double cube_startup_, cube_per_fractal_, sync_all_, barrier_cycles_;
+    double cube_startup_, cube_per_fractal_, sync_all_, barrier_cycles_, vec_drain_;
     double cross_flag_;
     // per-API cycles per repeat (SoC keys "vec_rep.<API>[.<element bytes>]"), by API name and
     // element size; a negative entry means "the instruction class's figure"
@@ -130,6 +131,7 @@ private:
     double free_at_[int(Pipe::COUNT)] = {};  // when each pipe can start its next instruction
     double done_[int(Pipe::COUNT)] = {};     // when each pipe's issued work is complete
     double wait_[int(Pipe::COUNT)] = {};     // earliest start imposed by waits
+    double busy_to_[int(Pipe::COUNT)] = {};  // end of the pipe's in-flight interval counted as busy
     struct Token {
         double time;
         VClock vc;
@@ -147,7 +149,15 @@ private:
     VClock issue_vc_;  // what the scalar unit has waited for: inherited by everything it issues
     uint32_t issue_epoch_ = 1;
     uint32_t merged_epoch_[kRacePipes] = {};
+    // Per pipe: its own instructions up to this sequence are known complete at its next issue
+    // (a PipeBarrier on it or PIPE_ALL since, or a wait on a token whose clock covers them).
+    uint32_t self_done_[kRacePipes] = {};
+    void Joined(int p, const VClock& vc) {
+        if (vc.c[p] > self_done_[p]) self_done_[p] = vc.c[p];
+    }
+    void Drain(int p);  // PipeBarrier<p>: the pipe's next instruction waits for all its earlier ones
     RaceTracker race_;
+    std::vector<Access> acc_;  // Issue's accesses as the race check sees them (reused)
 
     CoreStats stats_;
     std::unordered_map<const char*, size_t> instr_index_[int(Pipe::COUNT)];

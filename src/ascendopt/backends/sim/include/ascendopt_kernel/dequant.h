@@ -39,7 +39,9 @@ inline void Dequant(const LocalTensor<DstT>& dst, const LocalTensor<int32_t>& sr
                      "be 32-byte aligned and 1 <= calCount <= n", name, p.m, p.n, p.calCount);
     uint64_t nDst = (uint64_t(p.n) + perBlock - 1) / perBlock * perBlock;
     uint64_t elems = uint64_t(p.m) * p.calCount;
+    ao::rt::LibSteps steps;
     for (int pass = 0; pass < 3; ++pass) {
+        steps.Next();
         ao::rt::Instr ins = VecInstr(name, ao::rt::OpClass::VecElementwise, 4, uint32_t((elems + 63) / 64), elems);
         for (uint32_t r = 0; r < p.m; ++r) {
             ins.Add(src.Range(uint64_t(r) * p.n, p.calCount, false, name));

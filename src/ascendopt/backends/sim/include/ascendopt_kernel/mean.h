@@ -49,7 +49,9 @@ inline void MeanRun(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTens
     // the cast back, each over all rows.
     constexpr bool widen = !std::is_same_v<Acc, T>;
     const uint32_t perRep = ONE_REPEAT_BYTE_SIZE / sizeof(Acc);
+    ao::rt::LibSteps steps;
     auto issue = [&](const char* what, ao::rt::OpClass cls, uint64_t elems, bool reads, bool writes) {
+        steps.Next();
         uint32_t reps = uint32_t((elems * sizeof(Acc) + ONE_REPEAT_BYTE_SIZE - 1) / ONE_REPEAT_BYTE_SIZE);
         ao::rt::Instr ins = VecInstr(what, cls, sizeof(Acc), reps ? reps : 1, elems);
         if (reads) ins.Add(sA);
@@ -63,6 +65,7 @@ inline void MeanRun(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTens
         uint64_t groups = (m + perRep - 1) / perRep;
         ao::rt::Instr ins = VecInstr(name, ao::rt::OpClass::VecReduce, sizeof(Acc), uint32_t(outter * groups), outter * m);
         if (first) ins.Add(sA);
+        steps.Next();
         ao::rt::Issue(ins);
         if (groups == 1) break;
         m = groups;

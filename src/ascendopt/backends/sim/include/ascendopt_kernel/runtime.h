@@ -42,6 +42,8 @@ enum class ErrorKind : uint8_t {
     DataCacheDirty,           // a DMA touched GM bytes of a line this core's scalar unit wrote and
                               // did not clean (warning: the device's DMA reads the old bytes, or
                               // the line's later write-back overwrites what the DMA wrote)
+    SamePipeRace,             // a V instruction reads or overwrites what an earlier V instruction wrote
+                              // with no PipeBarrier<PIPE_V> (or other drain) between them (warning)
 };
 const char* ErrorKindName(ErrorKind k);
 
@@ -58,7 +60,13 @@ struct Access {
     uint64_t begin = 0;   // byte offset in the space (GM: absolute address)
     uint64_t end = 0;     // exclusive
     bool write = false;
+    // A strided footprint (stride 0: all of [begin, end)): only [begin + k * stride, + len) for
+    // k = 0, 1, ... inside [begin, end) is touched, as by a vector instruction whose repeat
+    // stride is wider than what one repeat touches (one column chunk of many rows). The race
+    // check uses it (at most kMaxStridePieces pieces; more, or len >= stride: the whole range).
+    uint32_t stride = 0, len = 0;
 };
+constexpr uint64_t kMaxStridePieces = 256;
 
 // Instruction classes the timing model prices differently.
 enum class OpClass : uint8_t {
@@ -111,6 +119,18 @@ void Issue(Instr& ins);
 void SyncSet(Pipe src, Pipe dst, uint64_t key);
 void SyncWait(Pipe src, Pipe dst, uint64_t key);
 void Barrier(Pipe p);
+
+// The vector steps of one high-level library API (SoftMax, Mean, ReduceSum's stages, ...): the
+// library separates its dependent steps with PipeBarrier<PIPE_V> itself, so an emulated API that
+// issues several V instructions calls Next() before each: every step after the first starts
+// once the earlier ones have completed (the vector pipeline's drain), and no step races another.
+struct LibSteps {
+    bool started = false;
+    void Next() {
+        if (started) Barrier(Pipe::V);
+        started = true;
+    }
+};
 
 // Vector mask state of the current core.
 struct MaskState {

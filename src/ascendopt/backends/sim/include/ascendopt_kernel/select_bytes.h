@@ -59,19 +59,24 @@ inline void SelectBytesRun(const AscendC::LocalTensor<T>& dst, const AscendC::Lo
     uint64_t want = n * 2 + (n + 7) / 8;
     ao::rt::Access tA = tmp.RangeBytes(0, want < tmpBytes ? want : tmpBytes, true, name);
     auto reps = [](uint64_t bytes) { return uint32_t((bytes + 255) / 256); };
+    ao::rt::LibSteps steps;
     if (k1 != k2) {
+        steps.Next();
         ao::rt::Instr g = VecInstr("GatherMask", ao::rt::OpClass::VecGather, sizeof(U), reps(m * k2 * sizeof(U)), n);
         g.Add(mA);
         if (tA.end > tA.begin) g.Add(tA);
         ao::rt::Issue(g);
     }
+    steps.Next();
     ao::rt::Instr c = VecInstr("Cast", ao::rt::OpClass::VecCast, 2, reps(n * 2), n);
     c.Add(mA);
     if (tA.end > tA.begin) c.Add(tA);
     ao::rt::Issue(c);
+    steps.Next();
     ao::rt::Instr cmp = VecInstr("Compare", ao::rt::OpClass::VecElementwise, 2, reps(n * 2), n);
     if (tA.end > tA.begin) cmp.Add(tA);
     ao::rt::Issue(cmp);
+    steps.Next();
     ao::rt::Instr sel = VecInstr("Select", ao::rt::OpClass::VecElementwise, sizeof(T), reps(n * sizeof(T)), n);
     sel.Add(dA);
     sel.Add(sA);

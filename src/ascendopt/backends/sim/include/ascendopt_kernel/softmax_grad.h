@@ -40,7 +40,9 @@ inline void SoftmaxGradRun(const AscendC::LocalTensor<T>& dst, const AscendC::Lo
     if (tmp) tA = tmp->RangeBytes(0, std::min<uint64_t>(tmp->GetSize(), n * 4), true, name);
     auto reps = [](uint64_t bytes) { return uint32_t((bytes + 255) / 256); };
     const uint32_t R = reps(n * sizeof(T));
+    ao::rt::LibSteps steps;
     auto step = [&](const char* op, ao::rt::OpClass cls, uint32_t repeats, std::initializer_list<ao::rt::Access> acc) {
+        steps.Next();
         ao::rt::Instr ins = VecInstr(op, cls, sizeof(T), repeats, n);
         for (const auto& a : acc)
             if (a.end > a.begin) ins.Add(a);

@@ -252,6 +252,8 @@ __aicore__ inline void Sort(const LocalTensor<T>& dst, const LocalTensor<T>& con
     const char* name = "Sort";
     ao::k::CheckRepeat(name, uint32_t(repeatTime));
     uint32_t R = uint32_t(repeatTime);
+    ao::rt::LibSteps steps;
+    steps.Next();
     ao::k::Sort32Run(name, dst, concat, index, R, isFullSort);
     if (!isFullSort || R <= 1) return;
     // The merge passes the library runs on the device: runs of 32, 128, 512, ... until one run.
@@ -261,6 +263,7 @@ __aicore__ inline void Sort(const LocalTensor<T>& dst, const LocalTensor<T>& con
                              tmp.RangeBytes(0, std::min<uint64_t>(bytes, uint64_t(tmp.GetSize()) * sizeof(T)), true,
                                             name)};
     for (uint64_t run = 32; run < uint64_t(R) * 32; run *= 4) {
+        steps.Next();
         ao::k::SortIssue<T>("MrgSort", ao::k::RepsOfBytes(bytes), bytes / ao::k::kSortRec, acc, 2);
         std::swap(acc[0].write, acc[1].write);
         std::swap(acc[0], acc[1]);

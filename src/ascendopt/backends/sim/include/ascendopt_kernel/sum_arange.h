@@ -46,7 +46,9 @@ inline void SumRun(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTenso
     // repeat sums, until one value per row remains.
     uint64_t m = n;
     bool first = true;
+    ao::rt::LibSteps steps;
     while (true) {
+        steps.Next();
         uint64_t groups = (m + perRep - 1) / perRep;
         ao::rt::Instr ins = VecInstr(name, ao::rt::OpClass::VecReduce, sizeof(T), uint32_t(outter * groups), outter * m);
         if (first) ins.Add(sA);
@@ -107,7 +109,9 @@ inline void ArangeRun(const char* name, const AscendC::LocalTensor<T>& dst, T fi
     ao::rt::SyncSet(ao::rt::Pipe::S, ao::rt::Pipe::V, key);
     ao::rt::SyncWait(ao::rt::Pipe::S, ao::rt::Pipe::V, key);
     // Adds of the first block: 8 -> 64 in blocks of 8, then 64 at a time (one repeat each).
+    ao::rt::LibSteps steps;
     auto adds = [&](uint32_t b, uint32_t k) {
+        steps.Next();
         ao::rt::Instr ins = VecInstr("Adds", ao::rt::OpClass::VecElementwise, sizeof(T), 1, k);
         ins.Add(dst.Range(b, k, true, name));
         ins.Add(dst.Range(0, k, false, name));

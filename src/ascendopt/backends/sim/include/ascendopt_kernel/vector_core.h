@@ -4,6 +4,7 @@
 // Clean-room implementation; see docs/sim-internals.md for the header rules.
 #pragma once
 #include "ascendopt_kernel/tensor.h"
+#include "ascendopt_kernel/footprint.h"
 
 namespace AscendC {
 
@@ -308,20 +309,6 @@ inline uint64_t Pop64(uint64_t x) {
     return (x * 0x0101010101010101ull) >> 56;
 }
 
-struct Hull {
-    uint64_t lo = ~0ull, hi = 0;
-    bool hasAny = false;
-    void Add(uint64_t i) {
-        if (i < lo) lo = i;
-        if (i > hi) hi = i;
-        hasAny = true;
-    }
-    template <typename T>
-    void AddTo(ao::rt::Instr& ins, const LocalTensor<T>& t, bool write, const char* name) const {
-        if (hasAny) ins.Add(t.Range(lo, hi - lo + 1, write, name));
-    }
-};
-
 inline ao::rt::Instr VecInstr(const char* name, ao::rt::OpClass cls, uint32_t dtypeBytes, uint32_t repeats,
                               uint64_t elems) {
     ao::rt::Instr ins;
@@ -384,6 +371,7 @@ inline void Ew(const char* name, ao::rt::OpClass cls, uint32_t dtypeBytes, const
         return uint64_t(r) * s.rep * (ONE_BLK_SIZE / es) + uint64_t(blk) * s.blk * be;
     };
     Hull hd, ha, hb;
+    RelSpan rd, ra, rb;  // footprint of one repeat (every repeat has the same, or a prefix of it)
     uint64_t n = 0;
     for (uint32_t r = 0; r < p.repeats; ++r)
         for (uint32_t blk = 0; blk < DEFAULT_BLK_NUM; ++blk) {
@@ -391,25 +379,31 @@ inline void Ew(const char* name, ao::rt::OpClass cls, uint32_t dtypeBytes, const
             if (m == 0) continue;
             uint32_t lo = uint32_t(__builtin_ctzll(m)), hi = 63u - uint32_t(__builtin_clzll(m));
             n += Pop64(m);
-            uint64_t bd = base(r, blk, sizeof(TD), ds);
+            uint64_t bd = base(r, blk, sizeof(TD), ds), od = base(0, blk, sizeof(TD), ds);
             hd.Add(bd + lo);
             hd.Add(bd + hi);
+            rd.Add(od + lo, od + hi);
             if (a) {
-                uint64_t ba = base(r, blk, sizeof(TA), as);
+                uint64_t ba = base(r, blk, sizeof(TA), as), oa = base(0, blk, sizeof(TA), as);
                 ha.Add(ba + lo);
                 ha.Add(ba + hi);
+                ra.Add(oa + lo, oa + hi);
             }
             if (b) {
-                uint64_t bb = base(r, blk, sizeof(TB), bs);
+                uint64_t bb = base(r, blk, sizeof(TB), bs), ob = base(0, blk, sizeof(TB), bs);
                 hb.Add(bb + lo);
                 hb.Add(bb + hi);
+                rb.Add(ob + lo, ob + hi);
             }
         }
     ao::rt::Instr ins = VecInstr(name, cls, dtypeBytes, p.repeats, n);
-    hd.AddTo(ins, d, true, name);
-    if (a) ha.AddTo(ins, *a, false, name);
-    if (b) hb.AddTo(ins, *b, false, name);
-    if (readsDst) hd.AddTo(ins, d, false, name);
+    // Repeat r of an operand starts r * rep * (32 / element size) elements after repeat 0, whose
+    // first touched element starts the hull: the pieces are exact.
+    auto rep = [](Strd s, uint32_t es) { return uint64_t(s.rep) * (ONE_BLK_SIZE / es); };
+    hd.AddTo(ins, d, true, name, rep(ds, sizeof(TD)), rd.Span());
+    if (a) ha.AddTo(ins, *a, false, name, rep(as, sizeof(TA)), ra.Span());
+    if (b) hb.AddTo(ins, *b, false, name, rep(bs, sizeof(TB)), rb.Span());
+    if (readsDst) hd.AddTo(ins, d, false, name, rep(ds, sizeof(TD)), rd.Span());
     ao::rt::Issue(ins);
     if (n == 0) return;
     TD tmp[256];

@@ -15,12 +15,15 @@ inline void MathUnary(const char* name, int nInstr, float (*f)(float), const Loc
     Plan p = PlanCount(name, sizeof(T), count);
     const T* A = a.Data();
     if (p.repeats == 0) return;
+    ao::rt::LibSteps steps;
     for (int k = 1; k < nInstr; ++k) {
+        steps.Next();
         ao::rt::Instr ins = VecInstr(name, ao::rt::OpClass::VecTranscend, sizeof(T), p.repeats, p.count);
         ins.Add(a.Range(0, p.count, false, name));
         ins.Add(d.Range(0, p.count, true, name));
         ao::rt::Issue(ins);
     }
+    steps.Next();
     Ew(name, ao::rt::OpClass::VecTranscend, sizeof(T), p, d, Strd{}, &a, Strd{},
        static_cast<const LocalTensor<T>*>(nullptr), Strd{},
        [&](uint64_t, uint64_t i, uint64_t) { return FromF32<T>(f(ToF32(A[i]))); });

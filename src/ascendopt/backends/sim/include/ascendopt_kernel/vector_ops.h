@@ -148,12 +148,15 @@ inline void AdvUnary(const char* name, int nInstr, const LocalTensor<T>& d, cons
     Plan p = PlanCount(name, sizeof(T), count);
     const T* A = a.Data();
     if (p.repeats == 0) return;
+    ao::rt::LibSteps steps;
     for (int k = 1; k < nInstr; ++k) {
+        steps.Next();
         ao::rt::Instr ins = VecInstr(name, ao::rt::OpClass::VecTranscend, sizeof(T), p.repeats, p.count);
         ins.Add(a.Range(0, p.count, false, name));
         ins.Add(d.Range(0, p.count, true, name));
         ao::rt::Issue(ins);
     }
+    steps.Next();
     Ew(name, UnClass<OP>(), sizeof(T), p, d, Strd{}, &a, Strd{}, static_cast<const LocalTensor<T>*>(nullptr), Strd{},
        [&](uint64_t, uint64_t i, uint64_t) { return UnCompute<OP, T>(A[i]); });
     AfterCountForm();
@@ -593,13 +596,16 @@ inline void PowRun(const LocalTensor<T>& dst, const LocalTensor<T>* a, const Loc
         ao::k::AoUnsupported("Power", ao::k::TypeName<T>());
     ao::k::Plan p = ao::k::PlanCount("Power", sizeof(T), count);
     if (p.repeats == 0) return;
+    ao::rt::LibSteps steps;
     for (int k = 1; k < 6; ++k) {
+        steps.Next();
         ao::rt::Instr ins = ao::k::VecInstr("Power", ao::rt::OpClass::VecTranscend, sizeof(T), p.repeats, p.count);
         ins.Add(dst.Range(0, p.count, true, "Power"));
         if (a) ins.Add(a->Range(0, p.count, false, "Power"));
         if (b) ins.Add(b->Range(0, p.count, false, "Power"));
         ao::rt::Issue(ins);
     }
+    steps.Next();
     ao::k::Ew("Power", ao::rt::OpClass::VecTranscend, sizeof(T), p, dst, ao::k::Strd{}, a, ao::k::Strd{}, b,
               ao::k::Strd{}, f);
     ao::k::AfterCountForm();

@@ -100,7 +100,9 @@ inline void ReduceAll(const char* name, const LocalTensor<T>& dst, const LocalTe
     }
     uint64_t n = count;
     bool first = true;
+    ao::rt::LibSteps steps;
     while (true) {
+        steps.Next();
         uint64_t groups = (n + perRep - 1) / perRep;
         bool last = groups == 1;
         ao::rt::Instr ins = VecInstr(name, ao::rt::OpClass::VecReduce, sizeof(T), uint32_t(groups), n);
