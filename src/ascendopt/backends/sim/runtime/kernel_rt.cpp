@@ -414,6 +414,7 @@ void RunOnOneCore(void (*fn)(void*), void* arg) {
     SetupCore(box, 0, 1, 0, nullptr);
     g_core = &box.core;
     fn(arg);
+    FlushRawGm();
     box.model->Finish();
     g_core = nullptr;
 }
