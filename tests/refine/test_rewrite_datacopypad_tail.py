@@ -1,6 +1,6 @@
+from ascendopt.cxx.parse import parse, walk
 from ascendopt.refine.transforms import REWRITES
 from ascendopt.refine.transforms.datacopypad_tail import copy_loop
-from ascendopt.tiling.cparse import parse, walk
 
 from .conftest import load
 

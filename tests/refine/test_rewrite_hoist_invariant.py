@@ -1,6 +1,6 @@
+from ascendopt.cxx.parse import parse, walk
 from ascendopt.refine.transforms import REWRITES
 from ascendopt.refine.transforms.hoist_invariant import invariant
-from ascendopt.tiling.cparse import parse, walk
 
 from .conftest import load
 

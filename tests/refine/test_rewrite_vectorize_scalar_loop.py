@@ -1,9 +1,9 @@
 import pytest
 
+from ascendopt.cxx.parse import parse, walk
 from ascendopt.refine.transforms import REWRITES
 from ascendopt.refine.transforms.vectorize_scalar_loop import translate
 from ascendopt.rewind.motifs import get as get_motif
-from ascendopt.tiling.cparse import parse, walk
 
 from .conftest import load
 

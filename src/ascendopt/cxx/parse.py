@@ -1,13 +1,21 @@
-"""Thin tree-sitter-cpp helpers for AscendC sources.
+"""Parsing AscendC sources with tree-sitter-cpp, once per content.
 
 AscendC's function/space qualifiers (``__aicore__``, ``__global__``, ``__gm__``, ...) are not
 C++ the grammar knows; they are blanked with spaces of equal length before parsing, so every
 byte offset the tree reports is an offset into the original (UTF-8 encoded) text.
+
+:func:`parse` keeps the trees of the most recent files in a cache keyed by the file's name
+and the SHA-256 digest of its text: the motifs, the Stage I rewrites, retrieval and the knob
+extractor all ask for the same files of the same operator, and a parsed file is immutable
+(:class:`Parsed` is frozen, nothing edits a tree), so they share one tree per content.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -48,9 +56,42 @@ class Parsed:
         return self.src.count(b"\n", 0, byte) + 1
 
 
+#: Parsed files kept (an operator has a handful; rewind and Stage I revisit a few operators).
+CACHE_SIZE = 256
+_cache: OrderedDict[tuple[str, str], Parsed] = OrderedDict()
+_lock = threading.Lock()
+_stats = {"hits": 0, "misses": 0}
+
+
 def parse(file: str, text: str) -> Parsed:
+    """``text`` (the contents of ``file``) parsed; the same object for the same name and text."""
     src = text.encode()
-    return Parsed(file, src, Parser(language()).parse(blank_qualifiers(src)))
+    key = (file, hashlib.sha256(src).hexdigest())
+    with _lock:
+        got = _cache.get(key)
+        if got is not None:
+            _cache.move_to_end(key)
+            _stats["hits"] += 1
+            return got
+    parsed = Parsed(file, src, Parser(language()).parse(blank_qualifiers(src)))
+    with _lock:
+        _stats["misses"] += 1
+        _cache[key] = parsed
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return parsed
+
+
+def cache_info() -> dict[str, int]:
+    """Hits, misses and the number of files held."""
+    with _lock:
+        return {**_stats, "size": len(_cache)}
+
+
+def clear_cache() -> None:
+    with _lock:
+        _cache.clear()
+        _stats.update(hits=0, misses=0)
 
 
 def walk(node: Node) -> Iterator[Node]:
@@ -110,12 +151,29 @@ def is_int_type(p: Parsed, type_node: Node | None) -> bool:
 
 
 def declarator_name(p: Parsed, node: Node | None) -> str | None:
-    """Identifier declared by a (possibly pointer/reference/qualified) declarator."""
+    """Identifier a declarator declares, through pointer, init and reference declarators at
+    any depth (``x``, ``*x``, ``x = v``, ``T& x``, ``T& x = v``, ``T&& x``; a reference
+    declarator's identifier is an unnamed child)."""
     while node is not None:
         if node.type in ("identifier", "field_identifier"):
             return p.text(node)
-        if node.type in ("qualified_identifier",):
+        if node.type == "qualified_identifier":
             return p.text(node).split("::")[-1]
-        nxt = node.child_by_field_name("declarator") or node.child_by_field_name("name")
-        node = nxt
+        if node.type == "reference_declarator":
+            inner = [c for c in node.named_children if c.type != "comment"]
+            node = inner[-1] if inner else None
+        else:
+            node = node.child_by_field_name("declarator") or node.child_by_field_name("name")
     return None
+
+
+
+
+def unparen(node: Node) -> Node:
+    """``node`` without enclosing parentheses (comments inside them ignored)."""
+    while node.type == "parenthesized_expression":
+        inner = [c for c in node.named_children if c.type != "comment"]
+        if len(inner) != 1:
+            break
+        node = inner[0]
+    return node

@@ -41,18 +41,11 @@ from dataclasses import dataclass, field, replace
 
 from tree_sitter import Node
 
+from ascendopt.cxx.parse import Parsed, const_int_value, declarator_name, int_literal, is_int_type, parse, unparen, walk
+from ascendopt.cxx.syntax import ancestors, call_args, callee_name, references
 from ascendopt.operator import Operator
-from ascendopt.tiling.cparse import (
-    Parsed,
-    const_int_value,
-    declarator_name,
-    int_literal,
-    is_int_type,
-    parse,
-    walk,
-)
 from ascendopt.tiling.domain import Domain
-from ascendopt.tiling.flow import TilingFlow, call_args, callee_name, queue_depth_names
+from ascendopt.tiling.flow import TilingFlow, queue_depth_names
 from ascendopt.tiling.template import TilingTemplate
 
 ROLES = ("tile", "buffer_num", "core_cap", "block_dim", "ub_parts", "other")
@@ -152,12 +145,6 @@ def _in_condition(node: Node, stop: Node | None = None) -> bool:
     return False
 
 
-def _strip_parens(node: Node) -> Node:
-    while node.type == "parenthesized_expression" and len(node.named_children) == 1:
-        node = node.named_children[0]
-    return node
-
-
 def _norm(s: str) -> str:
     return re.sub(r"\s+", "", s)
 
@@ -201,7 +188,7 @@ class _FunctionFacts:
                     continue  # setters read their argument; only other calls fill out-parameters
                 args = n.child_by_field_name("arguments")
                 for a in (args.named_children if args is not None else []):
-                    a = _strip_parens(a)
+                    a = unparen(a)
                     if a.type == "pointer_expression":
                         a = a.named_children[-1] if a.named_children else a
                     if a.type == "identifier":
@@ -246,7 +233,7 @@ def _value_knobs(c: _Collector, facts: _FunctionFacts, name: str, base_id: str, 
     """Knobs in the value of ``name = value`` / ``T name = value`` (``decl``: the
     init_declarator of a declaration)."""
     p = c.p
-    v = _strip_parens(value)
+    v = unparen(value)
     if name in facts.unstable or name in facts.type_sizes:
         return
     cv = const_int_value(p, v)
@@ -265,12 +252,12 @@ def _value_knobs(c: _Collector, facts: _FunctionFacts, name: str, base_id: str, 
         branches = [("then", v.child_by_field_name("consequence")), ("else", v.child_by_field_name("alternative"))]
         if cond is None or any(b is None for _, b in branches):
             return
-        vals = [const_int_value(p, _strip_parens(b)) for _, b in branches]
+        vals = [const_int_value(p, unparen(b)) for _, b in branches]
         both = all(x is not None for x in vals)
         for i, (tag, b) in enumerate(branches):
             if vals[i] is None:
                 continue
-            b = _strip_parens(b)
+            b = unparen(b)
             other = branches[1 - i][1]
             if not both and _norm(p.text(other)) in _norm(p.text(cond)):
                 # clamp (n < 40 ? n : 40) or floor guard (n > 0 ? n : 1); a floor of 0 or 1
@@ -290,7 +277,7 @@ def _value_knobs(c: _Collector, facts: _FunctionFacts, name: str, base_id: str, 
         args = v.child_by_field_name("arguments")
         if fn is not None and args is not None and p.text(fn).split("<")[0] in _MINMAX:
             for a in args.named_children:
-                a = _strip_parens(a)
+                a = unparen(a)
                 av = const_int_value(p, a)
                 if av is not None:
                     c.add(f"{base_id}.{p.text(fn).split('::')[-1].split('<')[0].lower()}", name, a, av)
@@ -323,7 +310,7 @@ def use_role(facts: _FunctionFacts | None, name: str) -> str:
 def _is_lower_bound(p: Parsed, cond: Node, var: Node) -> bool:
     """``var >= c`` / ``var > c`` / ``c < var`` / ``c <= var``: the ternary keeps var from
     going below the literal."""
-    c = _strip_parens(cond)
+    c = unparen(cond)
     if c.type != "binary_expression":
         return False
     op = p.text(c.child_by_field_name("operator"))
@@ -347,8 +334,8 @@ def region_knobs(p: Parsed, tpl: TilingTemplate, fn_body: Node, consts: dict[str
                 if fn is not None and p.text(fn).endswith("SetBlockDim") and not _in_condition(n, fn_body):
                     args = n.child_by_field_name("arguments")
                     a = args.named_children if args is not None else []
-                    if len(a) == 1 and const_int_value(p, _strip_parens(a[0])) is not None:
-                        lit = _strip_parens(a[0])
+                    if len(a) == 1 and const_int_value(p, unparen(a[0])) is not None:
+                        lit = unparen(a[0])
                         c.add("blockDim", "blockDim", lit, const_int_value(p, lit), "block_dim")
                         c.pinned.add(c.knobs[-1].id)
                 continue
@@ -409,7 +396,7 @@ def file_constants(p: Parsed, scope: str, rebuild: str) -> list[Knob]:
             val = d.child_by_field_name("value")
             if not name or val is None:
                 continue
-            v = _strip_parens(val)
+            v = unparen(val)
             cv = const_int_value(p, v)
             if cv is None:
                 continue
@@ -432,7 +419,7 @@ def alignment_constants(p: Parsed, root: Node) -> set[str]:
         return p.text(o) if o is not None else ""
 
     def ident(n: Node | None) -> str | None:
-        n = _strip_parens(n) if n is not None else None
+        n = unparen(n) if n is not None else None
         return p.text(n) if n is not None and n.type in ("identifier", "qualified_identifier") else None
 
     # x / C ... * C across statements: a value counted in units of C is converted back
@@ -478,7 +465,7 @@ def alignment_constants(p: Parsed, root: Node) -> set[str]:
         left = n.child_by_field_name("left")
         if right is None or left is None:
             continue
-        left = _strip_parens(left)
+        left = unparen(left)
         if op(n) == "*" and flow is not None and any(
                 right in divided_by.get(v, ()) for v in flow.closure({p.text(i) for i in walk(left)
                                                                       if i.type == "identifier"})):
@@ -489,7 +476,7 @@ def alignment_constants(p: Parsed, root: Node) -> set[str]:
                 and ident(left.child_by_field_name("right")) == right:
             out.add(right)
         elif op(n) == "/" and left.type == "binary_expression" and op(left) == "-" \
-                and const_int_value(p, _strip_parens(left.child_by_field_name("right"))) == 1 \
+                and const_int_value(p, unparen(left.child_by_field_name("right"))) == 1 \
                 and right in {p.text(i) for i in walk(left) if i.type == "identifier"}:
             out.add(right)
     return out
@@ -514,9 +501,9 @@ def granule_sources(p: Parsed, granules: set[str]) -> set[str]:
                 v = n.child_by_field_name("right")
             else:
                 continue
-            v = _strip_parens(v) if v is not None else None
+            v = unparen(v) if v is not None else None
             while v is not None and v.type == "binary_expression" and p.text(v.child_by_field_name("operator")) == "/":
-                v = _strip_parens(v.child_by_field_name("left"))
+                v = unparen(v.child_by_field_name("left"))
             if v is not None and v.type == "identifier" and p.text(v) not in out:
                 out.add(p.text(v))
                 todo.append(p.text(v))
@@ -536,8 +523,8 @@ def kernel_role(p: Parsed, name: str) -> str | None:
     role = None
     if instruction_operand(p, name):
         return None
-    for r in _references(p, p.tree.root_node, name):
-        if any(x.type == "subscript_expression" for x in _ancestors(r)):
+    for r in references(p, p.tree.root_node, name):
+        if any(x.type == "subscript_expression" for x in ancestors(r)):
             continue  # an address offset: layout, not size
         a = r.parent
         while a is not None and a.type in ("parenthesized_expression",):
@@ -545,7 +532,7 @@ def kernel_role(p: Parsed, name: str) -> str | None:
         if a is not None and a.type == "template_argument_list" and a.parent is not None \
                 and p.text(a.parent).startswith(("TQue", "AscendC::TQue")):
             return "buffer_num"
-        call = next((x for x in _ancestors(r) if x.type == "call_expression"), None)
+        call = next((x for x in ancestors(r) if x.type == "call_expression"), None)
         if call is not None and callee_name(p, call) == "InitBuffer":
             args = call_args(call)
             if len(args) == 3 and args[1].start_byte <= r.start_byte and r.end_byte <= args[1].end_byte:
@@ -559,22 +546,11 @@ def kernel_role(p: Parsed, name: str) -> str | None:
 def instruction_operand(p: Parsed, name: str) -> bool:
     """Whether the kernel passes ``name`` straight to an API call other than ``InitBuffer``
     (a mask, a repeat count, a stride, a round mode)."""
-    for r in _references(p, p.tree.root_node, name):
+    for r in references(p, p.tree.root_node, name):
         call = r.parent.parent if r.parent is not None and r.parent.type == "argument_list" else None
         if call is not None and call.type == "call_expression" and callee_name(p, call) != "InitBuffer":
             return True
     return False
-
-
-def _ancestors(node: Node):
-    n = node.parent
-    while n is not None:
-        yield n
-        n = n.parent
-
-
-def _references(p: Parsed, node: Node, name: str) -> list[Node]:
-    return [n for n in walk(node) if n.type == "identifier" and p.text(n) == name]
 
 
 def extract_knobs(op: Operator, tpl: TilingTemplate, parsed: dict[str, Parsed] | None = None,
@@ -640,7 +616,7 @@ def extract_knobs(op: Operator, tpl: TilingTemplate, parsed: dict[str, Parsed] |
             if k.name in facts.type_sizes or k.name in granules or k.name in kernel_facts \
                     or k.default in ISA_LIMITS:
                 continue
-            refs = _references(p, body, k.name)
+            refs = references(p, body, k.name)
             if any(not _in_condition(r, body) for r in refs):
                 knobs += _reaching_outputs([replace(k, role=use_role(facts, k.name))], facts)
     if include_kernel:

@@ -21,17 +21,33 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from ascendopt.cxx.affine import counted_loop, index_base, loop_label
+from ascendopt.cxx.parse import Parsed, walk
+from ascendopt.cxx.scope import CONCRETE_TYPES, tensor_type
+from ascendopt.cxx.sync import api_prefix, scalar_sync_around
+from ascendopt.cxx.syntax import (
+    call_args,
+    callee_name,
+    identifiers,
+    is_method_call,
+    is_zero,
+    method_receiver,
+    root_name,
+    single_statement,
+    statement_call,
+)
 from ascendopt.operator import Operator
 from ascendopt.refine.transforms import REWRITES
-from ascendopt.refine.transforms._syntax import (api_prefix, counted_loop, identifiers, index_base, is_method_call,
-                                                 is_zero, loop_label, method_receiver, remove_statement,
-                                                 replace_with_lines, root_name, scalar_sync_around, single_statement,
-                                                 statement_call, tensor_type)
-from ascendopt.rewind.motifs.base import Edit, Motif, Site, call_args, callee_name, find_node, kernel_parsed
-from ascendopt.tiling.cparse import Parsed, walk
+from ascendopt.rewind.motifs.base import (
+    Edit,
+    Motif,
+    Site,
+    find_node,
+    kernel_parsed,
+    remove_statement,
+    replace_with_lines,
+)
 
-CONCRETE_TYPES = frozenset({"half", "float", "float16_t", "bfloat16_t", "int8_t", "uint8_t", "int16_t", "uint16_t",
-                            "int32_t", "uint32_t", "int64_t", "uint64_t", "double", "bool"})
 
 
 def _operand(p: Parsed, recv: Node, index: Node, var: str) -> tuple[str, str] | None:
@@ -60,7 +76,7 @@ def copy_loop(p: Parsed, loop: Node) -> tuple[str, str, str, str, str] | None:
     src = _operand(p, method_receiver(val), call_args(val)[0], cl.var)
     if dst is None or src is None:
         return None
-    td, ts = tensor_type(p, dst[1], loop), tensor_type(p, src[1], loop)
+    td, ts = tensor_type(p, loop, dst[1]).pair(), tensor_type(p, loop, src[1]).pair()
     kinds = (td[0] if td else None, ts[0] if ts else None)
     if kinds in (("GlobalTensor", "LocalTensor"), ("GlobalTensor", None)):
         direction, local, gm = "UB->GM", ts, td

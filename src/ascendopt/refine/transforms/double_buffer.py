@@ -12,10 +12,11 @@ fits the UB fails in the simulator (``ub_overflow``) and is not kept.
 
 from __future__ import annotations
 
+from ascendopt.cxx.parse import const_int_value
+from ascendopt.cxx.syntax import call_args, calls
 from ascendopt.operator import Operator
 from ascendopt.refine.transforms import REWRITES
-from ascendopt.rewind.motifs.base import Edit, Motif, Site, call_args, calls, find_node, kernel_parsed
-from ascendopt.tiling.cparse import const_int_value
+from ascendopt.rewind.motifs.base import Edit, Motif, Site, find_node, kernel_parsed
 
 
 @REWRITES.register

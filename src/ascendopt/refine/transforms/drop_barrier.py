@@ -10,11 +10,13 @@ first), then the others, each in source order.
 
 from __future__ import annotations
 
+from ascendopt.cxx.affine import loop_label
+from ascendopt.cxx.parse import walk
+from ascendopt.cxx.sync import sync_info
+from ascendopt.cxx.syntax import LOOPS, ancestors, statement_call
 from ascendopt.operator import Operator
 from ascendopt.refine.transforms import REWRITES
-from ascendopt.refine.transforms._syntax import loop_label, remove_statement, statement_call, sync_info
-from ascendopt.rewind.motifs.base import LOOPS, Edit, Motif, Site, ancestors, find_node, kernel_parsed
-from ascendopt.tiling.cparse import walk
+from ascendopt.rewind.motifs.base import Edit, Motif, Site, find_node, kernel_parsed, remove_statement
 
 
 @REWRITES.register

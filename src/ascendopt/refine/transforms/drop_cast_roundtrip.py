@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from ascendopt.cxx.parse import Parsed, walk
+from ascendopt.cxx.syntax import call_args, callee_name, root_name, statement_call
 from ascendopt.operator import Operator
 from ascendopt.refine.transforms import REWRITES
-from ascendopt.refine.transforms._syntax import remove_statement, root_name, statement_call
-from ascendopt.rewind.motifs.base import Edit, Motif, Site, call_args, callee_name, find_node, kernel_parsed
-from ascendopt.tiling.cparse import Parsed, walk
+from ascendopt.rewind.motifs.base import Edit, Motif, Site, find_node, kernel_parsed, remove_statement
 
 
 def _cast_operands(p: Parsed, stmt: Node) -> tuple[str, str] | None:

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from ascendopt.cxx.affine import loop_label
+from ascendopt.cxx.parse import Parsed, walk
+from ascendopt.cxx.sync import sync_info
+from ascendopt.cxx.syntax import LOOPS, ancestors
 from ascendopt.operator import Operator
 from ascendopt.refine.transforms import REWRITES
-from ascendopt.refine.transforms._syntax import loop_label, remove_statement, sync_info
-from ascendopt.rewind.motifs.base import LOOPS, Edit, Motif, Site, ancestors, find_node, kernel_parsed
-from ascendopt.tiling.cparse import Parsed, walk
+from ascendopt.rewind.motifs.base import Edit, Motif, Site, find_node, kernel_parsed, remove_statement
 
 
 def _named(block: Node) -> list[Node]:

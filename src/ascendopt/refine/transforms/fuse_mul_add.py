@@ -21,13 +21,26 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from ascendopt.cxx.affine import loop_label
+from ascendopt.cxx.instructions import COPY_OPS, TABLE, VECTOR_OPS
+from ascendopt.cxx.parse import Parsed, declarator_name, walk
+from ascendopt.cxx.scope import CONCRETE_TYPES, tensor_type
+from ascendopt.cxx.sync import api_prefix
+from ascendopt.cxx.syntax import LOOPS, ancestors, call_args, callee_name, function_of, root_name, statement_call
 from ascendopt.operator import Operator
 from ascendopt.refine.transforms import REWRITES
-from ascendopt.refine.transforms._syntax import (COPY_OPS, VECTOR_OPS, api_prefix, loop_label, remove_statement,
-                                                 replace_with_lines, root_name, statement_call, tensor_type)
-from ascendopt.rewind.motifs.base import (LOOPS, Edit, Motif, Site, ancestors, call_args, callee_name, find_node,
-                                          function_of, kernel_parsed, line_end, line_indent, line_start)
-from ascendopt.tiling.cparse import Parsed, declarator_name, walk
+from ascendopt.rewind.motifs.base import (
+    Edit,
+    Motif,
+    Site,
+    find_node,
+    kernel_parsed,
+    line_end,
+    line_indent,
+    line_start,
+    remove_statement,
+    replace_with_lines,
+)
 
 
 def _norm(p: Parsed, n: Node) -> str:
@@ -41,15 +54,13 @@ def _next_statement(stmt: Node) -> Node | None:
     return n
 
 
-FLOAT_TYPES = frozenset({"half", "float", "float16_t", "float32_t"})
-CONCRETE_TYPES = FLOAT_TYPES | {"bfloat16_t", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t",
-                                "int64_t", "uint64_t", "double", "bool", "int"}
+FLOAT_TYPES = TABLE["FusedMulAdd"].dtypes  # the fused instructions take half/float
 
 
 def element_guard(p: Parsed, s1: Node, dst: Node) -> str | None:
     """'' when the fused form needs no guard, the element type to guard on (a template
     parameter), or None when the destination's type rules the fusion out."""
-    got = tensor_type(p, root_name(p, dst) or "", s1)
+    got = tensor_type(p, s1, root_name(p, dst) or "").pair()
     if got is None or got[1] in FLOAT_TYPES:
         return ""
     if got[1] in CONCRETE_TYPES or "<" in got[1]:

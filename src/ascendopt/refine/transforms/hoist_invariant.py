@@ -23,13 +23,22 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from ascendopt.cxx.affine import loop_label
+from ascendopt.cxx.defuse import written_names
+from ascendopt.cxx.instructions import VECTOR_OPS
+from ascendopt.cxx.parse import Parsed, declarator_name, walk
+from ascendopt.cxx.syntax import LOOPS, call_args, callee_name, identifiers, is_method_call, root_name, statement_call
 from ascendopt.operator import Operator
 from ascendopt.refine.transforms import REWRITES
-from ascendopt.refine.transforms._syntax import (VECTOR_OPS, decl_name, identifiers, is_method_call, loop_label, remove_statement,
-                                                 root_name, statement_call, written_names)
-from ascendopt.rewind.motifs.base import (LOOPS, Edit, Motif, Site, call_args, callee_name, find_node,
-                                          insert_before_statement, kernel_parsed)
-from ascendopt.tiling.cparse import Parsed, walk
+from ascendopt.rewind.motifs.base import (
+    Edit,
+    Motif,
+    Site,
+    find_node,
+    insert_before_statement,
+    kernel_parsed,
+    remove_statement,
+)
 
 
 def invariant(p: Parsed, stmt: Node) -> Node | None:
@@ -54,7 +63,7 @@ def invariant(p: Parsed, stmt: Node) -> Node | None:
         if part is not None:
             written |= written_names(p, part)
     if loop.type == "for_range_loop":
-        written.add(decl_name(p, loop.child_by_field_name("declarator")) or "")
+        written.add(declarator_name(p, loop.child_by_field_name("declarator")) or "")
     if used & written:
         return None
     for c in body.named_children:

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from ascendopt.cxx.affine import counted_loop, loop_label
+from ascendopt.cxx.parse import Parsed, int_literal, unparen, walk
+from ascendopt.cxx.syntax import call_args, callee_name, identifiers, is_zero, single_statement, statement_call
 from ascendopt.operator import Operator
 from ascendopt.refine.transforms import REWRITES
-from ascendopt.refine.transforms._syntax import (counted_loop, identifiers, is_zero, loop_label, replace_with_lines,
-                                                 single_statement, statement_call, unparen)
-from ascendopt.rewind.motifs.base import Edit, Motif, Site, call_args, callee_name, find_node, kernel_parsed
-from ascendopt.tiling.cparse import Parsed, int_literal, walk
+from ascendopt.rewind.motifs.base import Edit, Motif, Site, find_node, kernel_parsed, replace_with_lines
 
 
 def _n(p: Parsed, node: Node) -> str:

@@ -32,17 +32,32 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
+from ascendopt.cxx.affine import counted_loop, index_base, loop_label
+from ascendopt.cxx.parse import Parsed, declarator_name, unparen, walk
+from ascendopt.cxx.scope import CONCRETE_TYPES, tensor_type
+from ascendopt.cxx.sync import api_prefix, scalar_sync_around
+from ascendopt.cxx.syntax import (
+    call_args,
+    callee_name,
+    identifiers,
+    is_method_call,
+    is_zero,
+    method_receiver,
+    root_name,
+    statement_call,
+)
 from ascendopt.operator import Operator
 from ascendopt.refine.transforms import REWRITES
-from ascendopt.refine.transforms._syntax import (api_prefix, counted_loop, identifiers, index_base, is_method_call,
-                                                 is_zero, loop_label, method_receiver, remove_statement,
-                                                 replace_with_lines, root_name, scalar_sync_around, statement_call,
-                                                 tensor_type, unparen)
-from ascendopt.rewind.motifs.base import Edit, Motif, Site, call_args, callee_name, find_node, kernel_parsed
-from ascendopt.tiling.cparse import Parsed, declarator_name, walk
+from ascendopt.rewind.motifs.base import (
+    Edit,
+    Motif,
+    Site,
+    find_node,
+    kernel_parsed,
+    remove_statement,
+    replace_with_lines,
+)
 
-CONCRETE_TYPES = frozenset({"half", "float", "float16_t", "bfloat16_t", "int8_t", "uint8_t", "int16_t", "uint16_t",
-                            "int32_t", "uint32_t", "int64_t", "uint64_t", "double", "bool"})
 _BIN = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div"}
 _UNARY_CALLS = {"abs": "Abs", "fabs": "Abs", "exp": "Exp", "sqrt": "Sqrt", "log": "Ln"}
 _MINMAX_CALLS = {"max": "Max", "fmax": "Max", "min": "Min", "fmin": "Min"}
@@ -123,7 +138,7 @@ class _Translator:
             if not ok or self.var in identifiers(self.p, recv):
                 raise Unsupported("element read at another index")
             root = root_name(self.p, recv)
-            kind = tensor_type(self.p, root or "", self.at)
+            kind = tensor_type(self.p, self.at, root or "").pair()
             if root is None or kind is not None and kind[0] != "LocalTensor":
                 raise Unsupported("global tensor operand")
             text = self.p.text(recv) + (f"[{self.p.text(base)}]" if base is not None else "")
@@ -233,7 +248,7 @@ def translate(p: Parsed, loop: Node) -> tuple[list[str], str] | None:
     recv = method_receiver(call)
     if not ok or cl.var in identifiers(p, recv):
         return None
-    dst_kind = tensor_type(p, root_name(p, recv) or "", loop)
+    dst_kind = tensor_type(p, loop, root_name(p, recv) or "").pair()
     if dst_kind is not None and dst_kind[0] != "LocalTensor":
         return None
     dst = p.text(recv) + (f"[{p.text(base)}]" if base is not None else "")
@@ -253,7 +268,7 @@ def translate(p: Parsed, loop: Node) -> tuple[list[str], str] | None:
                 return None
             # operand element types must agree with dst's when both are declared
             # (template parameters may be equal: the build decides)
-            rk = tensor_type(p, root, loop)
+            rk = tensor_type(p, loop, root).pair()
             if dst_kind is not None and rk is not None and rk[1] != dst_kind[1] \
                     and {rk[1], dst_kind[1]} <= CONCRETE_TYPES:
                 return None

@@ -8,9 +8,9 @@ The graph itself is :class:`ascendopt.tiling.flow.TilingFlow`, shared with knob 
 
 from __future__ import annotations
 
+from ascendopt.cxx.parse import parse, walk
 from ascendopt.operator import Operator
 from ascendopt.rewind.motifs.base import Edit, MotifError, Site
-from ascendopt.tiling.cparse import parse, walk
 from ascendopt.tiling.flow import TilingFlow
 from ascendopt.tiling.knobs import Knob
 from ascendopt.tiling.space import KnobSpace

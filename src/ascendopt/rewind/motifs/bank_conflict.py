@@ -32,25 +32,20 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from ascendopt.cxx.parse import Parsed, declarator_name, unparen, walk
+from ascendopt.cxx.syntax import ancestors, call_args, callee_name, calls, function_of, receiver, statement_of
 from ascendopt.operator import Operator
 from ascendopt.rewind.motifs.base import (
     Edit,
     Motif,
     MotifError,
     Site,
-    call_args,
-    callee_name,
-    calls,
     find_node,
-    function_of,
     insert_after_statement,
     insert_before_statement,
     kernel_parsed,
-    receiver,
     register,
-    statement_of,
 )
-from ascendopt.tiling.cparse import Parsed, declarator_name, walk
 
 BANK_PERIOD = 512   # 16 bank groups x 32 bytes: addresses congruent mod 512 hit the same groups
 BINARY = frozenset({"Add", "Sub", "Mul", "Div", "Max", "Min", "And", "Or", "AddRelu", "SubRelu",
@@ -68,12 +63,6 @@ class Plan:
     pipe_decl: Node      # declaration of the pipe (member or local)
 
 
-def _strip(n: Node) -> Node:
-    while n.type == "parenthesized_expression" and len(n.named_children) == 1:
-        n = n.named_children[0]
-    return n
-
-
 def _source_object(p: Parsed, call: Node, var: str) -> str | None:
     """The queue/buffer ``var`` was taken from (``x = q.DeQue<T>()`` in the same function)."""
     fn = function_of(call)
@@ -83,7 +72,7 @@ def _source_object(p: Parsed, call: Node, var: str) -> str | None:
     for n in walk(fn):
         if n.type == "init_declarator" and declarator_name(p, n.child_by_field_name("declarator")) == var:
             v = n.child_by_field_name("value")
-            v = None if v is None else _strip(v)
+            v = None if v is None else unparen(v)
             if v is None or v.type != "call_expression" or callee_name(p, v) not in SOURCES:
                 return None
             if found is not None:
@@ -109,7 +98,7 @@ def _pipe_declaration(p: Parsed, init_call: Node) -> Node | None:
     local = _decl_of(p, fn, pipe) if fn is not None else None
     if local is not None and local.type == "declaration":
         return local
-    cls = next((a for a in _ancestors(init_call) if a.type in ("class_specifier", "struct_specifier")), None)
+    cls = next((a for a in ancestors(init_call) if a.type in ("class_specifier", "struct_specifier")), None)
     if cls is not None:
         body = cls.child_by_field_name("body")
         if body is not None:
@@ -120,24 +109,17 @@ def _pipe_declaration(p: Parsed, init_call: Node) -> Node | None:
     return None
 
 
-def _ancestors(n: Node):
-    n = n.parent
-    while n is not None:
-        yield n
-        n = n.parent
-
-
 def plan(p: Parsed, call: Node) -> Plan | None:
     args = call_args(call)
     if len(args) < 3:
         return None
-    a, b = _strip(args[1]), _strip(args[2])
+    a, b = unparen(args[1]), unparen(args[2])
     if a.type != "identifier" or b.type != "identifier" or p.text(a) == p.text(b):
         return None
     objs = [_source_object(p, call, p.text(a)), _source_object(p, call, p.text(b))]
     if None in objs or objs[0] == objs[1]:
         return None
-    cls = next((x for x in _ancestors(call) if x.type in ("class_specifier", "struct_specifier")), None)
+    cls = next((x for x in ancestors(call) if x.type in ("class_specifier", "struct_specifier")), None)
     found = {o: [c for c in calls(p, ["InitBuffer"], cls)  # the same class: kernel classes may reuse names
                  if call_args(c) and p.text(call_args(c)[0]) == o and statement_of(c) is not None] for o in objs}
     pairs = [(c0, c1) for c0 in found[objs[0]] for c1 in found[objs[1]]

@@ -1,10 +1,10 @@
-"""The de-optimization motif interface, its registry and the syntax-tree helpers motifs share.
+"""The de-optimization motif interface, its registry and the edit helpers motifs share.
 
 A motif is one optimization that strong AscendC kernels carry, written as the transform that
 *removes* it (the rewind direction). Each motif is a matcher (:meth:`Motif.find`: the sites of
 an operator where the optimization is present, each named with file, line and a label) and a
 rewriter (:meth:`Motif.apply`: the operator with the optimization removed at one site). Both
-work on the real syntax tree (tree-sitter-cpp, :mod:`ascendopt.tiling.cparse`); a rewriter
+work on the real syntax tree through the C++ analysis layer (:mod:`ascendopt.cxx`); a rewriter
 edits byte spans of the original text, so everything it does not touch stays byte-identical.
 
 A rewrite is only a proposal: rewind keeps it only when the backend says it still builds,
@@ -17,14 +17,15 @@ is built from these statements plus the measured profiles.
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
 from tree_sitter import Node
 
+from ascendopt.cxx import syntax
+from ascendopt.cxx.parse import Parsed, parse
 from ascendopt.operator import Operator
-from ascendopt.tiling.cparse import Parsed, parse, walk
 
 
 class MotifError(ValueError):
@@ -180,7 +181,7 @@ def apply_edits(op: Operator, edits: Iterable[Edit], origin: str) -> Operator:
     return Operator(op.name, files, op.root, op.digest, origin)
 
 
-# ----------------------------------------------------------------------------- tree helpers
+# ----------------------------------------------------------------------------- parsing and edits
 def kernel_parsed(op: Operator) -> list[Parsed]:
     """Parsed op_kernel sources (.cpp and headers), kernel entry file first."""
     entry = op.kernel_file
@@ -190,94 +191,6 @@ def kernel_parsed(op: Operator) -> list[Parsed]:
 
 def host_parsed(op: Operator) -> list[Parsed]:
     return [parse(k, op.files[k]) for k in op.host_files()]
-
-
-def callee_name(p: Parsed, call: Node) -> str:
-    """Last identifier of a call's function (``AscendC::DataCopy<T>`` -> ``DataCopy``,
-    ``inQueueX.EnQue`` -> ``EnQue``)."""
-    fn = call.child_by_field_name("function")
-    if fn is None:
-        return ""
-    while fn.type in ("template_function", "qualified_identifier", "field_expression", "template_method"):
-        nxt = (fn.child_by_field_name("name") or fn.child_by_field_name("field"))
-        if nxt is None:
-            break
-        fn = nxt
-    return p.text(fn).split("::")[-1].split("<")[0].strip()
-
-
-def receiver(p: Parsed, call: Node) -> str:
-    """Object a method is called on (``inQueueX.EnQue(x)`` -> ``inQueueX``), else ''."""
-    fn = call.child_by_field_name("function")
-    if fn is not None and fn.type == "field_expression":
-        arg = fn.child_by_field_name("argument")
-        return p.text(arg) if arg is not None else ""
-    return ""
-
-
-def call_args(call: Node) -> list[Node]:
-    args = call.child_by_field_name("arguments")
-    return [] if args is None else [a for a in args.named_children if a.type != "comment"]
-
-
-def calls(p: Parsed, names: Iterable[str] | None = None, root: Node | None = None) -> Iterator[Node]:
-    """Call expressions under ``root`` (default: the file) whose callee name is in ``names``."""
-    wanted = None if names is None else set(names)
-    for n in walk(root or p.tree.root_node):
-        if n.type == "call_expression" and (wanted is None or callee_name(p, n) in wanted):
-            yield n
-
-
-def ancestors(node: Node) -> Iterator[Node]:
-    n = node.parent
-    while n is not None:
-        yield n
-        n = n.parent
-
-
-def enclosing(node: Node, types: str | tuple[str, ...]) -> Node | None:
-    """Nearest ancestor of one of ``types``."""
-    types = (types,) if isinstance(types, str) else types
-    return next((a for a in ancestors(node) if a.type in types), None)
-
-
-LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
-
-
-def statement_of(node: Node) -> Node | None:
-    """The statement a call sits in when the call is the whole statement (``f(x);``)."""
-    parent = node.parent
-    if parent is not None and parent.type == "expression_statement":
-        return parent
-    return None
-
-
-def loop_body(loop: Node) -> Node | None:
-    body = loop.child_by_field_name("body")
-    return body if body is not None and body.type == "compound_statement" else None
-
-
-def function_of(node: Node) -> Node | None:
-    return enclosing(node, "function_definition")
-
-
-def function_name(p: Parsed, fn: Node) -> str:
-    decl = fn.child_by_field_name("declarator")
-    while decl is not None and decl.type not in ("function_declarator",):
-        decl = decl.child_by_field_name("declarator")
-    if decl is None:
-        return ""
-    name = decl.child_by_field_name("declarator")
-    return "" if name is None else p.text(name).split("::")[-1]
-
-
-def functions(p: Parsed) -> dict[str, Node]:
-    """Function (and method) definitions of a file by name (first definition wins)."""
-    out: dict[str, Node] = {}
-    for n in walk(p.tree.root_node):
-        if n.type == "function_definition":
-            out.setdefault(function_name(p, n), n)
-    return out
 
 
 def line_indent(p: Parsed, byte: int) -> str:
@@ -328,13 +241,35 @@ def find_node(p: Parsed, start: int, end: int, type_: str | None = None) -> Node
     Raises:
         MotifError: No such node (the site is stale).
     """
-    node = p.tree.root_node.descendant_for_byte_range(start, end)
-    while node is not None and not (node.start_byte == start and node.end_byte == end
-                                    and (type_ is None or node.type == type_)):
-        if node.start_byte < start or node.end_byte > end:
-            node = None
-            break
-        node = node.parent
+    node = syntax.find_node(p, start, end, type_)
     if node is None:
         raise MotifError(f"{p.file}: no {type_ or 'node'} at bytes {start}-{end}")
     return node
+
+
+def remove_statement(p: Parsed, stmt: Node) -> Edit:
+    """Deletes ``stmt``: its whole line(s) when nothing else is on them, else just its bytes."""
+    ls, le = line_start(p, stmt.start_byte), line_end(p, stmt.end_byte - 1)
+    before = p.src[ls:stmt.start_byte].strip()
+    after = p.src[stmt.end_byte:le].strip()
+    if not before and (not after or after.startswith(b"//")):
+        return Edit(p.file, ls, le, "")
+    return Edit(p.file, stmt.start_byte, stmt.end_byte, "")
+
+
+def replace_with_lines(p: Parsed, stmt: Node, code_lines: list[str]) -> Edit:
+    """Replaces ``stmt`` by ``code_lines`` at its indentation (whole lines when ``stmt`` starts
+    its line and ends it, else inline, joined by spaces)."""
+    ls, le = line_start(p, stmt.start_byte), line_end(p, stmt.end_byte - 1)
+    if not p.src[ls:stmt.start_byte].strip() and not p.src[stmt.end_byte:le].strip():
+        ind = p.src[ls:stmt.start_byte].decode()
+        return Edit(p.file, ls, le, "".join(f"{ind}{c}\n" for c in code_lines))
+    return Edit(p.file, stmt.start_byte, stmt.end_byte, " ".join(code_lines))
+
+
+def replace_statement(p: Parsed, stmt: Node, lines: list[str], comment: str = "") -> Edit:
+    """Replace ``stmt`` by ``{ lines }`` at its indentation (a comment on the opening brace)."""
+    ind = line_indent(p, stmt.start_byte)
+    head = "{" + (f"  // {comment}" if comment else "")
+    body = "".join(f"{ind}    {ln}\n" for ln in lines)
+    return Edit(p.file, stmt.start_byte, stmt.end_byte, f"{head}\n{body}{ind}}}")

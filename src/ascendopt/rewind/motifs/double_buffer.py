@@ -9,9 +9,10 @@ more (a literal, or a namespace/class ``constexpr`` integer constant of the same
 
 from __future__ import annotations
 
+from ascendopt.cxx.parse import Parsed, const_int_value, declarator_name, walk
+from ascendopt.cxx.syntax import call_args, calls
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs.base import Edit, Motif, Site, call_args, calls, find_node, kernel_parsed, register
-from ascendopt.tiling.cparse import Parsed, const_int_value, declarator_name, walk
+from ascendopt.rewind.motifs.base import Edit, Motif, Site, find_node, kernel_parsed, register
 
 
 def int_constants(p: Parsed) -> dict[str, int]:

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from ascendopt.cxx.parse import Parsed, const_int_value, parse, unparen, walk
+from ascendopt.cxx.syntax import call_args, callee_name, calls
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs.base import Edit, Motif, Site, call_args, callee_name, calls, find_node, register
+from ascendopt.rewind.motifs.base import Edit, Motif, Site, find_node, register
 from ascendopt.rewind.motifs.double_buffer import int_constants
-from ascendopt.tiling.cparse import Parsed, const_int_value, parse, walk
 from ascendopt.tiling.knobs import words
 
 ALIGN = 512
@@ -33,17 +34,11 @@ TO = 32
 _HELPER_WORDS = {"align", "round", "ceil"}
 
 
-def _strip(node: Node) -> Node:
-    while node.type == "parenthesized_expression" and len(node.named_children) == 1:
-        node = node.named_children[0]
-    return node
-
-
 def value(p: Parsed, node: Node | None, consts: dict[str, int]) -> int | None:
     """Integer value of a literal/constant-only expression (``512``, ``LINE - 1``, ``~511``)."""
     if node is None:
         return None
-    node = _strip(node)
+    node = unparen(node)
     v = const_int_value(p, node)
     if v is not None:
         return v
@@ -68,7 +63,7 @@ def value(p: Parsed, node: Node | None, consts: dict[str, int]) -> int | None:
 
 
 def _binop(p: Parsed, node: Node, op: str) -> tuple[Node, Node] | None:
-    node = _strip(node)
+    node = unparen(node)
     if node.type != "binary_expression":
         return None
     o = node.child_by_field_name("operator")

@@ -10,21 +10,10 @@ kernel files only. A hint that is the whole body of an ``if``/loop becomes ``;``
 
 from __future__ import annotations
 
+from ascendopt.cxx.parse import Parsed
+from ascendopt.cxx.syntax import calls, receiver, statement_of
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs.base import (
-    Edit,
-    Motif,
-    Site,
-    calls,
-    find_node,
-    kernel_parsed,
-    line_end,
-    line_start,
-    receiver,
-    register,
-    statement_of,
-)
-from ascendopt.tiling.cparse import Parsed
+from ascendopt.rewind.motifs.base import Edit, Motif, Site, find_node, kernel_parsed, line_end, line_start, register
 
 HINT_CALLS = ("SetL2CacheHint",)
 

@@ -19,12 +19,10 @@ float <- half/bfloat16, or, when a type is a template parameter, whose round mod
 
 from __future__ import annotations
 
+from ascendopt.cxx.scope import tensor_type
+from ascendopt.cxx.syntax import call_args, calls, receiver, statement_of
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs._elemwise import tensor_type
-from ascendopt.rewind.motifs.base import (
-    Edit, Motif, Site, call_args, calls, find_node, insert_after_statement, kernel_parsed, receiver, register,
-    statement_of,
-)
+from ascendopt.rewind.motifs.base import Edit, Motif, Site, find_node, insert_after_statement, kernel_parsed, register
 
 _NARROW = {"half", "bfloat16_t"}
 

@@ -26,13 +26,13 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from ascendopt.cxx.defuse import assigned_names, destinations
+from ascendopt.cxx.parse import declarator_name
+from ascendopt.cxx.scope import Ctx, reached_methods, statements_before, tensor_kind
+from ascendopt.cxx.syntax import base_name, call_args, callee_name, identifiers, own_calls, own_nodes, receiver
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs._tileloop import (Ctx, TileLoop, base_name, decl_name, destinations, identifiers,
-                                               is_vector_op,
-                                               own_calls, own_nodes, reached_methods, statements_before,
-                                               tensor_kind, tile_loops, written_names)
-from ascendopt.rewind.motifs.base import (Edit, Motif, Site, body_start_insert, call_args, callee_name, find_node,
-                                          kernel_parsed, receiver, register)
+from ascendopt.rewind.motifs._tileloop import TileLoop, is_vector_op, tile_loops
+from ascendopt.rewind.motifs.base import Edit, Motif, Site, body_start_insert, find_node, kernel_parsed, register
 
 
 def buffers(p, roots: list[Node]) -> dict[str, str]:
@@ -42,7 +42,7 @@ def buffers(p, roots: list[Node]) -> dict[str, str]:
         for n in own_nodes(r):
             name, value = None, None
             if n.type == "init_declarator":
-                name, value = decl_name(p, n.child_by_field_name("declarator")), n.child_by_field_name("value")
+                name, value = declarator_name(p, n.child_by_field_name("declarator")), n.child_by_field_name("value")
             elif n.type == "assignment_expression":
                 left = n.child_by_field_name("left")
                 name, value = (base_name(p, left) if left is not None else None), n.child_by_field_name("right")
@@ -56,7 +56,7 @@ def _writes(ctx: Ctx, roots: list[Node]) -> set[str]:
     """Assigned names and non-scalar names passed as destination (first) operand of calls."""
     out = destinations(ctx, roots)
     for r in roots:
-        out |= written_names(ctx.p, r)
+        out |= assigned_names(ctx.p, r)
     return out
 
 
@@ -117,7 +117,7 @@ def _declared_in(p, stmt: Node, top: Node) -> set[str]:
                 if c.type == "declaration":
                     for d in c.children_by_field_name("declarator"):
                         inner = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
-                        nm = decl_name(p, inner)
+                        nm = declarator_name(p, inner)
                         if nm:
                             out.add(nm)
     return out
@@ -129,7 +129,7 @@ def invariant_sites(t: TileLoop) -> list[tuple[Node, list[str]]]:
     p = ctx.p
     fn_body = ctx.fn.child_by_field_name("body")
     loop_roots = [t.body] + [b for m in reached_methods(ctx, t.body) if (b := m.child_by_field_name("body"))]
-    loop_ids = set().union(*(identifiers(p, r) for r in loop_roots))
+    loop_ids = set().union(*(identifiers(p, r, nested=False) for r in loop_roots))
     loop_bufs = buffers(p, loop_roots)
     loop_writes = _writes(ctx, loop_roots)
     loop_written_bufs = {loop_bufs[n] for n in loop_writes if n in loop_bufs}
@@ -153,7 +153,7 @@ def invariant_sites(t: TileLoop) -> list[tuple[Node, list[str]]]:
             if not args or tensor_kind(ctx, args[0]) != "local":
                 continue
             dest = base_name(p, args[0])
-            used = set().union(*(identifiers(p, a) for a in args[1:])) if len(args) > 1 else set()
+            used = set().union(*(identifiers(p, a, nested=False) for a in args[1:])) if len(args) > 1 else set()
             if not dest or dest in used:
                 continue
             buf = fn_bufs.get(dest)
@@ -162,7 +162,7 @@ def invariant_sites(t: TileLoop) -> list[tuple[Node, list[str]]]:
             g = guards(p, s, top)
             if g is None or (used | {dest}) & _declared_in(p, s, top):
                 continue
-            cond_ids = set().union(*(identifiers(p, n) for n in _guard_nodes(s, top)))
+            cond_ids = set().union(*(identifiers(p, n, nested=False) for n in _guard_nodes(s, top)))
             between = [n for n in own_nodes(fn_body)
                        if n.start_byte >= s.end_byte and n.end_byte <= t.loop.start_byte
                        and n.type in ("expression_statement", "declaration")]

@@ -21,9 +21,19 @@ the copy-out of tile i-1 and the next copy-in cannot start before the barrier's 
 from __future__ import annotations
 
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs._tileloop import TileLoop, is_gm_load, is_vector_op, reaches, tile_loops
-from ascendopt.rewind.motifs.base import (Edit, Motif, Site, body_start_insert, callee_name, find_node,
-                                          insert_after_statement, kernel_parsed, register)
+from ascendopt.cxx.scope import reaches
+from ascendopt.rewind.motifs._tileloop import TileLoop, is_gm_load, is_vector_op, tile_loops
+from ascendopt.cxx.syntax import callee_name
+from ascendopt.rewind.motifs.base import (
+    Edit,
+    Motif,
+    Site,
+    body_start_insert,
+    find_node,
+    insert_after_statement,
+    kernel_parsed,
+    register,
+)
 
 BARRIER = "AscendC::PipeBarrier<PIPE_ALL>();"
 

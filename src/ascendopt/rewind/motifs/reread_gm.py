@@ -33,13 +33,13 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from ascendopt.cxx.defuse import assigned_names
+from ascendopt.cxx.parse import declarator_name
+from ascendopt.cxx.scope import Ctx, method_callees, reached_methods, statements_before, tensor_kind
+from ascendopt.cxx.syntax import base_name, call_args, callee_name, identifiers, own_calls, own_nodes
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs._tileloop import (Ctx, TileLoop, base_name, decl_name, event_sync, identifiers,
-                                               is_gm_load, method_callees, own_calls, own_nodes,
-                                               reached_methods, statements_before, tensor_kind, tile_loops,
-                                               written_names)
-from ascendopt.rewind.motifs.base import (Edit, Motif, Site, body_start_insert, call_args, callee_name, find_node,
-                                          kernel_parsed, register)
+from ascendopt.rewind.motifs._tileloop import TileLoop, event_sync, is_gm_load, tile_loops
+from ascendopt.rewind.motifs.base import Edit, Motif, Site, body_start_insert, find_node, kernel_parsed, register
 
 
 def _param_names(ctx: Ctx, fn: Node) -> list[str]:
@@ -50,7 +50,7 @@ def _param_names(ctx: Ctx, fn: Node) -> list[str]:
     out = []
     for prm in ([] if params is None else params.named_children):
         if prm.type in ("parameter_declaration", "optional_parameter_declaration"):
-            out.append(decl_name(ctx.p, prm.child_by_field_name("declarator")) or "")
+            out.append(declarator_name(ctx.p, prm.child_by_field_name("declarator")) or "")
     return out
 
 
@@ -127,7 +127,7 @@ def _writes(ctx: Ctx, roots: list[Node], dest: str) -> set[str]:
                     continue
                 if nm:
                     out.add(nm)
-        out |= written_names(ctx.p, r) - {dest}
+        out |= assigned_names(ctx.p, r) - {dest}
     return out
 
 
@@ -152,7 +152,7 @@ def reread_sites(t: TileLoop) -> list[tuple[Node, str]]:
     before = statements_before(t.loop, ctx.fn)
     loop_roots = [t.body] + [m.child_by_field_name("body") for m in reached_methods(ctx, t.body)]
     loop_roots = [r for r in loop_roots if r is not None]
-    loop_ids = set().union(*(identifiers(p, r) for r in loop_roots))
+    loop_ids = set().union(*(identifiers(p, r, nested=False) for r in loop_roots))
     out = []
     for i, s in enumerate(before):
         dest = load_destination(ctx, s)
@@ -163,10 +163,10 @@ def reread_sites(t: TileLoop) -> list[tuple[Node, str]]:
         names = {dest} | set(aliases)
         if not names & loop_ids:
             continue  # not read in the loop
-        used = identifiers(p, s)
+        used = identifiers(p, s, nested=False)
         if used & (_writes(ctx, loop_roots, dest) | _writes(ctx, between, dest)):
             continue  # re-running would read changed operands
-        if dest in written_names(p, t.body) or names & {nm for nm, _ in _call_destinations(ctx, loop_roots)}:
+        if dest in assigned_names(p, t.body) or names & {nm for nm, _ in _call_destinations(ctx, loop_roots)}:
             continue  # the loop modifies the tensor: a reload would clobber it
         if any(nm == dest or (nm in aliases and not all(exclusive(c, a) for a in aliases[nm]))
                for nm, c in _call_destinations(ctx, between)):

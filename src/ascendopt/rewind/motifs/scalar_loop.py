@@ -26,11 +26,10 @@ sources, is ordered after the vector unit: queues, flags or barriers).
 
 from __future__ import annotations
 
+from ascendopt.cxx.syntax import call_args, callee_name, calls, receiver, statement_of
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs._elemwise import flag_pair, replace_statement
-from ascendopt.rewind.motifs.base import (
-    Edit, Motif, Site, call_args, callee_name, calls, find_node, kernel_parsed, receiver, register, statement_of,
-)
+from ascendopt.rewind.motifs._elemwise import flag_pair
+from ascendopt.rewind.motifs.base import Edit, Motif, Site, find_node, kernel_parsed, register, replace_statement
 
 # name -> (number of count-form arguments, C++ expression of one element: a, b = sources, s = scalar)
 _BINARY = {

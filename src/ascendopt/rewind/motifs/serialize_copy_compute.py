@@ -17,12 +17,13 @@ parameter ``TPipe``, else ``GetTPipePtr()``).
 
 from __future__ import annotations
 
+from ascendopt.cxx.parse import Parsed
+from ascendopt.cxx.scope import reaches
+from ascendopt.cxx.syntax import call_args, callee_name, calls
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs._tileloop import event_sync, is_gm_load, is_vector_op, reaches, tile_loops
-from ascendopt.rewind.motifs.base import (Edit, Motif, Site, body_start_insert, call_args, callee_name, calls,
-                                          find_node, kernel_parsed, register)
+from ascendopt.rewind.motifs._tileloop import event_sync, is_gm_load, is_vector_op, tile_loops
+from ascendopt.rewind.motifs.base import Edit, Motif, Site, body_start_insert, find_node, kernel_parsed, register
 from ascendopt.rewind.motifs.double_buffer import int_constants, int_value
-from ascendopt.tiling.cparse import Parsed
 
 
 def multi_buffered(p: Parsed) -> bool:

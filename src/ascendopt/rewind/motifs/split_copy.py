@@ -26,10 +26,10 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from ascendopt.cxx.scope import Ctx, make_ctx, tensor_kind, type_of
+from ascendopt.cxx.syntax import base_name, call_args, callee_name, calls, function_of, statement_of
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs._tileloop import Ctx, base_name, make_ctx, tensor_kind, type_of
-from ascendopt.rewind.motifs.base import (Edit, Motif, Site, call_args, callee_name, calls, find_node, function_of,
-                                          kernel_parsed, line_indent, register, statement_of)
+from ascendopt.rewind.motifs.base import Edit, Motif, Site, find_node, kernel_parsed, line_indent, register
 
 
 def _is_params(ctx: Ctx, arg: Node) -> bool:

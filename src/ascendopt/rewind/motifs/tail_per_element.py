@@ -21,11 +21,11 @@ stores do not accumulate).
 
 from __future__ import annotations
 
+from ascendopt.cxx.scope import tensor_type
+from ascendopt.cxx.syntax import call_args, calls, receiver, statement_of
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs._elemwise import flag_pair, replace_statement, tensor_type
-from ascendopt.rewind.motifs.base import (
-    Edit, Motif, Site, call_args, calls, find_node, kernel_parsed, receiver, register, statement_of,
-)
+from ascendopt.rewind.motifs._elemwise import flag_pair
+from ascendopt.rewind.motifs.base import Edit, Motif, Site, find_node, kernel_parsed, register, replace_statement
 
 _ATOMIC = ("SetAtomicAdd", "SetAtomicMax", "SetAtomicMin", "SetAtomicType")
 

@@ -16,11 +16,11 @@ element types (float dst with half sources) are not sites when the declarations 
 
 from __future__ import annotations
 
+from ascendopt.cxx.defuse import dead_after
+from ascendopt.cxx.scope import tensor_type
+from ascendopt.cxx.syntax import base_name, call_args, callee_name, calls, receiver, statement_of
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs._elemwise import base_name, dead_after, replace_statement, tensor_type
-from ascendopt.rewind.motifs.base import (
-    Edit, Motif, Site, call_args, callee_name, calls, find_node, kernel_parsed, receiver, register, statement_of,
-)
+from ascendopt.rewind.motifs.base import Edit, Motif, Site, find_node, kernel_parsed, register, replace_statement
 
 FUSED = ("FusedMulAdd", "MulAddDst", "Axpy")
 _BARRIER = "AscendC::PipeBarrier<PIPE_V>();"
