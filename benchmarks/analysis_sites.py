@@ -44,7 +44,7 @@ def _transforms():
     """(motifs, rewrites): instances in registry order, from wherever the registries live."""
     try:
         from ascendopt.transforms import MOTIFS, REWRITES  # after issue 31
-    except ImportError:
+    except ImportError:  # before it
         from ascendopt.refine.transforms import REWRITES
         from ascendopt.rewind.motifs.base import MOTIFS
     return ([c() for c in MOTIFS.all().values()], [c() for c in REWRITES.all().values()])

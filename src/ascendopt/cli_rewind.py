@@ -11,10 +11,10 @@ from rich import box
 from rich.table import Table
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC
-from ascendopt.cli_common import backend as make_backend
-from ascendopt.cli_common import console, err_console, fail, load_targets, open_store
+from ascendopt.cli_common import backend as make_backend, console, err_console, fail, load_targets, open_store
 from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
 from ascendopt.rewind.engine import DEFAULT_BUDGET, DEFAULT_DEPTH
+
 
 DEFAULT_BANK_FILE = Path("ascendopt-bank.db")
 
@@ -53,13 +53,13 @@ def rewind_command(
     from ascendopt.evaluate.executors import InlineExecutor, LocalExecutor
     from ascendopt.evaluate.store import StoreError
     from ascendopt.rewind.engine import rewind
-    from ascendopt.rewind.motifs import registry
+    from ascendopt.transforms import MOTIFS
 
     if budget < 1:
         fail("--budget must be at least 1")
     if depth < 1:
         fail("--depth must be at least 1")
-    reg = registry()
+    reg = MOTIFS.all()
     chosen = list(reg) if not motifs else [m.strip() for m in motifs.split(",") if m.strip()]
     unknown = [m for m in chosen if m not in reg]
     if unknown:

@@ -66,7 +66,7 @@ def rewrite_applies(rewrite: str, op: Operator | None, cache: dict[str, bool] | 
         return 0.5
     if cache is not None and rewrite in cache:
         return 1.0 if cache[rewrite] else 0.0
-    from ascendopt.refine.transforms import REWRITES
+    from ascendopt.transforms import REWRITES
 
     try:
         found = bool(REWRITES.get(rewrite).find(op))

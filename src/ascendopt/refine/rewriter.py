@@ -2,7 +2,7 @@
 rewritten candidates. Two implementations behind one interface:
 
 * :class:`OfflineRewriter` (deterministic, no service): every site of every optimizing
-  transform of :data:`ascendopt.refine.transforms.REWRITES`, ranked by what the retrieved
+  transform of :data:`ascendopt.transforms.REWRITES`, ranked by what the retrieved
   experiences measured for that transform (or its family) on similar diagnoses;
 * ``LLMRewriter`` (:mod:`ascendopt.refine.llm_rewriter`): a prompt with the kernel, the host
   tiling, the diagnosis and the experiences; its answer is parsed strictly.
@@ -113,7 +113,7 @@ class OfflineRewriter:
 
     def __init__(self, transforms: list[Any] | None = None):
         if transforms is None:
-            from ascendopt.refine.transforms import REWRITES
+            from ascendopt.transforms import REWRITES
 
             transforms = [cls() for cls in REWRITES.all().values()]
         self.transforms = transforms

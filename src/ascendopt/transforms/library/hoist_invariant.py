@@ -1,4 +1,6 @@
-"""Repeat a loop-invariant vector setup instruction inside the tile loop.
+"""Hoist loop-invariant vector setup out of the tile loop (optimization ``hoist_invariant``, family ``loop_invariant_hoisting``).
+
+Motif ``invariant_into_loop`` (rewind, removes it): Repeat a loop-invariant vector setup instruction inside the tile loop.
 
 Strong kernels compute what does not change from tile to tile — a constant tensor filled by
 ``Duplicate``, a parameter row widened by ``Cast``, a scaled copy of a weight — once, before the
@@ -20,19 +22,75 @@ such that the copy computes the same value in every iteration:
 * the destination is only read by vector instructions in the loop (no ``DataCopy`` or
   ``GetValue`` of it), so the copy and its readers share the V pipe, which runs in order:
   no event is inserted. The simulator's race checker confirms this on the test operators.
+
+Rewrite ``hoist_invariant`` (Stage I, applies it): Hoist a loop-invariant vector instruction out of its loop.
+
+Sites: a statement ``Op(dst, args...)`` directly in a loop body (not under an ``if`` inside it),
+``Op`` an AscendC vector instruction (``Duplicate``, ``Muls``, ``Add``, ``Cast``, ...), that
+computes the same thing on every iteration. Dataflow on the tree decides it:
+
+- no name the call uses (``dst``, the sources, scalars, the count) is written anywhere else in
+  the loop: not assigned, not incremented, not declared in the loop (which also excludes the
+  loop variable and tensors allocated per iteration), not the destination of another vector or
+  copy instruction, not ``SetValue``'s receiver, not handed to ``EnQue``/``FreeTensor``, not
+  written by a function of the same file called from the loop (its writes to fields and to the
+  parameters the argument is passed for, two calls deep), and not passed to an unknown function;
+- ``dst`` is not also a source of the call (``Adds(t, t, 1, n)`` accumulates);
+- ``dst`` is not used in the loop body before the statement (the first iteration would read
+  the hoisted value instead of the one from before the loop).
+
+The statement moves to just before the loop. A loop that may run zero times now writes
+``dst`` once anyway (a value nothing in the loop reads before writing it; code after the loop
+reading ``dst`` would see it). Pipe ordering is checked by the backend's race detector.
 """
 
 from __future__ import annotations
 
 from tree_sitter import Node
 
-from ascendopt.cxx.defuse import assigned_names, destinations
-from ascendopt.cxx.parse import declarator_name
+from ascendopt.cxx.affine import loop_label
+from ascendopt.cxx.defuse import assigned_names, destinations, written_names
+from ascendopt.cxx.instructions import VECTOR_OPS
+from ascendopt.cxx.parse import Parsed, declarator_name, walk
 from ascendopt.cxx.scope import Ctx, reached_methods, statements_before, tensor_kind
-from ascendopt.cxx.syntax import base_name, call_args, callee_name, identifiers, own_calls, own_nodes, receiver
+from ascendopt.cxx.syntax import (
+    LOOPS,
+    base_name,
+    call_args,
+    callee_name,
+    identifiers,
+    is_method_call,
+    own_calls,
+    own_nodes,
+    receiver,
+    root_name,
+    statement_call,
+)
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs._tileloop import TileLoop, is_vector_op, tile_loops
-from ascendopt.rewind.motifs.base import Edit, Motif, Site, body_start_insert, find_node, kernel_parsed, register
+from ascendopt.transforms.base import (
+    Edit,
+    Motif,
+    Rewrite,
+    Site,
+    body_start_insert,
+    find_node,
+    insert_before_statement,
+    kernel_parsed,
+    remove_statement,
+)
+from ascendopt.transforms.library._tileloop import TileLoop, is_vector_op, tile_loops
+from ascendopt.transforms.registry import Optimization, register
+
+
+OPTIMIZATION = Optimization(
+    name="hoist_invariant",
+    family="loop_invariant_hoisting",
+    title="Hoist loop-invariant vector setup out of the tile loop",
+    mechanism="A fill, cast or scaling whose inputs do not change between tiles is computed once before the "
+              "loop; every tile then spends the vector pipe only on its own data.",
+    bottleneck="The invariant instruction is re-issued every tile: extra V-pipe cycles per iteration, "
+               "longer compute phases the copies must wait for",
+)
 
 
 def buffers(p, roots: list[Node]) -> dict[str, str]:
@@ -184,12 +242,7 @@ def _guard_nodes(stmt: Node, top: Node) -> list[Node]:
 @register
 class InvariantIntoLoop(Motif):
     name = "invariant_into_loop"
-    family = "loop_invariant_hoisting"
-    title = "Hoist loop-invariant vector setup out of the tile loop"
-    mechanism = ("A fill, cast or scaling whose inputs do not change between tiles is computed once before the "
-                 "loop; every tile then spends the vector pipe only on its own data.")
-    bottleneck = ("The invariant instruction is re-issued every tile: extra V-pipe cycles per iteration, "
-                  "longer compute phases the copies must wait for")
+    optimization = OPTIMIZATION
 
     def find(self, op: Operator) -> list[Site]:
         sites = []
@@ -217,3 +270,56 @@ class InvariantIntoLoop(Motif):
         for header in reversed(g):
             code = f"{header} {{ {code} }}"
         return [body_start_insert(p, t.body, [code])]
+
+
+def invariant(p: Parsed, stmt: Node) -> Node | None:
+    """The loop ``stmt`` can be hoisted out of, else None."""
+    call = statement_call(stmt)
+    if call is None or is_method_call(call) or callee_name(p, call) not in VECTOR_OPS:
+        return None
+    body = stmt.parent
+    loop = body.parent if body is not None and body.type == "compound_statement" else None
+    if loop is None or loop.type not in LOOPS or loop.child_by_field_name("body") != body:
+        return None
+    args = call_args(call)
+    if not args:
+        return None
+    dst = root_name(p, args[0])
+    if dst is None or any(dst in identifiers(p, a) for a in args[1:]):
+        return None
+    used = set().union(*(identifiers(p, a) for a in args))
+    written: set[str] = set()
+    for part in [c for c in body.named_children if c != stmt] + [loop.child_by_field_name(f) for f in
+                                                                  ("initializer", "condition", "update")]:
+        if part is not None:
+            written |= written_names(p, part)
+    if loop.type == "for_range_loop":
+        written.add(declarator_name(p, loop.child_by_field_name("declarator")) or "")
+    if used & written:
+        return None
+    for c in body.named_children:
+        if c == stmt:
+            break
+        if dst in identifiers(p, c):
+            return None
+    return loop
+
+
+@register
+class HoistInvariant(Rewrite):
+    name = "hoist_invariant"
+    optimization = OPTIMIZATION
+
+    def find(self, op: Operator) -> list[Site]:
+        sites = []
+        for p in kernel_parsed(op):
+            for n in walk(p.tree.root_node):
+                if n.type == "expression_statement" and (loop := invariant(p, n)) is not None:
+                    sites.append(self.site(p, n, f"{p.text(statement_call(n))} hoisted ({loop_label(p, loop)})"))
+        return sites
+
+    def edits(self, op: Operator, site: Site) -> list[Edit]:
+        p = next(q for q in kernel_parsed(op) if q.file == site.file)
+        stmt = find_node(p, site.start, site.end, "expression_statement")
+        loop = invariant(p, stmt)
+        return [insert_before_statement(p, loop, [p.text(stmt)]), remove_statement(p, stmt)]

@@ -1,4 +1,6 @@
-"""Drop an L2 cache hint: delete a ``<GlobalTensor>.SetL2CacheHint(...)`` statement.
+"""Set L2 cache hints on global tensors (optimization ``drop_l2_hint``, family ``l2_cache_policy``).
+
+Motif ``drop_l2_hint`` (rewind, removes it): Drop an L2 cache hint: delete a ``<GlobalTensor>.SetL2CacheHint(...)`` statement.
 
 ``SetL2CacheHint(CacheMode::CACHE_MODE_DISABLE)`` on a tensor that is read once streams it
 past L2, so it does not evict data that other tiles or cores re-read;
@@ -13,7 +15,19 @@ from __future__ import annotations
 from ascendopt.cxx.parse import Parsed
 from ascendopt.cxx.syntax import calls, receiver, statement_of
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs.base import Edit, Motif, Site, find_node, kernel_parsed, line_end, line_start, register
+from ascendopt.transforms.base import Edit, Motif, Site, find_node, kernel_parsed, line_end, line_start
+from ascendopt.transforms.registry import Optimization, register
+
+
+OPTIMIZATION = Optimization(
+    name="drop_l2_hint",
+    family="l2_cache_policy",
+    title="Set L2 cache hints on global tensors",
+    mechanism="Streaming read-once tensors past L2 (CACHE_MODE_DISABLE) keeps the lines other tiles "
+              "and cores re-read resident; without hints both share the default policy and evict each other.",
+    bottleneck="more L2 misses on re-read data: MTE2 waits on HBM bandwidth instead of L2",
+)
+
 
 HINT_CALLS = ("SetL2CacheHint",)
 
@@ -36,11 +50,7 @@ def delete_statement(p: Parsed, stmt) -> Edit:
 @register
 class DropL2Hint(Motif):
     name = "drop_l2_hint"
-    family = "l2_cache_policy"
-    title = "Set L2 cache hints on global tensors"
-    mechanism = ("Streaming read-once tensors past L2 (CACHE_MODE_DISABLE) keeps the lines other tiles "
-                 "and cores re-read resident; without hints both share the default policy and evict each other.")
-    bottleneck = "more L2 misses on re-read data: MTE2 waits on HBM bandwidth instead of L2"
+    optimization = OPTIMIZATION
 
     def find(self, op: Operator) -> list[Site]:
         sites = []

@@ -1,4 +1,6 @@
-"""Shrink the tiles: a tile-size knob -> a quarter of its value; UB left for tiles -> a quarter.
+"""Use large UB tiles (optimization ``shrink_tile``, family ``tile_size``).
+
+Motif ``shrink_tile`` (rewind, removes it): Shrink the tiles: a tile-size knob -> a quarter of its value; UB left for tiles -> a quarter.
 
 Large UB tiles amortise the fixed cost of every DMA (issue + per-burst) and every vector
 instruction (start-up) over many bytes. With a quarter of the tile, the same data takes four
@@ -23,10 +25,24 @@ read by mechanism in the tiling function's def-use graph (:mod:`._knobflow`):
 from __future__ import annotations
 
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs._knobflow import knob_edits, knob_site, tiling_flow
-from ascendopt.rewind.motifs.base import Edit, Motif, Site, register
 from ascendopt.tiling.priors import UB_ALIGN_BYTES, SocLimits, is_core_knob, is_reserve
 from ascendopt.tiling.space import KnobSpace
+from ascendopt.transforms.base import Edit, Motif, Site
+from ascendopt.transforms.library._knobflow import knob_edits, knob_site, tiling_flow
+from ascendopt.transforms.registry import Optimization, register
+
+
+OPTIMIZATION = Optimization(
+    name="shrink_tile",
+    family="tile_size",
+    title="Use large UB tiles",
+    mechanism="Every DMA and every vector instruction has a fixed cost (issue, per-burst set-up, "
+              "vector start-up); large tiles amortise it over many bytes and cut the number of "
+              "loop iterations and queue hand-offs.",
+    bottleneck="4x the DMA and vector instructions for the same data: fixed per-instruction costs and "
+               "scalar loop overhead dominate, MTE2/V busy time grows while bytes moved stay equal",
+    scope="host",
+)
 
 
 def quarter(value: int, lo: int, step: int) -> int:
@@ -37,14 +53,7 @@ def quarter(value: int, lo: int, step: int) -> int:
 @register
 class ShrinkTile(Motif):
     name = "shrink_tile"
-    family = "tile_size"
-    title = "Use large UB tiles"
-    mechanism = ("Every DMA and every vector instruction has a fixed cost (issue, per-burst set-up, "
-                 "vector start-up); large tiles amortise it over many bytes and cut the number of "
-                 "loop iterations and queue hand-offs.")
-    bottleneck = ("4x the DMA and vector instructions for the same data: fixed per-instruction costs and "
-                  "scalar loop overhead dominate, MTE2/V busy time grows while bytes moved stay equal")
-    scope = "host"
+    optimization = OPTIMIZATION
 
     def __init__(self, soc: str = "Ascend910B2"):
         self.soc = soc

@@ -1,4 +1,6 @@
-"""Re-load a reused input from GM in every tile instead of once before the tile loop.
+"""Load reused inputs into UB once, outside the tile loop (optimization ``reread_gm``, family ``data_reuse``).
+
+Motif ``reread_gm`` (rewind, removes it): Re-load a reused input from GM in every tile instead of once before the tile loop.
 
 Strong kernels load data that every tile needs (a gamma/beta row, a broadcast operand, a
 chunk reused across rows) into UB once, before the tile loop, and read it from UB in every
@@ -38,8 +40,20 @@ from ascendopt.cxx.parse import declarator_name
 from ascendopt.cxx.scope import Ctx, method_callees, reached_methods, statements_before, tensor_kind
 from ascendopt.cxx.syntax import base_name, call_args, callee_name, identifiers, own_calls, own_nodes
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs._tileloop import TileLoop, event_sync, is_gm_load, tile_loops
-from ascendopt.rewind.motifs.base import Edit, Motif, Site, body_start_insert, find_node, kernel_parsed, register
+from ascendopt.transforms.base import Edit, Motif, Site, body_start_insert, find_node, kernel_parsed
+from ascendopt.transforms.library._tileloop import TileLoop, event_sync, is_gm_load, tile_loops
+from ascendopt.transforms.registry import Optimization, register
+
+
+OPTIMIZATION = Optimization(
+    name="reread_gm",
+    family="data_reuse",
+    title="Load reused inputs into UB once, outside the tile loop",
+    mechanism="Data every tile needs is moved from GM to UB once and then read from UB, so each tile pays "
+              "only for its own input bytes and no extra MTE2 transfer or synchronisation.",
+    bottleneck="The reused tensor is re-fetched from GM every tile: extra MTE2 bytes and a DMA start per "
+               "tile, plus a V->MTE2 and an MTE2->V wait that stall both the copy-in and the compute",
+)
 
 
 def _param_names(ctx: Ctx, fn: Node) -> list[str]:
@@ -184,12 +198,7 @@ def reread_sites(t: TileLoop) -> list[tuple[Node, str]]:
 @register
 class RereadGm(Motif):
     name = "reread_gm"
-    family = "data_reuse"
-    title = "Load reused inputs into UB once, outside the tile loop"
-    mechanism = ("Data every tile needs is moved from GM to UB once and then read from UB, so each tile pays "
-                 "only for its own input bytes and no extra MTE2 transfer or synchronisation.")
-    bottleneck = ("The reused tensor is re-fetched from GM every tile: extra MTE2 bytes and a DMA start per "
-                  "tile, plus a V->MTE2 and an MTE2->V wait that stall both the copy-in and the compute")
+    optimization = OPTIMIZATION
 
     def find(self, op: Operator) -> list[Site]:
         sites = []

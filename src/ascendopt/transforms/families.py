@@ -8,6 +8,7 @@ experiences by family; a new family is a new version of this list (bump
 
 from __future__ import annotations
 
+
 FAMILIES_VERSION = 1
 
 FAMILIES: dict[str, str] = {

@@ -1,17 +1,20 @@
-"""The de-optimization motif interface, its registry and the edit helpers motifs share.
+"""The transform interface (both directions of an optimization) and the edit helpers
+transforms share.
 
-A motif is one optimization that strong AscendC kernels carry, written as the transform that
-*removes* it (the rewind direction). Each motif is a matcher (:meth:`Motif.find`: the sites of
-an operator where the optimization is present, each named with file, line and a label) and a
-rewriter (:meth:`Motif.apply`: the operator with the optimization removed at one site). Both
-work on the real syntax tree through the C++ analysis layer (:mod:`ascendopt.cxx`); a rewriter
-edits byte spans of the original text, so everything it does not touch stays byte-identical.
+An optimization strong AscendC kernels carry may have two transforms
+(:mod:`ascendopt.transforms.registry`): a *motif* removes it (rewind, which learns what it is
+worth) and a *rewrite* puts it in (Stage I). Each is a matcher (:meth:`Transform.find`: the
+sites of an operator, each named with file, line and a label) and a rewriter
+(:meth:`Transform.apply`: the operator rewritten at one site). Both work on the real syntax tree
+through the C++ analysis layer (:mod:`ascendopt.cxx`); a rewriter edits byte spans of the
+original text, so everything it does not touch stays byte-identical.
 
-A rewrite is only a proposal: rewind keeps it only when the backend says it still builds,
-stays correct, adds no hazard and is measurably slower (:mod:`ascendopt.rewind.validate`).
-A motif therefore need not prove its rewrite correct, but it must say which mechanism it
-removes (``mechanism``) and what that costs on the pipes (``bottleneck``): the experience bank
-is built from these statements plus the measured profiles.
+A rewrite is only a proposal: rewind keeps a de-optimization only when the backend says it
+still builds, stays correct, adds no hazard and is measurably slower
+(:mod:`ascendopt.rewind.validate`); Stage I keeps an optimization only when it is correct and
+faster. A transform therefore need not prove its rewrite correct, but the optimization must say
+which mechanism it acts on (``mechanism``) and what its absence costs on the pipes
+(``bottleneck``): the experience bank is built from these statements plus the measured profiles.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from tree_sitter import Node
 
@@ -69,28 +72,44 @@ class Edit:
     text: str
 
 
-class Motif(abc.ABC):
-    """A source transform: find its sites, rewrite one site. In rewind (this package) a motif
-    removes an optimization; Stage I's rewrites (:mod:`ascendopt.refine.transforms`) are the
-    same interface in the optimizing direction, with ``direction = "optimize"``.
+class Transform(abc.ABC):
+    """A source transform of one optimization: find its sites, rewrite one site. A
+    :class:`Motif` removes the optimization (rewind); a :class:`Rewrite` puts it in (Stage I).
 
-    Class attributes (documented facts, copied into every experience the motif yields):
-        name: Registry key (``double_buffer``).
-        family: Canonical family of the optimization (:data:`ascendopt.rewind.families.FAMILIES`).
+    The facts below are the optimization's (:class:`~ascendopt.transforms.registry.Optimization`,
+    stated once per optimization and copied onto the class when it names it as
+    ``optimization``); they go into every experience the transform yields.
+
+    Class attributes:
+        name: Registry key (``double_buffer``), unique per direction.
+        optimization: The optimization this transform removes or applies.
+        family: Canonical family of the optimization (:data:`ascendopt.transforms.families.FAMILIES`).
         title: The optimization, in the optimizing direction (``Double-buffer the copy queues``).
         mechanism: Why the optimization pays, in one or two sentences.
         bottleneck: What its absence costs on the pipes (the symptom a profile shows).
         scope: ``kernel`` or ``host``: which side the rewrite edits.
+        anchors: Node types the transform's sites are anchored on (empty: it reads the
+            operator its own way); the Stage I proposer uses them to skip a transform whose
+            anchors a kernel does not contain.
     """
 
     name: ClassVar[str]
+    optimization: ClassVar[Any] = None
     family: ClassVar[str]
     title: ClassVar[str]
     mechanism: ClassVar[str]
     bottleneck: ClassVar[str]
     scope: ClassVar[str] = "kernel"
+    anchors: ClassVar[tuple[str, ...]] = ()
     #: ``deoptimize`` (rewind) or ``optimize`` (Stage I); the origin prefix follows from it.
     direction: ClassVar[str] = "deoptimize"
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        opt = cls.__dict__.get("optimization")
+        if opt is not None:
+            cls.family, cls.title, cls.mechanism = opt.family, opt.title, opt.mechanism
+            cls.bottleneck, cls.scope = opt.bottleneck, opt.scope
 
     @property
     def origin(self) -> str:
@@ -98,29 +117,29 @@ class Motif(abc.ABC):
 
     @abc.abstractmethod
     def find(self, op: Operator) -> list[Site]:
-        """Every site of ``op`` where the optimization is present, in source order."""
+        """Every site of ``op`` where the transform applies, in source order."""
 
     @abc.abstractmethod
     def edits(self, op: Operator, site: Site) -> list[Edit]:
-        """The byte edits that remove the optimization at ``site`` (a site from :meth:`find`
-        on this same operator)."""
+        """The byte edits that rewrite ``op`` at ``site`` (a site from :meth:`find` on this same
+        operator)."""
 
     def apply(self, op: Operator, site: Site) -> Operator:
         """``op`` rewritten at ``site``; origin ``rewind/<name>`` (``stage1/<name>`` for an
         optimizing transform).
 
         Raises:
-            MotifError: The site is not one of this motif's sites in ``op``.
+            MotifError: The site is not one of this transform's sites in ``op``.
         """
         if site.motif != self.name or site.file not in op.files:
             raise MotifError(f"{self.name}: site {site.label!r} ({site.file}:{site.line}) is not in {op.name}")
         return apply_edits(op, self.edits(op, site), origin=self.origin)
 
-    def explain(self, cand: Operator, site: Site) -> tuple["Motif", Site]:
-        """What rewind records and distills for ``cand`` (this motif's :meth:`apply` at
-        ``site``): the motif whose stated facts (family, title, mechanism, bottleneck) describe
-        it, and the site as named. A fixed transform is its own description; a motif whose
-        rewrites are proposals (the LLM rewinder) returns one description per candidate."""
+    def explain(self, cand: Operator, site: Site) -> tuple["Transform", Site]:
+        """What rewind records and distills for ``cand`` (this transform's :meth:`apply` at
+        ``site``): the transform whose stated facts (family, title, mechanism, bottleneck)
+        describe it, and the site as named. A fixed transform is its own description; a motif
+        whose rewrites are proposals (the LLM rewinder) returns one description per candidate."""
         return self, site
 
     def site(self, p: Parsed, node: Node, label: str, detail: str = "") -> Site:
@@ -128,37 +147,16 @@ class Motif(abc.ABC):
         return Site(self.name, p.file, p.line(node.start_byte), label, node.start_byte, node.end_byte, detail)
 
 
-class Registry:
-    """name -> transform class, filled by the modules of one package (imported on first use)."""
+class Motif(Transform):
+    """A de-optimizing transform (rewind): its sites are where the optimization is present."""
 
-    def __init__(self, package: str, what: str):
-        self.package, self.what = package, what
-        self._classes: dict[str, type[Motif]] = {}
-
-    def register(self, cls: type[Motif]) -> type[Motif]:
-        """Class decorator: adds a transform under ``cls.name``."""
-        if cls.name in self._classes and self._classes[cls.name] is not cls:
-            raise ValueError(f"{self.what} {cls.name!r} registered twice")
-        self._classes[cls.name] = cls
-        return cls
-
-    def all(self) -> dict[str, type[Motif]]:
-        import importlib
-
-        importlib.import_module(self.package)  # registers the built-in transforms
-        return dict(sorted(self._classes.items()))
-
-    def get(self, name: str) -> Motif:
-        reg = self.all()
-        if name not in reg:
-            raise KeyError(f"unknown {self.what} {name!r}; known: {', '.join(reg)}")
-        return reg[name]()
+    direction: ClassVar[str] = "deoptimize"
 
 
-MOTIFS = Registry("ascendopt.rewind.motifs", "motif")
-register = MOTIFS.register
-registry = MOTIFS.all
-get = MOTIFS.get
+class Rewrite(Transform):
+    """An optimizing transform (Stage I): its sites are where the optimization is missing."""
+
+    direction: ClassVar[str] = "optimize"
 
 
 def apply_edits(op: Operator, edits: Iterable[Edit], origin: str) -> Operator:

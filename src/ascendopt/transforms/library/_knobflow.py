@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from ascendopt.cxx.parse import parse, walk
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs.base import Edit, MotifError, Site
 from ascendopt.tiling.flow import TilingFlow
 from ascendopt.tiling.knobs import Knob
 from ascendopt.tiling.space import KnobSpace
+from ascendopt.transforms.base import Edit, MotifError, Site
 
 
 def tiling_flow(op: Operator, space: KnobSpace) -> TilingFlow | None:

@@ -1,4 +1,6 @@
-"""Use fewer AI cores: a core-count knob -> 1 (and, as a separate site, -> half).
+"""Split the work over all AI cores (optimization ``fewer_cores``, family ``multi_core``).
+
+Motif ``fewer_cores`` (rewind, removes it): Use fewer AI cores: a core-count knob -> 1 (and, as a separate site, -> half).
 
 The tiling splits the work over ``blockDim`` AI cores that run concurrently; each core moves
 and computes only its share. On one core the whole tensor goes through one core's MTE2/V/MTE3
@@ -15,22 +17,29 @@ that differs from one core and from the original. A core count computed outside 
 from __future__ import annotations
 
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs._knobflow import knob_edits, knob_site
-from ascendopt.rewind.motifs.base import Edit, Motif, Site, register
 from ascendopt.tiling.priors import is_core_knob
 from ascendopt.tiling.space import KnobSpace
+from ascendopt.transforms.base import Edit, Motif, Site
+from ascendopt.transforms.library._knobflow import knob_edits, knob_site
+from ascendopt.transforms.registry import Optimization, register
+
+
+OPTIMIZATION = Optimization(
+    name="fewer_cores",
+    family="multi_core",
+    title="Split the work over all AI cores",
+    mechanism="Every AI core has its own MTE2/V/MTE3 pipes and its own share of GM bandwidth; "
+              "splitting the tensor over all cores runs the shares concurrently.",
+    bottleneck="one (or few) cores do all the work: per-core MTE2/V/MTE3 busy time grows with the "
+               "whole tensor while the other cores idle; GM bandwidth far below the chip's",
+    scope="host",
+)
 
 
 @register
 class FewerCores(Motif):
     name = "fewer_cores"
-    family = "multi_core"
-    title = "Split the work over all AI cores"
-    mechanism = ("Every AI core has its own MTE2/V/MTE3 pipes and its own share of GM bandwidth; "
-                 "splitting the tensor over all cores runs the shares concurrently.")
-    bottleneck = ("one (or few) cores do all the work: per-core MTE2/V/MTE3 busy time grows with the "
-                  "whole tensor while the other cores idle; GM bandwidth far below the chip's")
-    scope = "host"
+    optimization = OPTIMIZATION
 
     def __init__(self, soc: str = "Ascend910B2"):
         self.soc = soc

@@ -1,4 +1,6 @@
-"""Make a binary vector instruction's two source operands conflict on UB bank groups.
+"""Place the sources of binary vector instructions in different UB bank groups (optimization ``bank_conflict``, family ``ub_bank_layout``).
+
+Motif ``bank_conflict`` (rewind, removes it): Make a binary vector instruction's two source operands conflict on UB bank groups.
 
 UB (Atlas A2) is read in 32-byte blocks from 16 bank groups (address bits [8:5]); one vector
 repeat reads 256 contiguous bytes of each source, i.e. 8 of the 16 groups. Two sources whose
@@ -35,7 +37,7 @@ from tree_sitter import Node
 from ascendopt.cxx.parse import Parsed, declarator_name, unparen, walk
 from ascendopt.cxx.syntax import ancestors, call_args, callee_name, calls, function_of, receiver, statement_of
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs.base import (
+from ascendopt.transforms.base import (
     Edit,
     Motif,
     MotifError,
@@ -44,8 +46,20 @@ from ascendopt.rewind.motifs.base import (
     insert_after_statement,
     insert_before_statement,
     kernel_parsed,
-    register,
 )
+from ascendopt.transforms.registry import Optimization, register
+
+
+OPTIMIZATION = Optimization(
+    name="bank_conflict",
+    family="ub_bank_layout",
+    title="Place the sources of binary vector instructions in different UB bank groups",
+    mechanism="A vector repeat reads 256 bytes of each source from the 16 UB bank groups (32 bytes "
+              "each); sources 256 bytes apart modulo 512 use disjoint groups and are read in the same "
+              "cycle, sources congruent modulo 512 collide on every repeat.",
+    bottleneck="read-read UB bank conflicts: every repeat of the binary instruction stalls, V pipe busy time grows",
+)
+
 
 BANK_PERIOD = 512   # 16 bank groups x 32 bytes: addresses congruent mod 512 hit the same groups
 BINARY = frozenset({"Add", "Sub", "Mul", "Div", "Max", "Min", "And", "Or", "AddRelu", "SubRelu",
@@ -152,12 +166,7 @@ def _fresh(p: Parsed, base: str) -> str:
 @register
 class BankConflict(Motif):
     name = "bank_conflict"
-    family = "ub_bank_layout"
-    title = "Place the sources of binary vector instructions in different UB bank groups"
-    mechanism = ("A vector repeat reads 256 bytes of each source from the 16 UB bank groups (32 bytes "
-                 "each); sources 256 bytes apart modulo 512 use disjoint groups and are read in the same "
-                 "cycle, sources congruent modulo 512 collide on every repeat.")
-    bottleneck = "read-read UB bank conflicts: every repeat of the binary instruction stalls, V pipe busy time grows"
+    optimization = OPTIMIZATION
 
     def find(self, op: Operator) -> list[Site]:
         sites, seen = [], set()

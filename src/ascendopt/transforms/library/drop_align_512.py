@@ -1,4 +1,6 @@
-"""Drop a 512-byte GM alignment: a rounding to 512 -> the same rounding to 32 bytes.
+"""Align GM transfers to 512 bytes (optimization ``drop_align_512``, family ``gm_alignment``).
+
+Motif ``drop_align_512`` (rewind, removes it): Drop a 512-byte GM alignment: a rounding to 512 -> the same rounding to 32 bytes.
 
 The GM side of a DMA moves whole 512-byte lines (L2 line / HBM transaction); a burst that
 starts mid-line spans one line more than its length needs and pays one extra transaction.
@@ -25,9 +27,21 @@ from tree_sitter import Node
 from ascendopt.cxx.parse import Parsed, const_int_value, parse, unparen, walk
 from ascendopt.cxx.syntax import call_args, callee_name, calls
 from ascendopt.operator import Operator
-from ascendopt.rewind.motifs.base import Edit, Motif, Site, find_node, register
-from ascendopt.rewind.motifs.double_buffer import int_constants
 from ascendopt.tiling.knobs import words
+from ascendopt.transforms.base import Edit, Motif, Site, find_node
+from ascendopt.transforms.library.double_buffer import int_constants
+from ascendopt.transforms.registry import Optimization, register
+
+
+OPTIMIZATION = Optimization(
+    name="drop_align_512",
+    family="gm_alignment",
+    title="Align GM transfers to 512 bytes",
+    mechanism="GM is moved in whole 512-byte lines; a burst whose start is 512-byte aligned touches "
+              "ceil(len/512) lines, one that starts mid-line touches one more and pays an extra transaction.",
+    bottleneck="extra GM transactions per burst: MTE2/MTE3 move more lines (HBM bytes) than the data needs",
+)
+
 
 ALIGN = 512
 TO = 32
@@ -125,11 +139,7 @@ def match_rounding(p: Parsed, node: Node, consts: dict[str, int]) -> tuple[str, 
 @register
 class DropAlign512(Motif):
     name = "drop_align_512"
-    family = "gm_alignment"
-    title = "Align GM transfers to 512 bytes"
-    mechanism = ("GM is moved in whole 512-byte lines; a burst whose start is 512-byte aligned touches "
-                 "ceil(len/512) lines, one that starts mid-line touches one more and pays an extra transaction.")
-    bottleneck = "extra GM transactions per burst: MTE2/MTE3 move more lines (HBM bytes) than the data needs"
+    optimization = OPTIMIZATION
 
     def _parsed(self, op: Operator) -> list[Parsed]:
         rels = list(op.host_files()) + [k for k in op.kernel_files()]
