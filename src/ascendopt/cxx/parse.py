@@ -17,7 +17,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import tree_sitter_cpp
@@ -43,11 +43,17 @@ def blank_qualifiers(src: bytes) -> bytes:
 
 @dataclass(frozen=True)
 class Parsed:
-    """One parsed file: the original bytes and the tree of the blanked copy."""
+    """One parsed file: the original bytes and the tree of the blanked copy.
+
+    ``facts`` holds what analyses computed once for this content (:func:`of_type`'s node index,
+    the function table of :func:`ascendopt.cxx.syntax.functions`): the file is immutable, so
+    every reader of the same cached :class:`Parsed` shares them.
+    """
 
     file: str
     src: bytes
     tree: Tree
+    facts: dict = field(default_factory=dict, compare=False, repr=False)
 
     def text(self, node: Node) -> str:
         return self.src[node.start_byte:node.end_byte].decode(errors="replace")
@@ -101,6 +107,20 @@ def walk(node: Node) -> Iterator[Node]:
         n = stack.pop()
         yield n
         stack.extend(reversed(n.children))
+
+
+def of_type(p: Parsed, *types: str) -> list[Node]:
+    """The nodes of ``p`` of the given types, in pre-order (the order :func:`walk` visits them).
+    One walk of the file indexes every node type; later calls read the index."""
+    index = p.facts.get("by_type")
+    if index is None:
+        index = {}
+        for n in walk(p.tree.root_node):
+            index.setdefault(n.type, []).append(n)
+        p.facts["by_type"] = index
+    if len(types) == 1:
+        return index.get(types[0], [])
+    return sorted((n for t in types for n in index.get(t, [])), key=lambda n: (n.start_byte, -n.end_byte))
 
 
 def int_literal(text: str) -> tuple[int, str] | None:

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 
 from tree_sitter import Node
 
-from ascendopt.cxx.parse import Parsed, unparen, walk
+from ascendopt.cxx.parse import Parsed, of_type, unparen, walk
 
 LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
 
@@ -68,7 +68,7 @@ def template_args(p: Parsed, node: Node) -> list[str]:
 def calls(p: Parsed, names: Iterable[str] | None = None, root: Node | None = None) -> Iterator[Node]:
     """Call expressions under ``root`` (default: the file) whose callee name is in ``names``."""
     wanted = None if names is None else set(names)
-    for n in walk(root or p.tree.root_node):
+    for n in (walk(root) if root is not None else of_type(p, "call_expression")):
         if n.type == "call_expression" and (wanted is None or callee_name(p, n) in wanted):
             yield n
 
@@ -157,18 +157,21 @@ def function_name(p: Parsed, fn: Node) -> str:
 
 
 def functions(p: Parsed) -> dict[str, Node]:
-    """Function (and method) definitions of a file by name (first definition wins)."""
-    out: dict[str, Node] = {}
-    for n in walk(p.tree.root_node):
-        if n.type == "function_definition":
-            out.setdefault(function_name(p, n), n)
-    return out
+    """Function (and method) definitions of a file by name (first definition wins); computed
+    once per file content (a copy is returned)."""
+    got = p.facts.get("functions")
+    if got is None:
+        got = {}
+        for n in of_type(p, "function_definition"):
+            got.setdefault(function_name(p, n), n)
+        p.facts["functions"] = got
+    return dict(got)
 
 
 def function_defs(p: Parsed) -> Iterator[Node]:
     """Function definitions with a body, in source order."""
-    for n in walk(p.tree.root_node):
-        if n.type == "function_definition" and n.child_by_field_name("body") is not None:
+    for n in of_type(p, "function_definition"):
+        if n.child_by_field_name("body") is not None:
             yield n
 
 

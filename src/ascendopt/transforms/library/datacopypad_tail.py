@@ -44,7 +44,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ascendopt.cxx.affine import counted_loop, index_base, loop_label
-from ascendopt.cxx.parse import Parsed, walk
+from ascendopt.cxx.parse import Parsed, of_type
 from ascendopt.cxx.scope import CONCRETE_TYPES, tensor_type
 from ascendopt.cxx.sync import api_prefix, scalar_sync_around
 from ascendopt.cxx.syntax import (
@@ -218,13 +218,12 @@ def copy_loop(p: Parsed, loop: Node) -> tuple[str, str, str, str, str] | None:
 class DataCopyPadTail(Rewrite):
     name = "datacopypad_tail"
     optimization = OPTIMIZATION
+    anchors = ('for_statement',)
 
     def find(self, op: Operator) -> list[Site]:
         sites = []
         for p in kernel_parsed(op):
-            for n in walk(p.tree.root_node):
-                if n.type != "for_statement":
-                    continue
+            for n in of_type(p, "for_statement"):
                 got = copy_loop(p, n)
                 if got is not None:
                     d, dst, src, elem, count = got

@@ -92,6 +92,7 @@ class DoubleBuffer(Motif):
 class EnableDoubleBuffer(Rewrite):
     name = "double_buffer"
     optimization = OPTIMIZATION
+    anchors = ('call_expression',)
 
     def find(self, op: Operator) -> list[Site]:
         sites = []

@@ -32,7 +32,7 @@ first), then the others, each in source order.
 from __future__ import annotations
 
 from ascendopt.cxx.affine import loop_label
-from ascendopt.cxx.parse import walk
+from ascendopt.cxx.parse import of_type
 from ascendopt.cxx.scope import reaches
 from ascendopt.cxx.sync import sync_info
 from ascendopt.cxx.syntax import LOOPS, ancestors, callee_name, statement_call
@@ -123,12 +123,13 @@ class PipeBarrierInLoop(Motif):
 class DropBarrier(Rewrite):
     name = "drop_barrier"
     optimization = OPTIMIZATION
+    anchors = ('expression_statement',)
 
     def find(self, op: Operator) -> list[Site]:
         found = []
         for p in kernel_parsed(op):
-            for n in walk(p.tree.root_node):
-                info = sync_info(p, n) if n.type == "expression_statement" else None
+            for n in of_type(p, "expression_statement"):
+                info = sync_info(p, n)
                 if info is None or info[0] != "barrier":
                     continue
                 depth = sum(1 for a in ancestors(n) if a.type in LOOPS)

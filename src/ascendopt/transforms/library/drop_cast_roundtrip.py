@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from ascendopt.cxx.parse import Parsed, walk
+from ascendopt.cxx.parse import Parsed, of_type
 from ascendopt.cxx.scope import tensor_type
 from ascendopt.cxx.syntax import call_args, callee_name, calls, receiver, root_name, statement_call, statement_of
 from ascendopt.operator import Operator
@@ -118,9 +118,7 @@ def _cast_operands(p: Parsed, stmt: Node) -> tuple[str, str] | None:
 
 def _pairs(p: Parsed) -> list[tuple[Node, Node]]:
     out = []
-    for block in walk(p.tree.root_node):
-        if block.type != "compound_statement":
-            continue
+    for block in of_type(p, "compound_statement"):
         stmts = [c for c in block.named_children if c.type != "comment"]
         for a, b in zip(stmts, stmts[1:]):
             oa, ob = _cast_operands(p, a), _cast_operands(p, b)
@@ -133,6 +131,7 @@ def _pairs(p: Parsed) -> list[tuple[Node, Node]]:
 class DropCastRoundTrip(Rewrite):
     name = "drop_cast_roundtrip"
     optimization = OPTIMIZATION
+    anchors = ('compound_statement',)
 
     def find(self, op: Operator) -> list[Site]:
         sites = []

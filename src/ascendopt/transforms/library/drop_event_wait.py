@@ -33,7 +33,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ascendopt.cxx.affine import loop_label
-from ascendopt.cxx.parse import Parsed, walk
+from ascendopt.cxx.parse import Parsed, of_type
 from ascendopt.cxx.scope import reaches
 from ascendopt.cxx.sync import sync_info
 from ascendopt.cxx.syntax import LOOPS, ancestors, call_args, callee_name, calls
@@ -110,9 +110,7 @@ def _named(block: Node) -> list[Node]:
 def _pairs(p: Parsed) -> list[tuple[Node, Node]]:
     """(SetFlag statement, WaitFlag statement) adjacent pairs on the same event and id."""
     out = []
-    for block in walk(p.tree.root_node):
-        if block.type != "compound_statement":
-            continue
+    for block in of_type(p, "compound_statement"):
         stmts = _named(block)
         for a, b in zip(stmts, stmts[1:]):
             ia, ib = sync_info(p, a), sync_info(p, b)
@@ -137,6 +135,7 @@ def _feeding_decl(p: Parsed, set_stmt: Node, event_id: str) -> Node | None:
 class DropEventWait(Rewrite):
     name = "drop_event_wait"
     optimization = OPTIMIZATION
+    anchors = ('compound_statement',)
 
     def find(self, op: Operator) -> list[Site]:
         found = []

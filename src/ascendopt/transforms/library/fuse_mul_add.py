@@ -41,7 +41,7 @@ from tree_sitter import Node
 from ascendopt.cxx.affine import loop_label
 from ascendopt.cxx.defuse import dead_after
 from ascendopt.cxx.instructions import COPY_OPS, TABLE, VECTOR_OPS
-from ascendopt.cxx.parse import Parsed, declarator_name, walk
+from ascendopt.cxx.parse import Parsed, declarator_name, of_type, walk
 from ascendopt.cxx.scope import CONCRETE_TYPES, tensor_type
 from ascendopt.cxx.sync import api_prefix
 from ascendopt.cxx.syntax import (
@@ -265,13 +265,12 @@ def _dead_after(p: Parsed, s1: Node, s2: Node, t: str, n: str) -> bool:
 class FuseMulAdd(Rewrite):
     name = "fuse_mul_add"
     optimization = OPTIMIZATION
+    anchors = ('expression_statement',)
 
     def find(self, op: Operator) -> list[Site]:
         sites = []
         for p in kernel_parsed(op):
-            for s1 in walk(p.tree.root_node):
-                if s1.type != "expression_statement":
-                    continue
+            for s1 in of_type(p, "expression_statement"):
                 got = fusion(p, s1)
                 if got is not None:
                     fused, args, s2 = got

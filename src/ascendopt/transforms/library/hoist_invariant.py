@@ -51,7 +51,7 @@ from tree_sitter import Node
 from ascendopt.cxx.affine import loop_label
 from ascendopt.cxx.defuse import assigned_names, destinations, written_names
 from ascendopt.cxx.instructions import VECTOR_OPS
-from ascendopt.cxx.parse import Parsed, declarator_name, walk
+from ascendopt.cxx.parse import Parsed, declarator_name, of_type
 from ascendopt.cxx.scope import Ctx, reached_methods, statements_before, tensor_kind
 from ascendopt.cxx.syntax import (
     LOOPS,
@@ -309,12 +309,13 @@ def invariant(p: Parsed, stmt: Node) -> Node | None:
 class HoistInvariant(Rewrite):
     name = "hoist_invariant"
     optimization = OPTIMIZATION
+    anchors = ('expression_statement',)
 
     def find(self, op: Operator) -> list[Site]:
         sites = []
         for p in kernel_parsed(op):
-            for n in walk(p.tree.root_node):
-                if n.type == "expression_statement" and (loop := invariant(p, n)) is not None:
+            for n in of_type(p, "expression_statement"):
+                if (loop := invariant(p, n)) is not None:
                     sites.append(self.site(p, n, f"{p.text(statement_call(n))} hoisted ({loop_label(p, loop)})"))
         return sites
 

@@ -45,7 +45,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ascendopt.cxx.affine import counted_loop, loop_label
-from ascendopt.cxx.parse import Parsed, int_literal, unparen, walk
+from ascendopt.cxx.parse import Parsed, int_literal, of_type, unparen
 from ascendopt.cxx.scope import Ctx, make_ctx, tensor_kind, type_of
 from ascendopt.cxx.syntax import (
     base_name,
@@ -273,12 +273,13 @@ def merged(p: Parsed, loop: Node) -> tuple[str, str, str] | None:
 class MergeCopies(Rewrite):
     name = "merge_copies"
     optimization = OPTIMIZATION
+    anchors = ('for_statement',)
 
     def find(self, op: Operator) -> list[Site]:
         sites = []
         for p in kernel_parsed(op):
-            for n in walk(p.tree.root_node):
-                if n.type == "for_statement" and (got := merged(p, n)) is not None:
+            for n in of_type(p, "for_statement"):
+                if (got := merged(p, n)) is not None:
                     sites.append(self.site(p, n, f"DataCopy({got[0]}, {got[1]}, {got[2]}) {loop_label(p, n.parent)}"))
         return sites
 

@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from ascendopt.cxx.affine import counted_loop, index_base, loop_label
-from ascendopt.cxx.parse import Parsed, declarator_name, unparen, walk
+from ascendopt.cxx.parse import Parsed, declarator_name, of_type, unparen, walk
 from ascendopt.cxx.scope import CONCRETE_TYPES, tensor_type
 from ascendopt.cxx.sync import api_prefix, scalar_sync_around
 from ascendopt.cxx.syntax import (
@@ -393,13 +393,12 @@ def translate(p: Parsed, loop: Node) -> tuple[list[str], str] | None:
 class VectorizeScalarLoop(Rewrite):
     name = "vectorize_scalar_loop"
     optimization = OPTIMIZATION
+    anchors = ('for_statement',)
 
     def find(self, op: Operator) -> list[Site]:
         sites = []
         for p in kernel_parsed(op):
-            for n in walk(p.tree.root_node):
-                if n.type != "for_statement":
-                    continue
+            for n in of_type(p, "for_statement"):
                 got = translate(p, n)
                 if got is not None:
                     sites.append(self.site(p, n, f"{got[1]} for {p.text(counted_loop(p, n).bound)} elements "
