@@ -33,7 +33,7 @@ from typing import Any
 
 from ascendopt.bank.store import ExperienceBank
 from ascendopt.cases import Case
-from ascendopt.evaluate.budget import BudgetExhausted, BudgetedEvaluator, SubBudget
+from ascendopt.evaluate.budget import BudgetedEvaluator, BudgetExhausted, SubBudget
 from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.operator import Operator
 from ascendopt.profile.diagnosis import kernel_cores
@@ -41,7 +41,6 @@ from ascendopt.refine.rewriter import Rewriter
 from ascendopt.refine.stage1 import StepResult, stage1_step
 from ascendopt.rewind.distill import OfflineDistiller, Pair
 from ascendopt.rewind.validate import noise_threshold
-
 
 DEFAULT_BUDGET = 230
 DEFAULT_REWIND_BUDGET = 20

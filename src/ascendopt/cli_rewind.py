@@ -11,10 +11,10 @@ from rich import box
 from rich.table import Table
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC
-from ascendopt.cli_common import backend as make_backend, console, err_console, fail, load_targets, open_store
+from ascendopt.cli_common import backend as make_backend
+from ascendopt.cli_common import console, err_console, fail, load_targets, open_store
 from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
 from ascendopt.rewind.engine import DEFAULT_BUDGET, DEFAULT_DEPTH
-
 
 DEFAULT_BANK_FILE = Path("ascendopt-bank.db")
 
