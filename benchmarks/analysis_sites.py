@@ -5,6 +5,11 @@ before and after, then ``--diff`` the two files.
 
     python benchmarks/analysis_sites.py OUT.json [--cannops /work/cannops/src] [--ops GLOB,...]
     python benchmarks/analysis_sites.py --diff BEFORE.json AFTER.json
+    python benchmarks/analysis_sites.py --summary FULL.json OUT.json
+
+``--summary`` keeps, per operator and analysis, the number of sites (knobs) and a SHA-256 of
+the full result (what is committed when the full record is large); ``--diff`` compares two
+full records, two summaries, or a summary with a full record.
 
 Operators: every operator directory under the project's ``ops/`` and, with ``--cannops``, every
 directory holding ``op_host`` and ``op_kernel`` under that cann-ops checkout. A matcher that raises
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import hashlib
 import json
 import sys
 import time
@@ -67,8 +73,30 @@ def collect(dirs: list[tuple[str, Path]], soc: str) -> dict:
     return out
 
 
+def _digest(v) -> dict:
+    if isinstance(v, dict) and set(v) == {"n", "sha256"}:
+        return v
+    n = len(v) if isinstance(v, list) else len(v.get("knobs", [])) if isinstance(v, dict) and "knobs" in v else -1
+    return {"n": n, "sha256": hashlib.sha256(json.dumps(v, sort_keys=True).encode()).hexdigest()}
+
+
+def summarize(full: dict) -> dict:
+    """Per operator: each analysis's count and digest."""
+    out = {}
+    for key, x in full.items():
+        if "error" in x and len(x) == 1:
+            out[key] = x
+            continue
+        out[key] = {"motifs": {k: _digest(v) for k, v in x["motifs"].items()},
+                    "rewrites": {k: _digest(v) for k, v in x["rewrites"].items()},
+                    "space": _digest(x["space"])}
+    return out
+
+
 def diff(a: dict, b: dict) -> list[str]:
     """One line per (operator, analysis) whose result differs."""
+    if _is_summary(a) != _is_summary(b):
+        a, b = summarize(a), summarize(b)
     lines = []
     for key in sorted(set(a) | set(b)):
         x, y = a.get(key), b.get(key)
@@ -87,9 +115,16 @@ def diff(a: dict, b: dict) -> list[str]:
     return lines
 
 
+def _is_summary(d: dict) -> bool:
+    x = next((v for v in d.values() if "motifs" in v), None)
+    return x is not None and all(isinstance(v, dict) and set(v) == {"n", "sha256"} for v in x["motifs"].values())
+
+
 def _short(v) -> str:
     if v is None:
         return "absent"
+    if isinstance(v, dict) and set(v) == {"n", "sha256"}:
+        return f"{v['n']} ({v['sha256'][:12]})"
     if isinstance(v, dict):
         return v.get("error", "?")
     return f"{len(v)} sites [" + "; ".join(f"{s[0]}:{s[1]} {s[2]}" for s in v)[:400] + "]"
@@ -102,7 +137,12 @@ def main() -> None:
     ap.add_argument("--ops", default="", help="key globs (own/level1/x, cannops/math/y), comma-separated")
     ap.add_argument("--soc", default="Ascend910B2")
     ap.add_argument("--diff", nargs=2, metavar=("BEFORE", "AFTER"))
+    ap.add_argument("--summary", nargs=2, metavar=("FULL", "OUT"))
     args = ap.parse_args()
+    if args.summary:
+        full = json.loads(Path(args.summary[0]).read_text())
+        Path(args.summary[1]).write_text(json.dumps(summarize(full), indent=0, sort_keys=True) + "\n")
+        return
     if args.diff:
         a, b = (json.loads(Path(f).read_text()) for f in args.diff)
         lines = diff(a, b)
