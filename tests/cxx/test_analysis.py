@@ -165,3 +165,23 @@ def test_dead_after_a_tensor_declared_outside_the_loop_is_live():
     muls = [c.parent for c in calls(p, ["Mul"])]
     assert not dead_after(p, muls[0], "t")
     assert dead_after(p, muls[1], "u")
+
+
+def test_a_write_through_a_view_writes_the_viewed_tensor():
+    # gcd (cann-ops) selects into ``a_fp = a.template ReinterpretCast<FpT>()`` inside the loop:
+    # ``a`` changes every iteration, so ``Max(a0, a, b)`` there is not loop-invariant
+    p = parse("v.cpp", """void f() {
+        auto a_fp = a.template ReinterpretCast<float>();
+        AscendC::LocalTensor<half> row = b[16];
+        for (int i = 0; i < n; i++) {
+            AscendC::Max(a0, a, b, len);
+            AscendC::Select(a_fp, mask, z, a0_fp, mode, len);
+            AscendC::Adds(row, row, 1, len);
+        }
+    }""")
+    loop = next(n for n in walk(p.tree.root_node) if n.type == "for_statement")
+    select = next(calls(p, ["Select"])).parent
+    assert {"a_fp", "a"} <= written_names(p, select)
+    adds = next(calls(p, ["Adds"])).parent
+    assert {"row", "b"} <= written_names(p, adds)
+    assert "a" in written_names(p, loop)

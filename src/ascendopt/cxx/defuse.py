@@ -9,7 +9,8 @@ Two questions with two answers, kept apart on purpose:
   destination of vector and copy instructions (:mod:`ascendopt.cxx.instructions`),
   ``SetValue`` receivers, tensors handed to ``EnQue``/``FreeTensor``, declarations, and --
   following calls of functions of the same file -- their writes to members and to the
-  arguments passed for the parameters they write.
+  arguments passed for the parameters they write; a write to a view
+  (``x.ReinterpretCast<T>()``, ``x[off]``) writes the tensor it views and its other views.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ascendopt.cxx.instructions import COPY_OPS, HANDOVER_METHODS, SYNC_CALLS, VECTOR_OPS
-from ascendopt.cxx.parse import Parsed, declarator_name, walk
+from ascendopt.cxx.parse import Parsed, declarator_name, of_type, unparen, walk
 from ascendopt.cxx.scope import Ctx, is_scalar
 from ascendopt.cxx.syntax import (LOOPS, base_name, call_args, callee_name, enclosing, function_of, functions,
                                   is_method_call, method_receiver, own_calls, own_nodes, receiver, root_name)
@@ -52,10 +53,60 @@ def assigned_names(p: Parsed, root: Node) -> set[str]:
     return out
 
 
+#: Methods whose result is a view of the receiver's storage.
+VIEW_METHODS = frozenset({"ReinterpretCast"})
+
+
+def aliases(p: Parsed) -> dict[str, set[str]]:
+    """Tensors that share storage, by name, over the whole file: a variable declared or assigned
+    as a view of another (``auto y = x.ReinterpretCast<T>()``, ``LocalTensor<T> y = x[off]``)
+    is in one class with it. Computed once per file content. Names are not scoped (a name
+    reused in two functions joins both classes): the answer errs on the side of more writes."""
+    got = p.facts.get("aliases")
+    if got is not None:
+        return got
+    edges: list[tuple[str, str]] = []
+    for n in of_type(p, "init_declarator", "assignment_expression"):
+        if n.type == "init_declarator":
+            name, value = declarator_name(p, n.child_by_field_name("declarator")), n.child_by_field_name("value")
+        else:
+            name, value = root_name(p, n.child_by_field_name("left")), n.child_by_field_name("right")
+        base = _viewed(p, value)
+        if name and base and base != name:
+            edges.append((name, base))
+    classes: dict[str, set[str]] = {}
+    for a, b in edges:
+        merged = classes.get(a, {a}) | classes.get(b, {b})
+        for x in merged:
+            classes[x] = merged
+    p.facts["aliases"] = classes
+    return classes
+
+
+def _viewed(p: Parsed, value: Node | None) -> str | None:
+    """The tensor ``value`` is a view of (``x.ReinterpretCast<T>()``, ``x[off]``), else None."""
+    if value is None:
+        return None
+    value = unparen(value)
+    # ``x.template ReinterpretCast<T>()`` (a dependent name) reads as ``template ReinterpretCast``
+    if value.type == "call_expression" and is_method_call(value) \
+            and callee_name(p, value).removeprefix("template ").strip() in VIEW_METHODS:
+        return base_name(p, method_receiver(value))
+    if value.type == "subscript_expression":
+        return base_name(p, value)
+    return None
+
+
 def written_names(p: Parsed, root: Node, depth: int = 2) -> set[str]:
-    """Names a subtree may write (see the module docstring); calls of functions defined in the
-    same file are followed ``depth`` levels. An argument of a call to anything else unknown
-    counts as written."""
+    """Names a subtree may write (see the module docstring) and the names sharing storage with
+    them (:func:`aliases`); calls of functions defined in the same file are followed ``depth``
+    levels. An argument of a call to anything else unknown counts as written."""
+    out = _written(p, root, depth)
+    views = aliases(p)
+    return out.union(*(views[n] for n in out if n in views))
+
+
+def _written(p: Parsed, root: Node, depth: int) -> set[str]:
     fns = functions(p)
     out: set[str] = set()
     for n in walk(root):
@@ -100,7 +151,7 @@ def _function_writes(p: Parsed, fn: Node, args: list[Node], fns: dict[str, Node]
     body = fn.child_by_field_name("body")
     if body is None:
         return {r for a in args if (r := root_name(p, a))}
-    inner = written_names(p, body, depth - 1)
+    inner = _written(p, body, depth - 1)
     params = [declarator_name(p, d.child_by_field_name("declarator"))
               for d in walk(fn.child_by_field_name("declarator")) if d.type in ("parameter_declaration",
                                                                                  "optional_parameter_declaration")]
