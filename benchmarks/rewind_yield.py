@@ -34,8 +34,9 @@ from ascendopt.evaluate.executors import InlineExecutor, LocalExecutor
 from ascendopt.evaluate.store import SQLiteStore
 from ascendopt.operator import Operator
 from ascendopt.rewind.engine import rewind
-from ascendopt.rewind.motifs import registry
 from ascendopt.suites import load_suite
+from ascendopt.transforms import MOTIFS
+
 
 RESULTS = Path(__file__).resolve().parent / "results"
 #: Operators kept aside while the motifs and rewrites were written (out-of-sample check).
@@ -47,7 +48,7 @@ def run(suite: str, budget: int, depth: int, workers: int, scratch: Path, src: P
     store = SQLiteStore(scratch / "records.db")
     bank = ExperienceBank(scratch / "bank.db")
     backend = SimBackend()
-    motifs = [c() for c in registry().values()]
+    motifs = [c() for c in MOTIFS.all().values()]
     executor = LocalExecutor(workers) if workers > 1 else InlineExecutor()
     per_op = []
     t0 = time.perf_counter()
@@ -80,7 +81,7 @@ def sites_found(suite: str, src: Path | None = None) -> dict[str, dict[str, int]
             op = Operator.load(d)
         except Exception:  # noqa: BLE001
             continue
-        for name, cls in registry().items():
+        for name, cls in MOTIFS.all().items():
             try:
                 n = len(cls().find(op))
             except Exception:  # noqa: BLE001 - a matcher crash counts as nothing found, and is shown
@@ -93,7 +94,7 @@ def table(data: dict, sites: dict[str, dict[str, int]]) -> str:
     lines = [f"Rewind yield, suite {data['suite']}, budget {data['budget']} per operator, depth {data['depth']}, "
              f"{data['seconds']:.0f} s", "",
              f"{'motif':<24} {'split':<9} {'ops w/ site':>11} {'tried':>6} {'kept':>5} {'yield':>6} {'med x':>6}"]
-    for name in registry():
+    for name in MOTIFS.all():
         for split, held in (("in", False), ("held-out", True)):
             ops = [o for o in data["operators"] if o["held_out"] == held]
             att = [a for o in ops for a in o["attempts"] if a["motif"] == name and a["status"]]

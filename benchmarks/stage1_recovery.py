@@ -36,14 +36,15 @@ from pathlib import Path
 from ascendopt.agent import AgentConfig, optimize
 from ascendopt.backends.sim.backend import SimBackend
 from ascendopt.bank.store import ExperienceBank
-from ascendopt.evaluate.budget import BudgetedEvaluator
 from ascendopt.bench.pair import suite_cases
+from ascendopt.evaluate.budget import BudgetedEvaluator
 from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
 from ascendopt.evaluate.store import SQLiteStore
 from ascendopt.operator import Operator
 from ascendopt.refine.rewriter import OfflineRewriter
-from ascendopt.rewind.motifs import registry
 from ascendopt.suites import load_suite
+from ascendopt.transforms import MOTIFS
+
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from rewind_yield import HELD_OUT  # noqa: E402
@@ -57,7 +58,7 @@ def _weaken(op: Operator, cases, evaluator: Evaluator, order: list[str], strong_
     for name in order:
         if name == skip:
             continue
-        m = registry()[name]()
+        m = MOTIFS.all()[name]()
         try:
             sites = m.find(op)
         except Exception:  # noqa: BLE001
@@ -90,7 +91,7 @@ def _op_and_cases(v: dict):
 def make_variants(max_variants: int, suite: str = "own", src: str | None = None, globs: str = "",
                   save: Path | None = None) -> list[dict]:
     """The weak variants (see the module docstring); with ``save`` each is written as it is made."""
-    names = list(registry())
+    names = list(MOTIFS.all())
     out = []
     for i, sop in enumerate(_suite_ops(suite, src, globs)):
         if len(out) >= max_variants:
@@ -108,7 +109,7 @@ def make_variants(max_variants: int, suite: str = "own", src: str | None = None,
             print(f"skip {sop.name}: the original is {strong.status}", file=sys.stderr)
             continue
         order = names[i % len(names):] + names[:i % len(names)]
-        kernel_order = [n for n in order if registry()[n].scope == "kernel"]
+        kernel_order = [n for n in order if MOTIFS.all()[n].scope == "kernel"]
         one = _weaken(op, cases, ev, kernel_order, strong.latency_us)
         if one is None:
             continue

@@ -17,7 +17,7 @@ the :class:`~ascendopt.evaluate.budget.BudgetedEvaluator`; each phase gets a sha
 Who owns what: Stage II owns every numeric value the tiling search can see (tiling knobs and
 kernel compile-time constants such as ``BUFFER_NUM``); Stage I owns code structure (which
 instructions, which synchronisation, how copies are issued). Stage I's rewrites never edit a
-named constant that is a knob (see :mod:`ascendopt.refine.transforms.double_buffer`).
+named constant that is a knob (see :mod:`ascendopt.transforms.library.double_buffer`).
 
 The loop is deterministic given the records: re-running the same command on the same store
 replays every evaluation from the records without charge (``--resume`` continues the same
@@ -191,10 +191,10 @@ def _run(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter
     if (cfg.only != "stage2" and cfg.rewind_budget > 0 and bank is not None and not cfg.freeze_bank
             and not bank_covers(bank, op.name)):
         from ascendopt.rewind.engine import rewind
-        from ascendopt.rewind.motifs import registry
+        from ascendopt.transforms import MOTIFS
 
         before = len(bank)
-        rw = rewind(op, cases, SubBudget(beval, op.name, cfg.rewind_budget), [c() for c in registry().values()],
+        rw = rewind(op, cases, SubBudget(beval, op.name, cfg.rewind_budget), [c() for c in MOTIFS.all().values()],
                     depth=cfg.rewind_depth, bank=bank)
         res.bank_added += len(bank) - before
         emit("rewind", {"kept": len(rw.kept), "charged": rw.charged, "bank_size": len(bank)})

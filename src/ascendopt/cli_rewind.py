@@ -53,13 +53,13 @@ def rewind_command(
     from ascendopt.evaluate.executors import InlineExecutor, LocalExecutor
     from ascendopt.evaluate.store import StoreError
     from ascendopt.rewind.engine import rewind
-    from ascendopt.rewind.motifs import registry
+    from ascendopt.transforms import MOTIFS
 
     if budget < 1:
         fail("--budget must be at least 1")
     if depth < 1:
         fail("--depth must be at least 1")
-    reg = registry()
+    reg = MOTIFS.all()
     chosen = list(reg) if not motifs else [m.strip() for m in motifs.split(",") if m.strip()]
     unknown = [m for m in chosen if m not in reg]
     if unknown:

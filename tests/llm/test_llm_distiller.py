@@ -13,11 +13,12 @@ from ascendopt.llm.config import LLMConfig
 from ascendopt.operator import Operator
 from ascendopt.rewind.distill import OfflineDistiller, Pair
 from ascendopt.rewind.llm_distiller import LLMDistiller, parse_prose
-from ascendopt.rewind.motifs import get
-from ascendopt.rewind.motifs.base import Site
 from ascendopt.rewind.validate import Noise
+from ascendopt.transforms import get_motif as get
+from ascendopt.transforms.base import Site
 
 from .fake_server import Reply
+
 
 OP_DIR = Path(__file__).resolve().parents[2] / "ops" / "level1" / "abs_custom"
 

@@ -19,8 +19,8 @@ from ascendopt.llm.config import LLMConfig
 from ascendopt.rewind.engine import rewind
 from ascendopt.rewind.llm_distiller import LLMDistiller
 from ascendopt.rewind.llm_rewinder import LLMProposal, LLMRewinder, stated_facts
-from ascendopt.rewind.motifs import registry
-from ascendopt.rewind.motifs.base import MotifError
+from ascendopt.transforms import MOTIFS
+from ascendopt.transforms.base import MotifError
 
 from ..conftest import FIXTURE_OPS
 from ..rewind.fake import BASE_US, SINGLE_US, FakeEvaluator, fake_op
@@ -44,7 +44,7 @@ def as_diff(text: str = SINGLE_IN) -> str:
 
 
 def test_not_registered_and_find_gives_one_site_per_request(client):
-    assert "llm_rewind" not in registry()
+    assert "llm_rewind" not in MOTIFS.all()
     r = LLMRewinder(client, attempts=2)
     assert [s.label for s in r.find(fake_op())] == ["llm proposal 1", "llm proposal 2"]
     assert r.name == "llm_rewind" and r.family == "other" and r.origin == "rewind/llm_rewind"

@@ -1,8 +1,9 @@
-from ascendopt.refine.transforms import REWRITES
-from ascendopt.refine.transforms.datacopypad_tail import copy_loop
-from ascendopt.tiling.cparse import parse, walk
+from ascendopt.cxx.parse import parse, walk
+from ascendopt.transforms import REWRITES
+from ascendopt.transforms.library.datacopypad_tail import copy_loop
 
 from .conftest import load
+
 
 MULS = "level1/muls_custom"
 

@@ -1,7 +1,9 @@
-from ascendopt.refine.transforms import REWRITES
+from ascendopt.transforms import REWRITES
+
+from .conftest import load
 
 from ..rewind.conftest import OPS
-from .conftest import load
+
 
 MULS = "level1/muls_custom"
 

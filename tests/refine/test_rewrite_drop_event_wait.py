@@ -1,5 +1,4 @@
-from ascendopt.refine.transforms import REWRITES
-from ascendopt.rewind.motifs import get
+from ascendopt.transforms import REWRITES, get_motif as get
 
 from .conftest import load  # noqa: F401
 

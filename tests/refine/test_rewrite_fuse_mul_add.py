@@ -1,8 +1,8 @@
 from ascendopt.cases import load_op_cases
+from ascendopt.cxx.parse import parse, walk
 from ascendopt.evaluate.evaluator import case_elements
-from ascendopt.refine.transforms import REWRITES
-from ascendopt.refine.transforms.fuse_mul_add import fusion
-from ascendopt.tiling.cparse import parse, walk
+from ascendopt.transforms import REWRITES
+from ascendopt.transforms.library.fuse_mul_add import fusion
 
 from .conftest import load
 

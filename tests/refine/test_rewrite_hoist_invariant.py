@@ -1,8 +1,9 @@
-from ascendopt.refine.transforms import REWRITES
-from ascendopt.refine.transforms.hoist_invariant import invariant
-from ascendopt.tiling.cparse import parse, walk
+from ascendopt.cxx.parse import parse, walk
+from ascendopt.transforms import REWRITES
+from ascendopt.transforms.library.hoist_invariant import invariant
 
 from .conftest import load
+
 
 GREATER = "level1/greater_custom"
 FILL = "        AscendC::Duplicate(ones, static_cast<half>(1.0f), tileDataNum);\n"

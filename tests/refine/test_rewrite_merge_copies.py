@@ -1,8 +1,9 @@
-from ascendopt.refine.transforms import REWRITES
-from ascendopt.refine.transforms.merge_copies import merged
-from ascendopt.tiling.cparse import parse, walk
+from ascendopt.cxx.parse import parse, walk
+from ascendopt.transforms import REWRITES
+from ascendopt.transforms.library.merge_copies import merged
 
 from .conftest import load
+
 
 MULS = "level1/muls_custom"
 IN = "            AscendC::DataCopy(xLocal, xGm[gmOffset], count);\n"

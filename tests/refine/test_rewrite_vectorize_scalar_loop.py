@@ -1,11 +1,11 @@
 import pytest
 
-from ascendopt.refine.transforms import REWRITES
-from ascendopt.refine.transforms.vectorize_scalar_loop import translate
-from ascendopt.rewind.motifs import get as get_motif
-from ascendopt.tiling.cparse import parse, walk
+from ascendopt.cxx.parse import parse, walk
+from ascendopt.transforms import REWRITES, get_motif
+from ascendopt.transforms.library.vectorize_scalar_loop import translate
 
 from .conftest import load
+
 
 MULS = "level1/muls_custom"
 MULS_CALL = "            AscendC::Muls(yLocal, xLocal, static_cast<TX>(value), count);\n"

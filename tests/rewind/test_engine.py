@@ -1,9 +1,10 @@
 from ascendopt.bank.store import ExperienceBank
+from ascendopt.cxx.syntax import calls
 from ascendopt.evaluate.budget import BudgetedEvaluator
 from ascendopt.evaluate.store import MemoryStore
 from ascendopt.rewind.engine import rewind
-from ascendopt.rewind.motifs import get
-from ascendopt.rewind.motifs.base import Edit, Motif, Site, calls, kernel_parsed
+from ascendopt.transforms import get_motif as get
+from ascendopt.transforms.base import Edit, Motif, Site, kernel_parsed
 
 from .fake import BASE_US, SINGLE_US, FakeEvaluator, fake_op
 

@@ -1,4 +1,4 @@
-from ascendopt.rewind.motifs import get
+from ascendopt.transforms import get_motif as get
 
 from .conftest import load
 

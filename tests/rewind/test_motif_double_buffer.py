@@ -1,6 +1,7 @@
-from ascendopt.rewind.motifs import get
+from ascendopt.transforms import get_motif as get
 
 from .conftest import load
+
 
 KERNEL_ONE_BUFFER = """#include "kernel_operator.h"
 constexpr int32_t DEPTH = 1;

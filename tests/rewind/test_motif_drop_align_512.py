@@ -1,6 +1,7 @@
-from ascendopt.rewind.motifs import get
+from ascendopt.transforms import get_motif as get
 
 from .conftest import load
+
 
 HOST = "op_host/scale_copy.cpp"
 PER_CORE = "uint32_t perCore = (blocks + useCores - 1) / useCores * 8;"

@@ -1,6 +1,7 @@
-from ascendopt.rewind.motifs import get
+from ascendopt.transforms import get_motif as get
 
 from .conftest import load
+
 
 SET_Y = "yGm.SetGlobalBuffer((__gm__ float*)y + start, this->count);\n"
 NORMAL = "AscendC::CacheMode::CACHE_MODE_NORMAL"

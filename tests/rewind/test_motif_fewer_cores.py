@@ -1,6 +1,6 @@
 import pytest
 
-from ascendopt.rewind.motifs import MotifError, get
+from ascendopt.transforms import MotifError, get_motif as get
 
 from .conftest import load
 

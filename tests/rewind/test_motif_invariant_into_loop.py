@@ -1,6 +1,7 @@
-from ascendopt.rewind.motifs import get
+from ascendopt.transforms import get_motif as get
 
 from .conftest import load
+
 
 # Not invariant: `acc` is updated in place, `t` is scaled from a tensor the loop overwrites,
 # `k` reads a scalar the loop changes, `z` is copied to GM by MTE3 in the loop, `u` is never

@@ -1,6 +1,7 @@
-from ascendopt.rewind.motifs import get
+from ascendopt.transforms import get_motif as get
 
 from .conftest import load
+
 
 # A loop with no queue operation nor GM copy (local->local only), and a tile loop that already
 # carries a full barrier: neither is a site.

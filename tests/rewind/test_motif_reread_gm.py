@@ -1,6 +1,7 @@
-from ascendopt.rewind.motifs import get
+from ascendopt.transforms import get_motif as get
 
 from .conftest import load
+
 
 # layer_norm_custom written with its gamma/beta loads inline in Process (the shipped kernel
 # loads them in a method that also allocates the tensor, a form the motif skips).

@@ -1,8 +1,9 @@
 from ascendopt.cases import load_op_cases
 from ascendopt.evaluate.evaluator import case_elements
-from ascendopt.rewind.motifs import get
+from ascendopt.transforms import get_motif as get
 
 from .conftest import load
+
 
 KERNEL_NO_SITES = """#include "kernel_operator.h"
 class K { public: __aicore__ inline void Run(AscendC::LocalTensor<float>& y, AscendC::LocalTensor<float>& x) {

@@ -1,6 +1,7 @@
-from ascendopt.rewind.motifs import get
+from ascendopt.transforms import get_motif as get
 
 from .conftest import load
+
 
 # Single-buffered queues: AllocTensor already makes the copy-in wait for the consumer, so there
 # is no copy/compute overlap to remove. A tile loop already waiting on V->MTE2 is no site either.

@@ -1,6 +1,7 @@
-from ascendopt.rewind.motifs import get
+from ascendopt.transforms import get_motif as get
 
 from .conftest import load
+
 
 # UB->UB copies, parameter-struct copies and copies of operands whose type is not known are
 # not sites.

@@ -1,8 +1,9 @@
 from ascendopt.cases import load_op_cases
 from ascendopt.evaluate.evaluator import case_elements
-from ascendopt.rewind.motifs import get
+from ascendopt.transforms import get_motif as get
 
 from .conftest import load
+
 
 KERNEL = """#include "kernel_operator.h"
 class K { public:

@@ -1,6 +1,7 @@
-from ascendopt.rewind.motifs import get
+from ascendopt.transforms import get_motif as get
 
 from .conftest import load
+
 
 KERNEL_NO_SITES = """#include "kernel_operator.h"
 class K { public:

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from ascendopt.cxx.parse import parse
 from ascendopt.operator import Operator
 from ascendopt.tiling import REGION_KEY, KnobSpace, find_template
-from ascendopt.tiling.cparse import parse
-from ascendopt.tiling.show import format_space
-from ascendopt.tiling.show import main as show_main
+from ascendopt.tiling.show import format_space, main as show_main
 from ascendopt.tiling.template import MARK_END, MARK_START
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,7 +14,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ascendopt.rewind.families import FAMILIES, FAMILIES_VERSION
+from ascendopt.transforms.families import FAMILIES, FAMILIES_VERSION
+
 
 EXPERIENCE_VERSION = 1
 REQUIRED_TEXT = ("title", "family", "mechanism", "causal_chain", "bottleneck", "diff")
@@ -26,7 +27,7 @@ class Experience:
 
     Attributes:
         title: The optimization, imperative (``Double-buffer the copy queues``).
-        family: Canonical family (:data:`ascendopt.rewind.families.FAMILIES`).
+        family: Canonical family (:data:`ascendopt.transforms.families.FAMILIES`).
         mechanism: The root mechanism: why it pays on this hardware.
         causal_chain: What removing it did to the pipes, in words, from the two profiles.
         bottleneck: The symptom its absence shows (the slow side's bound and pipes).

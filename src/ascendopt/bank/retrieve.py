@@ -66,10 +66,11 @@ def rewrite_applies(rewrite: str, op: Operator | None, cache: dict[str, bool] | 
         return 0.5
     if cache is not None and rewrite in cache:
         return 1.0 if cache[rewrite] else 0.0
-    from ascendopt.refine.transforms import REWRITES
+    from ascendopt.transforms import REWRITES
+    from ascendopt.transforms.sites import sites_of
 
     try:
-        found = bool(REWRITES.get(rewrite).find(op))
+        found = bool(sites_of(REWRITES.get(rewrite), op))
     except KeyError:
         return 0.5
     except Exception:  # noqa: BLE001 - a matcher that cannot read this kernel finds nothing

@@ -26,10 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ascendopt.bank.experience import EXPERIENCE_VERSION, Experience, validate
 from ascendopt import dbfile
+from ascendopt.bank.experience import EXPERIENCE_VERSION, Experience, validate
 from ascendopt.dbfile import describe_error, file_problem
-from ascendopt.rewind.families import FAMILIES_VERSION
+from ascendopt.transforms.families import FAMILIES_VERSION
+
 
 SCHEMA_VERSION = 1
 EXPORT_FORMAT = "ascendopt-experience-bank"

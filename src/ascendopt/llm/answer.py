@@ -7,7 +7,7 @@ An answer is accepted in exactly two shapes, each with exactly one fenced code b
 * a unified diff: ```` ```diff ```` (or ```` ```patch ````).
 
 The first non-empty line of the answer (outside the block) is its summary; if it names one of
-:data:`ascendopt.rewind.families.FAMILIES` (``family: pipeline_overlap -- ...``) that is the
+:data:`ascendopt.transforms.families.FAMILIES` (``family: pipeline_overlap -- ...``) that is the
 answer's family, else ``other``. Anything else (no block, two blocks, an unclosed block, a fence
 without a path, a path outside ``op_kernel/``/``op_host/``) is refused with the reason.
 """
@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from ascendopt.llm.patch import PatchError, apply_diff, check_path
-from ascendopt.rewind.families import FAMILIES
+from ascendopt.transforms.families import FAMILIES
+
 
 _FENCE = re.compile(r"^(`{3,}|~{3,})\s*(.*?)\s*$")
 

@@ -32,7 +32,8 @@ from ascendopt.llm.prompts import messages
 from ascendopt.operator import Operator, OperatorError
 from ascendopt.profile.diagnosis import Diagnosis
 from ascendopt.refine.rewriter import Proposal, RewriteContext, experience_prior
-from ascendopt.rewind.families import FAMILIES
+from ascendopt.transforms.families import FAMILIES
+
 
 log = logging.getLogger(__name__)
 

@@ -1,9 +1,10 @@
 """Stage I rewriters: given a kernel, its diagnosis and the retrieved experiences, propose
 rewritten candidates. Two implementations behind one interface:
 
-* :class:`OfflineRewriter` (deterministic, no service): every site of every optimizing
-  transform of :data:`ascendopt.refine.transforms.REWRITES`, ranked by what the retrieved
-  experiences measured for that transform (or its family) on similar diagnoses;
+* :class:`OfflineRewriter` (deterministic, no service): the sites of the optimizing
+  transforms of :data:`ascendopt.transforms.REWRITES`, ranked by what the retrieved
+  experiences measured for that transform (or its family) on similar diagnoses, built lazily
+  up to the number asked for;
 * ``LLMRewriter`` (:mod:`ascendopt.refine.llm_rewriter`): a prompt with the kernel, the host
   tiling, the diagnosis and the experiences; its answer is parsed strictly.
 
@@ -13,7 +14,9 @@ proposal like any candidate and accepts only correct, faster ones.
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -102,50 +105,57 @@ def experience_prior(name: str, family: str, hits: list[Hit]) -> tuple[float, li
 
 
 class OfflineRewriter:
-    """Every site of every optimizing transform, ranked by the retrieved experiences.
+    """The sites of the optimizing transforms, ranked by the retrieved experiences, built lazily.
 
-    Without experiences (``hits`` empty, the ``--no-experience`` ablation) the order is the
-    transforms' registry order and the sites' source order: nothing tells one rewrite from
-    another before it is tried.
+    Ranking comes before any rewrite is built: each transform's prior
+    (:func:`experience_prior`) orders the transforms (best expected speedup first, ties in
+    registry order), and a transform's sites keep their source order. Rewrites are then built
+    in that order, skipping those already tried, identical to the kernel or to an earlier
+    proposal, and building stops at the ``n`` asked for. Sites come from the per-digest cache
+    retrieval also reads (:mod:`ascendopt.transforms.sites`); a transform whose anchor node
+    types the kernel does not contain is not asked. Without experiences (``hits`` empty, the
+    ``--no-experience`` ablation) the order is the transforms' registry order and the sites'
+    source order: nothing tells one rewrite from another before it is tried.
     """
 
     name = "offline"
 
     def __init__(self, transforms: list[Any] | None = None):
         if transforms is None:
-            from ascendopt.refine.transforms import REWRITES
+            from ascendopt.transforms import REWRITES
 
             transforms = [cls() for cls in REWRITES.all().values()]
         self.transforms = transforms
 
-    def candidates(self, ctx: RewriteContext) -> list[Proposal]:
-        out: list[Proposal] = []
-        for order, t in enumerate(self.transforms):
+    def ranked(self, ctx: RewriteContext) -> Iterator[Proposal]:
+        """Every proposal, best first, each built only when the iteration reaches it."""
+        from ascendopt.transforms.sites import anchored, sites_of
+
+        priors = [experience_prior(t.name, t.family, ctx.hits) for t in self.transforms]
+        order = sorted(range(len(self.transforms)), key=lambda i: (-priors[i][0], i))
+        seen: set[str] = set()
+        for i in order:
+            t, (prior, ids) = self.transforms[i], priors[i]
             try:
-                sites = t.find(ctx.op)
+                sites = sites_of(t, ctx.op) if anchored(t, ctx.op) else []
             except Exception:  # noqa: BLE001 - a matcher that cannot read this kernel finds nothing
                 continue
-            prior, ids = experience_prior(t.name, t.family, ctx.hits)
             for s in sites:
                 try:
                     cand = t.apply(ctx.op, s)
                 except Exception:  # noqa: BLE001 - a rewriter that cannot edit this site proposes nothing
                     continue
-                if cand.digest in ctx.tried or cand.digest == ctx.op.digest:
+                if cand.digest in ctx.tried or cand.digest == ctx.op.digest or cand.digest in seen:
                     continue
-                out.append(Proposal(cand, t.name, t.family, s.label, ids, prior, t, s))
-        # best expected speedup first; ties (and everything without experience) in registry order
-        ranked = sorted(enumerate(out), key=lambda io: (-io[1].prior, io[0]))
-        seen: set[str] = set()
-        result = []
-        for _, p in ranked:
-            if p.op.digest not in seen:
-                seen.add(p.op.digest)
-                result.append(p)
-        return result
+                seen.add(cand.digest)
+                yield Proposal(cand, t.name, t.family, s.label, ids, prior, t, s)
+
+    def candidates(self, ctx: RewriteContext) -> list[Proposal]:
+        """Every proposal, best first (all built: for reports; Stage I uses :meth:`propose`)."""
+        return list(self.ranked(ctx))
 
     def propose(self, ctx: RewriteContext, n: int) -> list[Proposal]:
-        return self.candidates(ctx)[:n]
+        return list(itertools.islice(self.ranked(ctx), max(0, n)))
 
     def repair(self, ctx: RewriteContext, failed: Proposal, evaluation: Evaluation) -> Proposal | None:
         return None  # a transform is deterministic: the same edit fails the same way

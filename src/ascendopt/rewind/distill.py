@@ -19,8 +19,9 @@ from ascendopt.bank.experience import Experience
 from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.operator import Operator
 from ascendopt.profile.diagnosis import Diagnosis, diagnose_evaluation
-from ascendopt.rewind.motifs.base import Motif, Site
 from ascendopt.rewind.validate import Noise
+from ascendopt.transforms.base import Motif, Site
+
 
 #: Pipe ratio changes smaller than this are not worth a word.
 _RATIO_STEP = 0.03
@@ -41,8 +42,8 @@ class Pair:
         noise: The parent's noise threshold.
         cores: Cores of the kernel's type (for the diagnosis).
         depth: Chain depth of the slow side (1 = one removal from the original).
-        rewrite: Name of the Stage I rewrite whose matcher finds the removed optimization's
-            absence in ``slow`` (empty when none does).
+        rewrite: Name of the Stage I rewrite of the removed optimization (empty when it has
+            none).
         rewrite_sites: Labels of that rewrite's sites in ``slow``.
     """
 
@@ -109,7 +110,8 @@ class OfflineDistiller:
             evidence={"slow": _rounded(slow_d.to_dict()), "fast": _rounded(fast_d.to_dict())},
             reusable_when=(f"the profile shows {slow_d.text}"
                            + (f", and the `{pair.rewrite}` rewrite finds its pattern ({pattern[0]})"
-                              if pair.rewrite else f", and the code has the pattern of motif `{m.name}` removed")),
+                              if pair.rewrite and pair.rewrite_sites
+                              else f", and the code has the pattern of motif `{m.name}` removed")),
             avoid_when=(f"the kernel already has it (a profile like {fast_d.text}); or the rewrite would not fit "
                         f"the UB or would break a data dependence (then it fails validation)"),
             diff=pair.fast.diff(pair.slow),

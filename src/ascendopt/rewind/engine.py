@@ -16,8 +16,8 @@ exhausting the sites of the first motif), and a kept removal's own first-tier ca
 before its parent's second-tier ones (chains are explored within a budget of 20).
 
 Each kept pair becomes an experience (:mod:`ascendopt.rewind.distill`); the Stage I rewrite
-that applies it is the rewrite of the motif's family whose matcher finds more sites in the
-slow side than in the fast side (it sees the removed optimization's absence).
+that applies it is the optimization's own rewrite (:func:`ascendopt.transforms.rewrite_of`),
+with its sites in the slow side as the pattern.
 """
 
 from __future__ import annotations
@@ -32,13 +32,14 @@ from typing import Any
 from ascendopt.bank.experience import Experience
 from ascendopt.bank.store import ExperienceBank
 from ascendopt.cases import Case
-from ascendopt.evaluate.budget import BudgetedEvaluator, BudgetExhausted
+from ascendopt.evaluate.budget import BudgetExhausted, BudgetedEvaluator
 from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.operator import Operator
 from ascendopt.profile.diagnosis import kernel_cores
 from ascendopt.rewind.distill import Distiller, OfflineDistiller, Pair
-from ascendopt.rewind.motifs.base import Motif, Site
 from ascendopt.rewind.validate import DEFAULT_MIN_EFFECT_PCT, DEFAULT_SIGMAS, Noise, judge, noise_threshold
+from ascendopt.transforms import Motif, Site, rewrite_of
+
 
 DEFAULT_BUDGET = 20
 DEFAULT_DEPTH = 2
@@ -106,24 +107,16 @@ def _candidates(op: Operator, motifs: Sequence[Motif]) -> list[tuple[int, Motif,
     return out
 
 
-def matching_rewrite(motif: Motif, fast: Operator, slow: Operator) -> tuple[str, list[str]]:
-    """The Stage I rewrite of ``motif``'s family that sees more sites in ``slow`` than in
-    ``fast`` (name, its site labels in ``slow``); ``("", [])`` when none does."""
-    from ascendopt.refine.transforms import REWRITES
-
-    best: tuple[int, str, list[str]] = (0, "", [])
-    for name, cls in REWRITES.all().items():
-        if cls.family != motif.family:
-            continue
-        r = cls()
-        try:
-            s_slow, s_fast = r.find(slow), r.find(fast)
-        except Exception:  # noqa: BLE001
-            continue
-        gain = len(s_slow) - len(s_fast)
-        if gain > best[0] or (gain == best[0] > 0 and name == motif.name):
-            best = (gain, name, [s.label for s in s_slow])
-    return best[1], best[2]
+def optimizing_rewrite(motif: Motif, slow: Operator) -> tuple[str, list[str]]:
+    """The Stage I rewrite of the optimization ``motif`` removes (its name, and the labels of its
+    sites in ``slow``); ``("", [])`` when the optimization has no rewrite."""
+    rw = rewrite_of(motif)
+    if rw is None:
+        return "", []
+    try:
+        return rw.name, [s.label for s in rw().find(slow)]
+    except Exception:  # noqa: BLE001 - a matcher that cannot read this kernel finds nothing
+        return rw.name, []
 
 
 def rewind(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, motifs: Sequence[Motif],
@@ -214,7 +207,7 @@ def _settle(res: RewindResult, m: Motif, site: Site, cand: Operator, a: Attempt,
     a.status, a.reason, a.detail = ev.status, v.reason, v.detail
     a.latency_us, a.slowdown, a.charged = ev.latency_us, v.slowdown, not ev.duplicate
     if v.kept:
-        rewrite, rsites = matching_rewrite(m, parent, cand)
+        rewrite, rsites = optimizing_rewrite(m, cand)
         exp = distiller.distill(Pair(m, site, parent, cand, parent_ev, ev, noise, cores, d + 1, rewrite, rsites))
         res.experiences.append(exp)
         a.experience = exp.id

@@ -1,6 +1,6 @@
 """The LLM rewinder: a motif whose rewrites are proposed by the ``rewinder`` LLM role.
 
-:class:`LLMRewinder` has the :class:`~ascendopt.rewind.motifs.base.Motif` interface, so the
+:class:`LLMRewinder` has the :class:`~ascendopt.transforms.base.Motif` interface, so the
 rewind engine tries it like any motif (it is not in the built-in registry: it needs a client).
 
 * :meth:`LLMRewinder.find` returns ``attempts`` sites (``llm proposal 1..n``), one per request;
@@ -34,8 +34,10 @@ from ascendopt.llm.errors import LLMError
 from ascendopt.llm.prompts import messages
 from ascendopt.operator import Operator, OperatorError
 from ascendopt.refine.llm_rewriter import format_host
-from ascendopt.rewind.families import FAMILIES
-from ascendopt.rewind.motifs.base import MOTIFS, Edit, Motif, MotifError, Site
+from ascendopt.transforms import MOTIFS
+from ascendopt.transforms.base import Edit, Motif, MotifError, Site
+from ascendopt.transforms.families import FAMILIES
+
 
 log = logging.getLogger(__name__)
 

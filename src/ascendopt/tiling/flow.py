@@ -20,12 +20,13 @@ call statement's identifier arguments depend on all of its arguments (out-parame
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from ascendopt.tiling.cparse import Parsed, const_int_value, declarator_name, walk
+from ascendopt.cxx.parse import Parsed, const_int_value, declarator_name, unparen, walk
+from ascendopt.cxx.syntax import call_args, callee_name, calls, identifiers as _all_identifiers
 
 UB_SIZE_QUERIES = ("GetCoreMemSize",)   # platform query whose last argument receives the UB size
 #: Byte size of each ge::DataType (the graph engine's types.h; bool is stored in one byte).
@@ -35,44 +36,6 @@ DTYPE_BYTES = {
     "DT_COMPLEX64": 8, "DT_COMPLEX128": 16, "DT_HIFLOAT8": 1, "DT_FLOAT8_E5M2": 1, "DT_FLOAT8_E4M3FN": 1,
 }
 _DTYPE = re.compile(r"\bDT_[A-Z0-9_]+\b")
-
-
-def callee_name(p: Parsed, call: Node) -> str:
-    """Last identifier of a call's function (``AscendC::DataCopy<T>`` -> ``DataCopy``,
-    ``ctx->SetBlockDim`` -> ``SetBlockDim``)."""
-    fn = call.child_by_field_name("function")
-    if fn is None:
-        return ""
-    while fn.type in ("template_function", "qualified_identifier", "field_expression", "template_method"):
-        nxt = fn.child_by_field_name("name") or fn.child_by_field_name("field")
-        if nxt is None:
-            break
-        fn = nxt
-    return p.text(fn).split("::")[-1].split("<")[0].strip()
-
-
-def call_args(call: Node) -> list[Node]:
-    args = call.child_by_field_name("arguments")
-    return [] if args is None else [a for a in args.named_children if a.type != "comment"]
-
-
-def calls(p: Parsed, names: Iterable[str] | None, root: Node) -> Iterator[Node]:
-    wanted = None if names is None else set(names)
-    for n in walk(root):
-        if n.type == "call_expression" and (wanted is None or callee_name(p, n) in wanted):
-            yield n
-
-
-def identifiers(p: Parsed, node: Node | None) -> set[str]:
-    if node is None:
-        return set()
-    return {p.text(n) for n in walk(node) if n.type == "identifier"}
-
-
-def strip_parens(node: Node) -> Node:
-    while node.type == "parenthesized_expression" and len(node.named_children) == 1:
-        node = node.named_children[0]
-    return node
 
 
 @dataclass
@@ -103,7 +66,7 @@ class TilingFlow:
                 if name:
                     deps.setdefault(name, set()).update(identifiers(p, val))
                     writes[name] = writes.get(name, 0) + 1
-                    v = const_int_value(p, strip_parens(val)) if val is not None else None
+                    v = const_int_value(p, unparen(val)) if val is not None else None
                     if v is not None:
                         local[name] = v
             elif n.type == "assignment_expression":
@@ -199,7 +162,7 @@ class TilingFlow:
             if fn is None or fn.type != "field_expression" or nm.startswith("set_") or nm.startswith("Set"):
                 continue
             for a in call_args(c):
-                a = strip_parens(a)
+                a = unparen(a)
                 if a.type == "identifier":
                     out.add(p.text(a))
         return out
@@ -222,7 +185,7 @@ class TilingFlow:
                 continue
             if not name or v is None:
                 continue
-            c = const_int_value(p, strip_parens(v))
+            c = const_int_value(p, unparen(v))
             if c is None:
                 other.add(name)
             else:
@@ -331,7 +294,7 @@ class TilingFlow:
             dtypes = _branch_dtypes(p, n)
             if dtypes is None:
                 continue
-            v = strip_parens(val)
+            v = unparen(val)
             value = const_int_value(p, v)
             if value is None and v.type == "identifier":
                 value = self.consts.get(p.text(v))
@@ -396,7 +359,7 @@ def queue_depth_names(p: Parsed) -> set[str]:
     for c in calls(p, ["InitBuffer"], p.tree.root_node):
         args = call_args(c)
         if len(args) == 3:
-            a = strip_parens(args[1])
+            a = unparen(args[1])
             if a.type == "field_expression" and a.child_by_field_name("field") is not None:
                 out.add(p.text(a.child_by_field_name("field")))
             elif a.type == "identifier":
@@ -421,3 +384,8 @@ def _branch_dtypes(p: Parsed, node: Node) -> list[str] | None:
             return found or None
         child, n = n, n.parent
     return None
+
+
+def identifiers(p: Parsed, node: Node | None) -> set[str]:
+    """Identifiers used under ``node`` (no ``this->`` members: host tiling code has none)."""
+    return _all_identifiers(p, node, this_fields=False)

@@ -41,19 +41,15 @@ from dataclasses import dataclass, field, replace
 
 from tree_sitter import Node
 
+from ascendopt.cxx.parse import Parsed, const_int_value, declarator_name, int_literal, is_int_type, parse, unparen, walk
+from ascendopt.cxx.syntax import references
 from ascendopt.operator import Operator
-from ascendopt.tiling.cparse import (
-    Parsed,
-    const_int_value,
-    declarator_name,
-    int_literal,
-    is_int_type,
-    parse,
-    walk,
-)
+from ascendopt.tiling.constant_roles import (ISA_LIMITS, alignment_constants, granule_sources, instruction_operand,
+                                             kernel_role)
 from ascendopt.tiling.domain import Domain
-from ascendopt.tiling.flow import TilingFlow, call_args, callee_name, queue_depth_names
+from ascendopt.tiling.flow import TilingFlow, queue_depth_names
 from ascendopt.tiling.template import TilingTemplate
+
 
 ROLES = ("tile", "buffer_num", "core_cap", "block_dim", "ub_parts", "other")
 _MINMAX = {"min", "max", "std::min", "std::max", "Min", "Max", "MIN", "MAX"}
@@ -152,12 +148,6 @@ def _in_condition(node: Node, stop: Node | None = None) -> bool:
     return False
 
 
-def _strip_parens(node: Node) -> Node:
-    while node.type == "parenthesized_expression" and len(node.named_children) == 1:
-        node = node.named_children[0]
-    return node
-
-
 def _norm(s: str) -> str:
     return re.sub(r"\s+", "", s)
 
@@ -201,7 +191,7 @@ class _FunctionFacts:
                     continue  # setters read their argument; only other calls fill out-parameters
                 args = n.child_by_field_name("arguments")
                 for a in (args.named_children if args is not None else []):
-                    a = _strip_parens(a)
+                    a = unparen(a)
                     if a.type == "pointer_expression":
                         a = a.named_children[-1] if a.named_children else a
                     if a.type == "identifier":
@@ -246,7 +236,7 @@ def _value_knobs(c: _Collector, facts: _FunctionFacts, name: str, base_id: str, 
     """Knobs in the value of ``name = value`` / ``T name = value`` (``decl``: the
     init_declarator of a declaration)."""
     p = c.p
-    v = _strip_parens(value)
+    v = unparen(value)
     if name in facts.unstable or name in facts.type_sizes:
         return
     cv = const_int_value(p, v)
@@ -265,12 +255,12 @@ def _value_knobs(c: _Collector, facts: _FunctionFacts, name: str, base_id: str, 
         branches = [("then", v.child_by_field_name("consequence")), ("else", v.child_by_field_name("alternative"))]
         if cond is None or any(b is None for _, b in branches):
             return
-        vals = [const_int_value(p, _strip_parens(b)) for _, b in branches]
+        vals = [const_int_value(p, unparen(b)) for _, b in branches]
         both = all(x is not None for x in vals)
         for i, (tag, b) in enumerate(branches):
             if vals[i] is None:
                 continue
-            b = _strip_parens(b)
+            b = unparen(b)
             other = branches[1 - i][1]
             if not both and _norm(p.text(other)) in _norm(p.text(cond)):
                 # clamp (n < 40 ? n : 40) or floor guard (n > 0 ? n : 1); a floor of 0 or 1
@@ -290,7 +280,7 @@ def _value_knobs(c: _Collector, facts: _FunctionFacts, name: str, base_id: str, 
         args = v.child_by_field_name("arguments")
         if fn is not None and args is not None and p.text(fn).split("<")[0] in _MINMAX:
             for a in args.named_children:
-                a = _strip_parens(a)
+                a = unparen(a)
                 av = const_int_value(p, a)
                 if av is not None:
                     c.add(f"{base_id}.{p.text(fn).split('::')[-1].split('<')[0].lower()}", name, a, av)
@@ -323,7 +313,7 @@ def use_role(facts: _FunctionFacts | None, name: str) -> str:
 def _is_lower_bound(p: Parsed, cond: Node, var: Node) -> bool:
     """``var >= c`` / ``var > c`` / ``c < var`` / ``c <= var``: the ternary keeps var from
     going below the literal."""
-    c = _strip_parens(cond)
+    c = unparen(cond)
     if c.type != "binary_expression":
         return False
     op = p.text(c.child_by_field_name("operator"))
@@ -347,8 +337,8 @@ def region_knobs(p: Parsed, tpl: TilingTemplate, fn_body: Node, consts: dict[str
                 if fn is not None and p.text(fn).endswith("SetBlockDim") and not _in_condition(n, fn_body):
                     args = n.child_by_field_name("arguments")
                     a = args.named_children if args is not None else []
-                    if len(a) == 1 and const_int_value(p, _strip_parens(a[0])) is not None:
-                        lit = _strip_parens(a[0])
+                    if len(a) == 1 and const_int_value(p, unparen(a[0])) is not None:
+                        lit = unparen(a[0])
                         c.add("blockDim", "blockDim", lit, const_int_value(p, lit), "block_dim")
                         c.pinned.add(c.knobs[-1].id)
                 continue
@@ -409,172 +399,12 @@ def file_constants(p: Parsed, scope: str, rebuild: str) -> list[Knob]:
             val = d.child_by_field_name("value")
             if not name or val is None:
                 continue
-            v = _strip_parens(val)
+            v = unparen(val)
             cv = const_int_value(p, v)
             if cv is None:
                 continue
             c.add(name, name, v, cv)
     return c.knobs
-
-
-def _local_granules(p: Parsed, body: Node) -> set[str]:
-    """Granule idioms inside one function body (no helper calls followed)."""
-    return alignment_constants(p, body)
-
-
-def alignment_constants(p: Parsed, root: Node) -> set[str]:
-    """Identifiers used as an alignment granule: ``x % N``, ``x / N * N``, ``(x + N - 1) / N``.
-    Rounding to a granule is a hardware or layout fact, not a tuning choice."""
-    out: set[str] = set()
-
-    def op(n: Node) -> str:
-        o = n.child_by_field_name("operator")
-        return p.text(o) if o is not None else ""
-
-    def ident(n: Node | None) -> str | None:
-        n = _strip_parens(n) if n is not None else None
-        return p.text(n) if n is not None and n.type in ("identifier", "qualified_identifier") else None
-
-    # x / C ... * C across statements: a value counted in units of C is converted back
-    divided_by: dict[str, set[str]] = {}
-    for n in walk(root):
-        if n.type in ("init_declarator", "assignment_expression"):
-            tgt = (declarator_name(p, n.child_by_field_name("declarator")) if n.type == "init_declarator"
-                   else p.text(n.child_by_field_name("left")) if n.child_by_field_name("left") is not None else None)
-            v = n.child_by_field_name("value" if n.type == "init_declarator" else "right")
-            if tgt and v is not None:
-                for b in walk(v):
-                    if b.type == "binary_expression" and op(b) == "/" and ident(b.child_by_field_name("right")):
-                        divided_by.setdefault(tgt, set()).add(ident(b.child_by_field_name("right")))
-    flow = TilingFlow.of(p, root) if divided_by else None
-    # helpers of the operator's own that round to a granule (``RoundUp(x, g)`` whose body is
-    # ``(x + g - 1) / g * g``): the argument in the granule's position is a granule
-    rounding: dict[str, list[int]] = {}
-    if root == p.tree.root_node:
-        for fn in walk(root):
-            if fn.type != "function_definition" or fn.child_by_field_name("body") is None:
-                continue
-            decl = fn.child_by_field_name("declarator")
-            fdecl = next((d for d in walk(decl) if d.type == "function_declarator"), None) if decl else None
-            params = fdecl.child_by_field_name("parameters") if fdecl is not None else None
-            name = fdecl.child_by_field_name("declarator") if fdecl is not None else None
-            if params is None or name is None:
-                continue
-            names = [declarator_name(p, q.child_by_field_name("declarator")) for q in params.named_children]
-            inner = _local_granules(p, fn.child_by_field_name("body"))
-            idx = [i for i, nm in enumerate(names) if nm and nm in inner]
-            if idx:
-                rounding[p.text(name).split("::")[-1]] = idx
-    for c in walk(root):
-        if c.type == "call_expression" and callee_name(p, c) in rounding:
-            args = call_args(c)
-            for i in rounding[callee_name(p, c)]:
-                if i < len(args) and ident(args[i]):
-                    out.add(ident(args[i]))
-    for n in walk(root):
-        if n.type != "binary_expression":
-            continue
-        right = ident(n.child_by_field_name("right"))
-        left = n.child_by_field_name("left")
-        if right is None or left is None:
-            continue
-        left = _strip_parens(left)
-        if op(n) == "*" and flow is not None and any(
-                right in divided_by.get(v, ()) for v in flow.closure({p.text(i) for i in walk(left)
-                                                                      if i.type == "identifier"})):
-            out.add(right)
-        if op(n) == "%":
-            out.add(right)
-        elif op(n) == "*" and left.type == "binary_expression" and op(left) == "/" \
-                and ident(left.child_by_field_name("right")) == right:
-            out.add(right)
-        elif op(n) == "/" and left.type == "binary_expression" and op(left) == "-" \
-                and const_int_value(p, _strip_parens(left.child_by_field_name("right"))) == 1 \
-                and right in {p.text(i) for i in walk(left) if i.type == "identifier"}:
-            out.add(right)
-    return out
-
-
-def granule_sources(p: Parsed, granules: set[str]) -> set[str]:
-    """``granules`` plus what they are scaled from: ``g = C`` or ``g = C / typeBytes`` makes
-    ``C`` a granule too (bytes per block divided by a type size is elements per block)."""
-    out = set(granules)
-    todo = list(granules)
-    while todo:
-        g = todo.pop()
-        for n in walk(p.tree.root_node):
-            if n.type == "init_declarator":
-                if declarator_name(p, n.child_by_field_name("declarator")) != g:
-                    continue
-                v = n.child_by_field_name("value")
-            elif n.type == "assignment_expression":
-                left = n.child_by_field_name("left")
-                if left is None or p.text(left) != g:
-                    continue
-                v = n.child_by_field_name("right")
-            else:
-                continue
-            v = _strip_parens(v) if v is not None else None
-            while v is not None and v.type == "binary_expression" and p.text(v.child_by_field_name("operator")) == "/":
-                v = _strip_parens(v.child_by_field_name("left"))
-            if v is not None and v.type == "identifier" and p.text(v) not in out:
-                out.add(p.text(v))
-                todo.append(p.text(v))
-    return out
-
-
-#: ISA limits (Ascend C docs: a vector instruction repeats at most 255 times; a DataCopy moves
-#: at most 4095 bursts; block strides are 16-bit): a constant holding one is a fact.
-ISA_LIMITS = frozenset({255, 4095, 65535})
-
-
-def kernel_role(p: Parsed, name: str) -> str | None:
-    """A kernel constant's role from its uses in the kernel file: a queue depth (``TQue<pos,
-    N>``, ``InitBuffer(q, N, len)``) is buffer_num; a value in size arithmetic or an
-    ``InitBuffer`` length is tile; an instruction operand (a mask, a repeat count, a stride
-    passed straight to an API call), a flag or an index is no knob."""
-    role = None
-    if instruction_operand(p, name):
-        return None
-    for r in _references(p, p.tree.root_node, name):
-        if any(x.type == "subscript_expression" for x in _ancestors(r)):
-            continue  # an address offset: layout, not size
-        a = r.parent
-        while a is not None and a.type in ("parenthesized_expression",):
-            a = a.parent
-        if a is not None and a.type == "template_argument_list" and a.parent is not None \
-                and p.text(a.parent).startswith(("TQue", "AscendC::TQue")):
-            return "buffer_num"
-        call = next((x for x in _ancestors(r) if x.type == "call_expression"), None)
-        if call is not None and callee_name(p, call) == "InitBuffer":
-            args = call_args(call)
-            if len(args) == 3 and args[1].start_byte <= r.start_byte and r.end_byte <= args[1].end_byte:
-                return "buffer_num"
-            role = "tile"
-        elif a is not None and a.type == "binary_expression" and p.text(a.child_by_field_name("operator")) in "*/":
-            role = "tile"
-    return role
-
-
-def instruction_operand(p: Parsed, name: str) -> bool:
-    """Whether the kernel passes ``name`` straight to an API call other than ``InitBuffer``
-    (a mask, a repeat count, a stride, a round mode)."""
-    for r in _references(p, p.tree.root_node, name):
-        call = r.parent.parent if r.parent is not None and r.parent.type == "argument_list" else None
-        if call is not None and call.type == "call_expression" and callee_name(p, call) != "InitBuffer":
-            return True
-    return False
-
-
-def _ancestors(node: Node):
-    n = node.parent
-    while n is not None:
-        yield n
-        n = n.parent
-
-
-def _references(p: Parsed, node: Node, name: str) -> list[Node]:
-    return [n for n in walk(node) if n.type == "identifier" and p.text(n) == name]
 
 
 def extract_knobs(op: Operator, tpl: TilingTemplate, parsed: dict[str, Parsed] | None = None,
@@ -640,7 +470,7 @@ def extract_knobs(op: Operator, tpl: TilingTemplate, parsed: dict[str, Parsed] |
             if k.name in facts.type_sizes or k.name in granules or k.name in kernel_facts \
                     or k.default in ISA_LIMITS:
                 continue
-            refs = _references(p, body, k.name)
+            refs = references(p, body, k.name)
             if any(not _in_condition(r, body) for r in refs):
                 knobs += _reaching_outputs([replace(k, role=use_role(facts, k.name))], facts)
     if include_kernel:

@@ -14,9 +14,9 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
+from ascendopt.cxx.parse import Parsed
 from ascendopt.operator import Operator
 from ascendopt.slots import CONSTEXPR, HostSlots, render_literal, slot_text, slottable
-from ascendopt.tiling.cparse import Parsed
 from ascendopt.tiling.domain import Domain
 from ascendopt.tiling.knobs import Knob, Span, extract_knobs
 from ascendopt.tiling.priors import SocLimits, domain_for, prior_value

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from ascendopt.cxx.parse import Parsed, declarator_name, parse, walk
 from ascendopt.operator import Operator, _strip_comments
-from ascendopt.tiling.cparse import Parsed, declarator_name, parse, walk
 
 MARK_START = "// # evolve_tiling_block_start"
 MARK_END = "// # evolve_tiling_block_end"
