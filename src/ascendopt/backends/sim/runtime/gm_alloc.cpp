@@ -35,8 +35,6 @@ GmAlloc Foreign(const void* base, uint64_t bytes, const std::string& name) {
 }
 }  // namespace
 
-void ArmGmGuardAll() { ArmGmGuard(g_gm); }
-
 // Any byte of an allocation's mapped page has its device address (the L2 model's lines).
 uint64_t GmDeviceAddr(uint64_t host_addr) {
     for (const auto& a : g_gm) {

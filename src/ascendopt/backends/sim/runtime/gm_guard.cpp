@@ -41,9 +41,6 @@ constexpr bool kCanGuard = false;
 #endif
 constexpr uintptr_t kPage = 4096;
 
-struct Region {
-    uintptr_t lo = 0, hi = 0;  // page-aligned [lo, hi) of the kernel's mapping
-};
 struct Alias {
     uintptr_t lo = 0, hi = 0;  // an allocation's kernel mapping
     intptr_t delta = 0;        // + delta: the same byte in the APIs' mapping
@@ -62,7 +59,6 @@ struct LocalView {
 
 // State of the running core's thread. Cores run one at a time (the scheduler's mutex orders
 // them) and the handlers run on the faulting thread, so plain globals suffice.
-std::vector<Region> g_regions;       // what Arm protected (sized before arming; read by the handler)
 std::vector<Alias> g_aliases;        // every guardable allocation's two mappings
 std::vector<LocalView> g_local;      // every live core's on-chip kernel views (always guarded)
 bool g_handlers = false;             // the fault handlers are installed
@@ -77,7 +73,7 @@ struct sigaction g_old_segv {}, g_old_trap {};
 bool g_flushing = false;
 
 bool Guarded(uintptr_t a) {
-    for (const Region& r : g_regions)
+    for (const Alias& r : g_aliases)
         if (a >= r.lo && a < r.hi) return true;
     return false;
 }
@@ -176,27 +172,20 @@ void RemoveHandlers() {
 
 }  // namespace
 
-void ArmGmGuard(const std::vector<GmAlloc>& gm) {
+void ArmGmGuard() {
     if (!kCanGuard) return;
-    g_regions.clear();
-    for (const GmAlloc& a : gm) {
-        auto lo = reinterpret_cast<uintptr_t>(a.base);
-        if (!a.guardable || lo % kPage != 0) continue;
-        g_regions.push_back({lo, lo + (a.mapped + kPage - 1) / kPage * kPage});
-    }
     g_nraw = 0;
     g_raw_overflow = 0;
     g_nstep = 0;
     InstallHandlers();
-    for (const Region& r : g_regions) Protect(r.lo, r.hi, false);
+    for (const Alias& r : g_aliases) Protect(r.lo, r.hi, false);
     g_armed = 1;
 }
 
 void DisarmGmGuard() {
     if (!g_armed) return;
     g_armed = 0;
-    for (const Region& r : g_regions) Protect(r.lo, r.hi, true);
-    g_regions.clear();
+    for (const Alias& r : g_aliases) Protect(r.lo, r.hi, true);
     RemoveHandlers();
 }
 

@@ -372,7 +372,7 @@ LaunchResult LaunchKernel(uint32_t block_dim, uint64_t tiling_key, void (*entry)
     g_flags.Reset(int(n));
     g_l2.Reset(g_soc, int(n));
     if (Stream().On()) Stream().Launch(n, n);
-    ArmGmGuardAll();
+    ArmGmGuard();
     std::vector<std::thread> threads;
     threads.reserve(n);
     for (uint32_t i = 0; i < n; ++i) {

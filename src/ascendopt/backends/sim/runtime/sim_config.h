@@ -99,8 +99,7 @@ uint8_t* AllocGm(uint64_t bytes, const std::string& name, uint8_t fill);
 void RegisterImageGm(const void* base, uint64_t bytes, const std::string& name);
 void FreeAllGm();
 // GM protected from the kernel's raw loads and stores while it runs (gm_guard.cpp).
-void ArmGmGuard(const std::vector<GmAlloc>& gm);
-void ArmGmGuardAll();  // every allocation so far (gm_alloc.cpp holds the registry)
+void ArmGmGuard();  // every allocation mapped twice so far (AddGmAlias) is protected
 void DisarmGmGuard();
 // An allocation mapped twice: the kernel's addresses and the APIs' (GmData), one set of pages.
 void AddGmAlias(const void* kernel_view, const void* api_view, uint64_t bytes);
