@@ -1,0 +1,157 @@
+"""Issue 37's targets on the committed split (``benchmarks/results/stage1_split.json``).
+
+Two parts, both resumable:
+
+``run``: ``ascendopt bench`` of one half (``tune`` or ``held_out``) with the methods
+``stage1,full,stage2`` at a budget (60 by default), into ``--out`` (``--resume`` continues it).
+
+``table``: what the bench found, per half: for each offline rewrite, the operators of the half
+where it has a site in the original kernel, and those where one of its candidates was correct,
+added no hazard and was faster than its parent by more than tau (Stage I's own verdict,
+:func:`ascendopt.rewind.validate.judge_improvement`, recomputed from the recorded evaluations);
+the GM speedup of ``stage1`` and of ``full`` over ``stage2``; and the chains of accepted
+Stage I rewrites.
+
+    python benchmarks/stage1_targets.py run --half held_out --src <cann-ops>/src --out bench_s1_held
+    python benchmarks/stage1_targets.py table --half held_out --src <cann-ops>/src --out bench_s1_held
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+SPLIT = Path(__file__).resolve().parent / "results" / "stage1_split.json"
+METHODS = "stage1,full,stage2"
+
+
+def half_ops(half: str) -> list[str]:
+    return list(json.loads(SPLIT.read_text())[half])
+
+
+def run(args: argparse.Namespace) -> int:
+    ops = half_ops(args.half)
+    cmd = [sys.executable, "-m", "ascendopt.cli", "bench", "--suite", "cannops", "--src", args.src,
+           "--methods", METHODS, "--budget", str(args.budget), "--seeds", "1", "--workers", str(args.workers),
+           "--out", args.out, "--ops", ",".join(ops)]
+    if Path(args.out, "bench.db").exists():
+        cmd.append("--resume")
+    print(" ".join(cmd), flush=True)
+    return subprocess.call(cmd)
+
+
+def sites_by_rewrite(src: str, ops: list[str]) -> dict[str, set[str]]:
+    """rewrite -> operators of ``ops`` where it has a site in the original kernel."""
+    from ascendopt.operator import Operator
+    from ascendopt.suites import load_suite
+    from ascendopt.transforms import REWRITES
+    from ascendopt.transforms.sites import anchored, sites_of
+
+    found: dict[str, set[str]] = defaultdict(set)
+    for sop in load_suite("cannops", src).ops:
+        key = f"{sop.dir.parent.name}/{sop.name}"
+        if key not in ops:
+            continue
+        op = Operator.load(sop.dir)
+        for name, cls in REWRITES.all().items():
+            t = cls()
+            try:
+                if anchored(t, op) and sites_of(t, op):
+                    found[name].add(sop.name)
+            except Exception:  # noqa: BLE001 - a matcher that cannot read a kernel finds nothing there
+                continue
+    return found
+
+
+def faster_by_rewrite(out: str) -> tuple[dict[str, set[str]], dict[str, list[list[str]]]]:
+    """rewrite -> operators where a candidate of it was accepted-worthy against its parent;
+    op -> chains (per run) of Stage I rewrites whose candidates descend from one another and
+    were each kept."""
+    from ascendopt.evaluate.store import SQLiteStore
+    from ascendopt.rewind.validate import judge_improvement, noise_threshold
+
+    store = SQLiteStore(Path(out) / "bench.db", readonly=True)
+    faster: dict[str, set[str]] = defaultdict(set)
+    chains: dict[str, list[list[str]]] = defaultdict(list)
+    for run in store.list_runs():
+        recs = [r.evaluation for r in store.list_evaluations(run.id)]
+        by_digest = {e.digest: e for e in recs}
+        kept: dict[str, str] = {}  # digest -> rewrite, for kept Stage I candidates
+        for e in recs:
+            if not e.origin.startswith("stage1/") or e.parent not in by_digest:
+                continue
+            parent = by_digest[e.parent]
+            if not parent.ok or parent.latency_us is None:
+                continue
+            if judge_improvement(parent, e, noise_threshold(parent)).kept:
+                rewrite = e.origin.split("/", 1)[1]
+                faster[rewrite].add(run.op)
+                kept[e.digest] = rewrite
+        for d in kept:
+            if any(by_digest[c].parent == d for c in kept):
+                continue  # not the end of a chain
+            chain, cur = [], d
+            while cur in kept:
+                chain.append(kept[cur])
+                cur = by_digest[cur].parent
+            if len(chain) > 1:
+                chains[run.op].append(chain[::-1])
+    return faster, chains
+
+
+def table(args: argparse.Namespace) -> int:
+    ops = half_ops(args.half)
+    names = sorted({o.split("/")[1] for o in ops})
+    sites = sites_by_rewrite(args.src, ops)
+    faster, chains = faster_by_rewrite(args.out) if Path(args.out, "bench.db").exists() else ({}, {})
+    print(f"## {args.half}: {len(ops)} operators\n")
+    print("| rewrite | operators with a site | faster and correct |")
+    print("|---|---|---|")
+    for r in sorted(set(sites) | set(faster)):
+        s, f = sorted(sites.get(r, ())), sorted(faster.get(r, ()))
+        print(f"| {r} | {len(s)}: {', '.join(s)} | {len(f)}: {', '.join(f)} |")
+    with_site = {o for s in sites.values() for o in s}
+    print(f"\noperators with at least one offline proposal: {len(with_site)} of {len(names)}")
+    bench = Path(args.out, "bench.json")
+    if bench.exists():
+        rows = json.loads(bench.read_text())["operators"]
+        per = {r["op"]: r["methods"] for r in rows}
+
+        def gm(vals: list[float]) -> float:
+            return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else float("nan")
+
+        s1 = [m["stage1"] for m in per.values() if m.get("stage1")]
+        ratio = [m["full"] / m["stage2"] for m in per.values() if m.get("full") and m.get("stage2")]
+        print(f"operators finished: {len(per)} of {len(names)}")
+        print(f"stage1 GM speedup: {gm(s1):.3f}x over {len(s1)} operators")
+        print(f"full / stage2 GM: {gm(ratio):.3f}x over {len(ratio)} operators")
+        print("\n| operator | stage1 | full | stage2 |\n|---|---|---|---|")
+        for op in sorted(per):
+            m = per[op]
+            print(f"| {op} | " + " | ".join(f"{m[k]:.3f}x" if m.get(k) else "-" for k in ("stage1", "full", "stage2"))
+                  + " |")
+    for op in sorted(chains):
+        for c in chains[op]:
+            print(f"chain on {op}: {' -> '.join(c)}")
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("what", choices=("run", "table"))
+    ap.add_argument("--half", choices=("tune", "held_out"), required=True)
+    ap.add_argument("--src", required=True, help="cann-ops checkout's src/")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--budget", type=int, default=60)
+    ap.add_argument("--workers", type=int, default=1)
+    args = ap.parse_args()
+    return run(args) if args.what == "run" else table(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
