@@ -185,3 +185,12 @@ def test_a_write_through_a_view_writes_the_viewed_tensor():
     adds = next(calls(p, ["Adds"])).parent
     assert {"row", "b"} <= written_names(p, adds)
     assert "a" in written_names(p, loop)
+
+
+def test_callee_name_of_dependent_template_method_calls():
+    """``q.template DeQue<T>()`` (a member template of a dependent type) names ``DeQue``,
+    not ``template DeQue``."""
+    p = parse("k.cpp", "void f() { auto t = q.template DeQue<half>(); x.template Get<float>(); "
+                       "AscendC::DataCopy<T>(a, b, c); }")
+    names = [callee_name(p, n) for n in walk(p.tree.root_node) if n.type == "call_expression"]
+    assert names == ["DeQue", "Get", "DataCopy"]

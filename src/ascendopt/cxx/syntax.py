@@ -18,12 +18,15 @@ LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
 # ----------------------------------------------------------------------------- calls
 def callee_name(p: Parsed, call: Node) -> str:
     """Last identifier of a call's function (``AscendC::DataCopy<T>`` -> ``DataCopy``,
-    ``inQueueX.EnQue`` -> ``EnQue``, ``ctx->SetBlockDim`` -> ``SetBlockDim``)."""
+    ``inQueueX.EnQue`` -> ``EnQue``, ``ctx->SetBlockDim`` -> ``SetBlockDim``,
+    ``q.template DeQue<T>`` -> ``DeQue``)."""
     fn = call.child_by_field_name("function")
     if fn is None:
         return ""
-    while fn.type in ("template_function", "qualified_identifier", "field_expression", "template_method"):
-        nxt = (fn.child_by_field_name("name") or fn.child_by_field_name("field"))
+    while fn.type in ("template_function", "qualified_identifier", "field_expression", "template_method",
+                      "dependent_name"):
+        nxt = (fn.child_by_field_name("name") or fn.child_by_field_name("field")
+               or (fn.named_children[0] if fn.type == "dependent_name" and fn.named_children else None))
         if nxt is None:
             break
         fn = nxt
