@@ -55,18 +55,21 @@ checker validates the candidate.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
 from ascendopt.cxx.affine import counted_loop, index_base, loop_label
 from ascendopt.cxx.parse import Parsed, declarator_name, of_type, unparen, walk
-from ascendopt.cxx.scope import CONCRETE_TYPES, tensor_type
+from ascendopt.cxx.scope import class_of, tensor_type
 from ascendopt.cxx.sync import api_prefix, scalar_sync_around
 from ascendopt.cxx.syntax import (
     call_args,
     callee_name,
     calls,
+    function_of,
     identifiers,
     is_method_call,
     is_zero,
@@ -83,12 +86,14 @@ from ascendopt.transforms.base import (
     Rewrite,
     Site,
     find_node,
+    insert_after_statement,
     kernel_parsed,
     remove_statement,
     replace_statement,
     replace_with_lines,
 )
 from ascendopt.transforms.library._elemwise import flag_pair
+from ascendopt.transforms.library._vecexpr import E, Builder, Gen, Instr, Target, Unsupported, canon
 from ascendopt.transforms.registry import Optimization, register
 
 
@@ -170,223 +175,189 @@ class ScalarLoop(Motif):
                                   comment=f"scalar loop instead of {name}")]
 
 
-_BIN = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div"}
-_UNARY_CALLS = {"abs": "Abs", "fabs": "Abs", "exp": "Exp", "sqrt": "Sqrt", "log": "Ln"}
-_MINMAX_CALLS = {"max": "Max", "fmax": "Max", "min": "Min", "fmin": "Min"}
-
-
-class Unsupported(Exception):
-    pass
-
-
 @dataclass
-class Val:
-    """A translated subexpression: a scalar (``text``), an element read of tensor ``text``, or a
-    value computed into the destination by ``instrs`` (kind ``dst``)."""
+class Vectorized:
+    """A loop's translation: instruction ``lines`` (without the API prefix), its ``label``, the
+    temporaries (name, element type; ``mask`` = Compare bits), and the dst tensor whose buffer
+    bounds the element count (for sizing temporaries when the count is not a literal)."""
 
-    kind: str  # scalar | leaf | dst
-    text: str = ""
-    root: str = ""  # variable of an element read
-    instrs: list[tuple[str, list[str]]] = field(default_factory=list)
-
-
-class _Translator:
-    def __init__(self, p: Parsed, var: str, dst: str, env: dict[str, Node], at: Node):
-        self.p, self.var, self.dst, self.env, self.at = p, var, dst, env, at
-        self.pending: list[tuple[str, str]] = []  # element reads (root, text) of the next instruction
-
-    # -- helpers
-    def norm(self, n: Node) -> str:
-        return "".join(self.p.text(unparen(n)).split())
-
-    def is_scalar(self, n: Node) -> bool:
-        ids = identifiers(self.p, n)
-        if self.var in ids or ids & set(self.env):
-            return False
-        return not any(c.type == "call_expression" and is_method_call(c) and callee_name(self.p, c) == "GetValue"
-                       for c in walk(n))
-
-    def src(self, v: Val, out: list) -> str:
-        """Operand text of ``v`` for the next instruction (appending its instructions)."""
-        if v.kind == "dst":
-            out.extend(v.instrs)
-            return self.dst
-        if v.kind == "leaf":
-            self.pending.append((v.root, v.text))
-        return v.text
-
-    def emit(self, out: list, name: str, args: list[str]) -> Val:
-        out.append((name, args, tuple(self.pending)))
-        self.pending = []
-        return Val("dst", instrs=out)
-
-    # -- translation
-    def tr(self, n: Node) -> Val:
-        n = unparen(n)
-        if self.is_scalar(n):
-            return Val("scalar", self.p.text(n))
-        t = n.type
-        if t == "identifier" and self.p.text(n) in self.env:
-            return self.tr(self.env[self.p.text(n)])
-        if t == "call_expression":
-            return self.call(n)
-        if t == "binary_expression":
-            return self.binary(self.p.text(n.child_by_field_name("operator")), n.child_by_field_name("left"),
-                               n.child_by_field_name("right"))
-        if t == "unary_expression" and self.p.text(n.child_by_field_name("operator")) == "-":
-            a = self.tr(n.child_by_field_name("argument"))
-            out: list = []
-            return self.emit(out, "Muls", [self.dst, self.src(a, out), "-1"])
-        if t == "conditional_expression":
-            return self.select(n)
-        raise Unsupported(f"{t} {self.p.text(n)[:40]}")
-
-    def call(self, n: Node) -> Val:
-        name = callee_name(self.p, n)
-        args = call_args(n)
-        if is_method_call(n) and name == "GetValue" and len(args) == 1:
-            ok, base = index_base(self.p, args[0], self.var)
-            recv = method_receiver(n)
-            if not ok or self.var in identifiers(self.p, recv):
-                raise Unsupported("element read at another index")
-            root = root_name(self.p, recv)
-            kind = tensor_type(self.p, self.at, root or "").pair()
-            if root is None or kind is not None and kind[0] != "LocalTensor":
-                raise Unsupported("global tensor operand")
-            text = self.p.text(recv) + (f"[{self.p.text(base)}]" if base is not None else "")
-            return Val("leaf", text, root)
-        if is_method_call(n):
-            raise Unsupported(f"method {name}")
-        low = name.lower()
-        if low in _UNARY_CALLS and len(args) == 1:
-            a = self.tr(args[0])
-            out: list = []
-            return self.emit(out, _UNARY_CALLS[low], [self.dst, self.src(a, out)])
-        if low in _MINMAX_CALLS and len(args) == 2:
-            return self.minmax(_MINMAX_CALLS[low], args[0], args[1])
-        raise Unsupported(f"call {name}")
-
-    def minmax(self, op: str, a_node: Node, b_node: Node) -> Val:
-        a, b = self.tr(a_node), self.tr(b_node)
-        if a.kind == "scalar":
-            a, b = b, a
-        out: list = []
-        if b.kind == "scalar":
-            return self.emit(out, op + "s", [self.dst, self.src(a, out), b.text])
-        return self.two(op, a, b)
-
-    def two(self, op: str, a: Val, b: Val) -> Val:
-        if a.kind == "dst" and b.kind == "dst":
-            raise Unsupported("two computed operands")
-        out: list = []
-        sa = self.src(a, out)
-        sb = self.src(b, out)
-        return self.emit(out, op, [self.dst, sa, sb])
-
-    def binary(self, op: str, left: Node, right: Node) -> Val:
-        if op not in _BIN:
-            raise Unsupported(f"operator {op}")
-        a, b = self.tr(left), self.tr(right)
-        out: list = []
-        if a.kind != "scalar" and b.kind != "scalar":
-            return self.two(_BIN[op], a, b)
-        if op == "/":
-            raise Unsupported("division by or of a scalar")
-        if a.kind == "scalar":  # s op t
-            if op == "-":
-                self.emit(out, "Muls", [self.dst, self.src(b, out), "-1"])
-                return self.emit(out, "Adds", [self.dst, self.dst, a.text])
-            return self.emit(out, "Adds" if op == "+" else "Muls", [self.dst, self.src(b, out), a.text])
-        s = b.text if op != "-" else f"-({b.text})"
-        return self.emit(out, "Adds" if op in "+-" else "Muls", [self.dst, self.src(a, out), s])
-
-    def select(self, n: Node) -> Val:
-        cond = unparen(n.child_by_field_name("condition"))
-        cons, alt = n.child_by_field_name("consequence"), n.child_by_field_name("alternative")
-        # drop a NaN-propagation clause ``|| a != a``
-        if cond.type == "binary_expression" and self.p.text(cond.child_by_field_name("operator")) == "||":
-            r = unparen(cond.child_by_field_name("right"))
-            if r.type == "binary_expression" and self.p.text(r.child_by_field_name("operator")) == "!=" \
-                    and self.norm(r.child_by_field_name("left")) == self.norm(r.child_by_field_name("right")):
-                cond = unparen(cond.child_by_field_name("left"))
-        if cond.type != "binary_expression":
-            raise Unsupported("select condition")
-        op = self.p.text(cond.child_by_field_name("operator"))
-        l, r = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-        if op in (">", ">="):  # normalise to l < r
-            l, r, op = r, l, "<" if op == ">" else "<="
-        if op not in ("<", "<="):
-            raise Unsupported("select comparison")
-        nl, nr, nc, na = self.norm(l), self.norm(r), self.norm(cons), self.norm(alt)
-        if {nl, nr} == {nc, na}:  # l < r ? l : r is min, l < r ? r : l is max
-            return self.minmax("Min" if nc == nl else "Max", cons, alt)
-        if is_zero(self.p, r) and nc == f"-{nl}" or is_zero(self.p, r) and nc == f"-({nl})":
-            if na in (nl, f"{nl}+0"):  # x < 0 ? -x : x
-                a = self.tr(l)
-                out: list = []
-                return self.emit(out, "Abs", [self.dst, self.src(a, out)])
-        if is_zero(self.p, r) and na == nl and unparen(cons).type == "binary_expression" \
-                and self.p.text(unparen(cons).child_by_field_name("operator")) == "*":
-            c = unparen(cons)
-            f1, f2 = c.child_by_field_name("left"), c.child_by_field_name("right")
-            for x, s in ((f1, f2), (f2, f1)):
-                if self.norm(x) == nl and self.is_scalar(s):  # x < 0 ? x * s : x
-                    a = self.tr(l)
-                    out = []
-                    return self.emit(out, "LeakyRelu", [self.dst, self.src(a, out), self.p.text(s)])
-        raise Unsupported("select shape")
+    lines: list[str]
+    label: str
+    temps: list[tuple[str, str]] = field(default_factory=list)
+    dst_root: str = ""
+    bound: str = ""
 
 
-def translate(p: Parsed, loop: Node) -> tuple[list[str], str] | None:
-    """(instruction lines without prefix/count, label) for a vectorizable loop, else None."""
+def _body(p: Parsed, loop: Node) -> list[Node] | None:
+    body = loop.child_by_field_name("body")
+    stmts = [c for c in body.named_children if c.type != "comment"] if body.type == "compound_statement" else [body]
+    if not stmts or any(n.type in ("assignment_expression", "update_expression") for s in stmts for n in walk(s)):
+        return None  # a value carried across iterations, or a side effect
+    return stmts
+
+
+def _set_value(p: Parsed, stmt: Node) -> Node | None:
+    """The ``x.SetValue(i, v)`` call of a statement (also alone in braces)."""
+    if stmt.type == "compound_statement":
+        inner = [c for c in stmt.named_children if c.type != "comment"]
+        return _set_value(p, inner[0]) if len(inner) == 1 else None
+    call = statement_call(stmt)
+    if call is None or not is_method_call(call) or callee_name(p, call) != "SetValue" or len(call_args(call)) != 2:
+        return None
+    return call
+
+
+def _outputs(p: Parsed, stmts: list[Node], env: dict) -> list[tuple[Node, Callable[[Builder], E]]] | None:
+    """(SetValue call, builder of its value) per output statement; locals go to ``env``."""
+    outs = []
+    for d in stmts:
+        if d.type == "declaration":
+            decls = [x for x in d.named_children if x.type == "init_declarator"]
+            if len(decls) != 1 or decls[0].child_by_field_name("value") is None:
+                return None
+            ty = p.text(d.child_by_field_name("type"))
+            env[declarator_name(p, decls[0].child_by_field_name("declarator"))] = \
+                (decls[0].child_by_field_name("value"), None if ty == "auto" else ty)
+        elif d.type == "if_statement" and d.child_by_field_name("alternative") is not None:
+            # if (c) x.SetValue(i, a); else x.SetValue(i, b);  ->  x.SetValue(i, c ? a : b)
+            alt = d.child_by_field_name("alternative")
+            alt = alt.named_children[-1] if alt.type == "else_clause" else alt
+            a, b = _set_value(p, d.child_by_field_name("consequence")), _set_value(p, alt)
+            cond = d.child_by_field_name("condition")
+            cond = cond.child_by_field_name("value") or cond.named_children[-1]
+            if a is None or b is None or p.text(method_receiver(a)) != p.text(method_receiver(b)) \
+                    or p.text(call_args(a)[0]) != p.text(call_args(b)[0]):
+                return None
+            va, vb = call_args(a)[1], call_args(b)[1]
+            outs.append((a, lambda bd, c=cond, x=va, y=vb: bd.select(c, x, y)))
+        else:
+            call = _set_value(p, d)
+            if call is None:
+                return None
+            outs.append((call, lambda bd, v=call_args(call)[1]: bd.tr(v)))
+    return outs
+
+
+def translate(p: Parsed, loop: Node, pre: str = "") -> Vectorized | None:
+    """The vector form of a vectorizable loop, else None."""
     cl = counted_loop(p, loop)
     if cl is None or cl.step is not None or not is_zero(p, cl.start):
         return None
-    body = loop.child_by_field_name("body")
-    stmts = [c for c in body.named_children if c.type != "comment"] if body.type == "compound_statement" else [body]
-    if not stmts:
+    stmts = _body(p, loop)
+    env: dict[str, tuple[Node, str | None]] = {}
+    outs = _outputs(p, stmts, env) if stmts else None
+    if not outs:
         return None
-    env: dict[str, Node] = {}
-    for d in stmts[:-1]:
-        decls = [x for x in d.named_children if x.type == "init_declarator"] if d.type == "declaration" else []
-        if len(decls) != 1 or decls[0].child_by_field_name("value") is None:
-            return None
-        env[declarator_name(p, decls[0].child_by_field_name("declarator"))] = decls[0].child_by_field_name("value")
-    call = statement_call(stmts[-1])
-    if call is None or not is_method_call(call) or callee_name(p, call) != "SetValue" or len(call_args(call)) != 2:
-        return None
-    idx, expr = call_args(call)
-    ok, base = index_base(p, idx, cl.var)
-    recv = method_receiver(call)
-    if not ok or cl.var in identifiers(p, recv):
-        return None
-    dst_kind = tensor_type(p, loop, root_name(p, recv) or "").pair()
-    if dst_kind is not None and dst_kind[0] != "LocalTensor":
-        return None
-    dst = p.text(recv) + (f"[{p.text(base)}]" if base is not None else "")
-    tr = _Translator(p, cl.var, dst, env, loop)
+    bd = Builder(p, cl.var, loop, env)
+    roots, targets = [], []
     try:
-        v = tr.tr(expr)
+        for call, build in outs:
+            ok, base = index_base(p, call_args(call)[0], cl.var)
+            recv = method_receiver(call)
+            if not ok or cl.var in identifiers(p, recv):
+                return None
+            root = root_name(p, recv)
+            kind = tensor_type(p, loop, root or "").pair()
+            if root is None or kind is not None and kind[0] != "LocalTensor" or root in (t.root for t in targets):
+                return None
+            ty = canon(kind[1]) if kind else None
+            e = build(bd)
+            if e.op not in ("scalar", "leaf") or e.ty != ty:
+                e = bd.cast(e, ty)
+            roots.append(e)
+            targets.append(Target(p.text(recv) + (f"[{p.text(base)}]" if base is not None else ""), ty, root))
+        gen = Gen(p.text(cl.bound), pre)
+        gen.count_uses(roots)
+        for e, t in zip(roots, targets):
+            gen.store(e, t)
     except (Unsupported, RecursionError):
         return None
-    if v.kind == "leaf":
-        return None  # a plain copy
-    instrs = [("Duplicate", [dst, v.text], ())] if v.kind == "scalar" else v.instrs
-    dst_root = root_name(p, recv)
-    for k, (_, _, reads) in enumerate(instrs):
-        for root, text in reads:
-            # an element read of dst's variable: only in place, and only before dst is written
-            if root == dst_root and (k > 0 or text != dst):
-                return None
-            # operand element types must agree with dst's when both are declared
-            # (template parameters may be equal: the build decides)
-            rk = tensor_type(p, loop, root).pair()
-            if dst_kind is not None and rk is not None and rk[1] != dst_kind[1] \
-                    and {rk[1], dst_kind[1]} <= CONCRETE_TYPES:
-                return None
-    n = p.text(cl.bound)
-    lines = [f"{name}({', '.join(args + [n])});" for name, args, _ in instrs]
-    return lines, " + ".join(name for name, _, _ in instrs)
+    if not _reads_before_writes(gen.instrs, targets):
+        return None
+    return Vectorized([i.line() for i in gen.instrs], " + ".join(i.name for i in gen.instrs), gen.temps,
+                      targets[0].root, p.text(cl.bound))
+
+
+def _reads_before_writes(instrs: list[Instr], targets: list[Target]) -> bool:
+    """Every element read of a written variable is of the written tensor itself (same offset)
+    and comes before the first instruction writing it: the scalar loop reads each element before
+    its iteration writes it, so the vector form must read the old values too."""
+    written: set[str] = set()
+    texts = {t.root: t.text for t in targets}
+    for ins in instrs:
+        for root, text in ins.reads:
+            if root in texts and (root in written or text != texts[root]):
+                return False
+        if ins.writes:
+            written.add(ins.writes)
+    return True
+
+
+@dataclass
+class TempPlan:
+    """Where the temporaries' buffers go: after the InitBuffer of ``dst``'s buffer (``init``, the
+    bytes expression is in scope there) and its member declaration (``member``); ``elems`` is the
+    element-count bound of the loop (its literal count, else the capacity of ``dst``'s buffer)."""
+
+    init: Node
+    member: Node
+    alloc: str   # ``pipe.`` / ``pipe->``
+    elems: str
+
+
+def _dst_buffer(p: Parsed, loop: Node, root: str) -> tuple[Node, Node, str] | None:
+    """(InitBuffer call, member declaration, element type) of the queue/TBuf ``root`` comes from
+    (``root = q.AllocTensor<T>()`` / ``q.DeQue<T>()`` / ``buf.Get<T>()`` declared in the function)."""
+    fn = function_of(loop)
+    cls = class_of(p, fn) if fn is not None else None
+    if cls is None:
+        return None
+    value = None
+    for d in of_type(p, "init_declarator"):
+        if fn.start_byte <= d.start_byte < loop.start_byte \
+                and declarator_name(p, d.child_by_field_name("declarator")) == root:
+            value = unparen(d.child_by_field_name("value")) if d.child_by_field_name("value") else None
+    if value is None or value.type != "call_expression" or not is_method_call(value) \
+            or callee_name(p, value) not in ("AllocTensor", "DeQue", "Get"):
+        return None
+    queue = p.text(method_receiver(value))
+    inits = [c for c in calls(p, ["InitBuffer"]) if call_args(c) and p.text(call_args(c)[0]) == queue
+             and function_of(c) is not None and class_of(p, function_of(c)) == cls]
+    members = [d for d in walk(cls) if d.type == "field_declaration"
+               and any(declarator_name(p, x) == queue for x in d.children_by_field_name("declarator"))]
+    kind = tensor_type(p, loop, root).pair()
+    if len(inits) != 1 or len(members) != 1 or kind is None or statement_of(inits[0]) is None:
+        return None
+    return inits[0], members[0], kind[1]
+
+
+def temp_plan(p: Parsed, loop: Node, v: Vectorized) -> TempPlan | None:
+    buf = _dst_buffer(p, loop, v.dst_root)
+    if buf is None:
+        return None
+    init, member, ty = buf
+    fn_text = p.text(init.child_by_field_name("function"))
+    elems = v.bound if v.bound.isdigit() else f"({p.text(call_args(init)[-1])}) / sizeof({ty})"
+    return TempPlan(statement_of(init), member, fn_text[:-len("InitBuffer")], elems)
+
+
+def temp_edits(p: Parsed, loop: Node, v: Vectorized, plan: TempPlan, pre: str) -> tuple[list[Edit], list[str]]:
+    """Edits adding one TBuf per temporary (member, InitBuffer, Get before the loop's
+    instructions) and the instruction lines with the temporaries renamed to free names."""
+    text = p.src.decode()
+    first = 1 + max((int(k) for k in re.findall(r"\baoVtBuf(\d+)\b", text)), default=-1)
+    names = {name: f"aoVt{first + k}" for k, (name, _) in enumerate(v.temps)}
+    lines = [re.sub(r"\baoVt\d+\b", lambda m: names[m.group(0)], ln) for ln in v.lines]
+    members, inits, gets = [], [], []
+    for name, ty in v.temps:
+        new, et = names[name], "uint8_t" if ty == "mask" else ty
+        size = f"(({plan.elems}) + 255) / 256 * 32" if ty == "mask" else \
+            f"(({plan.elems}) * sizeof({et}) + 255) / 256 * 256"
+        members.append(f"{pre}TBuf<{pre}TPosition::VECCALC> {new.replace('aoVt', 'aoVtBuf')};")
+        inits.append(f"{plan.alloc}InitBuffer({new.replace('aoVt', 'aoVtBuf')}, {size});")
+        gets.append(f"{pre}LocalTensor<{et}> {new} = {new.replace('aoVt', 'aoVtBuf')}.Get<{et}>();")
+    return [insert_after_statement(p, plan.member, members), insert_after_statement(p, plan.init, inits)], \
+        gets + [pre + ln for ln in lines]
 
 
 @register
@@ -400,15 +371,19 @@ class VectorizeScalarLoop(Rewrite):
         for p in kernel_parsed(op):
             for n in of_type(p, "for_statement"):
                 got = translate(p, n)
-                if got is not None:
-                    sites.append(self.site(p, n, f"{got[1]} for {p.text(counted_loop(p, n).bound)} elements "
+                if got is not None and (not got.temps or temp_plan(p, n, got) is not None):
+                    sites.append(self.site(p, n, f"{got.label} for {p.text(counted_loop(p, n).bound)} elements "
                                                  f"{loop_label(p, n.parent or n)}".replace(", loop", ", in loop")))
         return sites
 
     def edits(self, op: Operator, site: Site) -> list[Edit]:
         p = next(q for q in kernel_parsed(op) if q.file == site.file)
         loop = find_node(p, site.start, site.end, "for_statement")
-        lines, _ = translate(p, loop)
         pre = api_prefix(p)
-        return [replace_with_lines(p, loop, [pre + line for line in lines]),
+        v = translate(p, loop, pre)
+        extra: list[Edit] = []
+        lines = [pre + line for line in v.lines]
+        if v.temps:
+            extra, lines = temp_edits(p, loop, v, temp_plan(p, loop, v), pre)
+        return [*extra, replace_with_lines(p, loop, lines),
                 *(remove_statement(p, s) for s in scalar_sync_around(p, loop))]
