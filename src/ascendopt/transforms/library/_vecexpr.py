@@ -111,7 +111,9 @@ class Builder:
             return e
         if e.ty in FLOATS and ty in FLOATS:
             return self.mk("Cast", ty, (e,), ("CAST_RINT" if ty != "float" else "CAST_NONE",))
-        if ty == "float" and e.ty is not None and e.ty not in FLOATS | INTS:  # a template element type
+        if e.ty is not None and {e.ty, ty} - FLOATS - INTS and "float" in (e.ty, ty):
+            # to or from a template element type: CAST_NONE (exact widening; float -> half/bf16
+            # rounds to nearest even as C++ does; an integer type would round, not truncate)
             return self.mk("Cast", ty, (e,), ("CAST_NONE",))
         if e.ty is None or e.ty not in FLOATS | INTS or ty not in FLOATS | INTS:
             return e  # template parameters may be equal: the build decides (a mismatch does not compile)

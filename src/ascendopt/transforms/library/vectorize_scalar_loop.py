@@ -86,13 +86,13 @@ from ascendopt.transforms.base import (
     Rewrite,
     Site,
     find_node,
-    insert_after_statement,
     kernel_parsed,
     remove_statement,
     replace_statement,
     replace_with_lines,
 )
 from ascendopt.transforms.library._elemwise import flag_pair
+from ascendopt.transforms.library._ubbuf import BufferPlan, UbBuffer, buffer_edits, fresh_name, plan_buffers
 from ascendopt.transforms.library._vecexpr import E, Builder, Gen, Instr, Target, Unsupported, canon
 from ascendopt.transforms.registry import Optimization, register
 
@@ -295,69 +295,71 @@ def _reads_before_writes(instrs: list[Instr], targets: list[Target]) -> bool:
 
 @dataclass
 class TempPlan:
-    """Where the temporaries' buffers go: after the InitBuffer of ``dst``'s buffer (``init``, the
-    bytes expression is in scope there) and its member declaration (``member``); ``elems`` is the
-    element-count bound of the loop (its literal count, else the capacity of ``dst``'s buffer)."""
+    """Where the temporaries' buffers go (:mod:`._ubbuf`) and ``elems``, the element-count bound
+    of the loop: its literal count, else the capacity of ``dst``'s buffer (the loop writes
+    ``dst[b + i]`` for ``i < n`` inside that buffer, so ``n`` is at most its element count)."""
 
-    init: Node
-    member: Node
-    alloc: str   # ``pipe.`` / ``pipe->``
+    buffers: BufferPlan
     elems: str
 
 
-def _dst_buffer(p: Parsed, loop: Node, root: str) -> tuple[Node, Node, str] | None:
-    """(InitBuffer call, member declaration, element type) of the queue/TBuf ``root`` comes from
-    (``root = q.AllocTensor<T>()`` / ``q.DeQue<T>()`` / ``buf.Get<T>()`` declared in the function)."""
+def _dst_buffer(p: Parsed, loop: Node, root: str) -> tuple[Node, str] | None:
+    """(InitBuffer call, element type) of the queue/TBuf ``root`` comes from (``root =
+    q.AllocTensor<T>()`` / ``q.DeQue<T>()`` / ``buf.Get<T>()`` declared in the function)."""
     fn = function_of(loop)
-    cls = class_of(p, fn) if fn is not None else None
-    if cls is None:
-        return None
     value = None
     for d in of_type(p, "init_declarator"):
-        if fn.start_byte <= d.start_byte < loop.start_byte \
+        if fn is not None and fn.start_byte <= d.start_byte < loop.start_byte \
                 and declarator_name(p, d.child_by_field_name("declarator")) == root:
             value = unparen(d.child_by_field_name("value")) if d.child_by_field_name("value") else None
     if value is None or value.type != "call_expression" or not is_method_call(value) \
             or callee_name(p, value) not in ("AllocTensor", "DeQue", "Get"):
         return None
     queue = p.text(method_receiver(value))
+    cls = class_of(p, fn)
     inits = [c for c in calls(p, ["InitBuffer"]) if call_args(c) and p.text(call_args(c)[0]) == queue
              and function_of(c) is not None and class_of(p, function_of(c)) == cls]
-    members = [d for d in walk(cls) if d.type == "field_declaration"
-               and any(declarator_name(p, x) == queue for x in d.children_by_field_name("declarator"))]
     kind = tensor_type(p, loop, root).pair()
-    if len(inits) != 1 or len(members) != 1 or kind is None or statement_of(inits[0]) is None:
+    return (inits[0], kind[1]) if len(inits) == 1 and kind is not None else None
+
+
+def temp_plan(files: list[Parsed], p: Parsed, loop: Node, v: Vectorized) -> TempPlan | None:
+    fn = function_of(loop)
+    plan = plan_buffers(files, p, fn) if fn is not None else None
+    if plan is None:
         return None
-    return inits[0], members[0], kind[1]
-
-
-def temp_plan(p: Parsed, loop: Node, v: Vectorized) -> TempPlan | None:
-    buf = _dst_buffer(p, loop, v.dst_root)
-    if buf is None:
+    if v.bound.isdigit():
+        return TempPlan(plan, v.bound)
+    got = _dst_buffer(p, loop, v.dst_root)
+    if got is None or function_of(got[0]) != plan.init_fn:
         return None
-    init, member, ty = buf
-    fn_text = p.text(init.child_by_field_name("function"))
-    elems = v.bound if v.bound.isdigit() else f"({p.text(call_args(init)[-1])}) / sizeof({ty})"
-    return TempPlan(statement_of(init), member, fn_text[:-len("InitBuffer")], elems)
+    size = call_args(got[0])[-1]
+    body = plan.init_fn.child_by_field_name("body")
+    nested = {declarator_name(p, x) for d in walk(body) if d.type == "declaration" and d.parent != body
+              for x in d.children_by_field_name("declarator")}
+    if identifiers(p, size) & nested:
+        return None  # the size is not in scope where the buffers are initialised
+    return TempPlan(plan, f"({p.text(size)}) / sizeof({got[1]})")
 
 
-def temp_edits(p: Parsed, loop: Node, v: Vectorized, plan: TempPlan, pre: str) -> tuple[list[Edit], list[str]]:
-    """Edits adding one TBuf per temporary (member, InitBuffer, Get before the loop's
-    instructions) and the instruction lines with the temporaries renamed to free names."""
-    text = p.src.decode()
-    first = 1 + max((int(k) for k in re.findall(r"\baoVtBuf(\d+)\b", text)), default=-1)
-    names = {name: f"aoVt{first + k}" for k, (name, _) in enumerate(v.temps)}
-    lines = [re.sub(r"\baoVt\d+\b", lambda m: names[m.group(0)], ln) for ln in v.lines]
-    members, inits, gets = [], [], []
+def temp_edits(files: list[Parsed], p: Parsed, v: Vectorized, plan: TempPlan, pre: str) -> tuple[list[Edit], list[str]]:
+    """Edits adding one TBuf per temporary (sized in whole 256-byte repeats for ``plan.elems``
+    elements, a Compare mask one bit per element) and the loop's replacement lines: a ``Get``
+    per temporary, then the instructions with the temporaries renamed to fresh names."""
+    taken: set[str] = set()
+    names, bufs, gets = {}, [], []
     for name, ty in v.temps:
-        new, et = names[name], "uint8_t" if ty == "mask" else ty
+        local = fresh_name(files, "aoVt", taken)
+        buf = fresh_name(files, "aoVtBuf", taken | {local})
+        taken |= {local, buf}
+        names[name] = local
+        et = "uint8_t" if ty == "mask" else ty
         size = f"(({plan.elems}) + 255) / 256 * 32" if ty == "mask" else \
             f"(({plan.elems}) * sizeof({et}) + 255) / 256 * 256"
-        members.append(f"{pre}TBuf<{pre}TPosition::VECCALC> {new.replace('aoVt', 'aoVtBuf')};")
-        inits.append(f"{plan.alloc}InitBuffer({new.replace('aoVt', 'aoVtBuf')}, {size});")
-        gets.append(f"{pre}LocalTensor<{et}> {new} = {new.replace('aoVt', 'aoVtBuf')}.Get<{et}>();")
-    return [insert_after_statement(p, plan.member, members), insert_after_statement(p, plan.init, inits)], \
-        gets + [pre + ln for ln in lines]
+        bufs.append(UbBuffer(buf, size))
+        gets.append(f"{pre}LocalTensor<{et}> {local} = {buf}.Get<{et}>();")
+    lines = [re.sub(r"\baoVt\d+\b", lambda m: names[m.group(0)], ln) for ln in v.lines]
+    return buffer_edits(plan.buffers, bufs), gets + [pre + ln for ln in lines]
 
 
 @register
@@ -368,22 +370,24 @@ class VectorizeScalarLoop(Rewrite):
 
     def find(self, op: Operator) -> list[Site]:
         sites = []
-        for p in kernel_parsed(op):
+        files = kernel_parsed(op)
+        for p in files:
             for n in of_type(p, "for_statement"):
                 got = translate(p, n)
-                if got is not None and (not got.temps or temp_plan(p, n, got) is not None):
+                if got is not None and (not got.temps or temp_plan(files, p, n, got) is not None):
                     sites.append(self.site(p, n, f"{got.label} for {p.text(counted_loop(p, n).bound)} elements "
                                                  f"{loop_label(p, n.parent or n)}".replace(", loop", ", in loop")))
         return sites
 
     def edits(self, op: Operator, site: Site) -> list[Edit]:
-        p = next(q for q in kernel_parsed(op) if q.file == site.file)
+        files = kernel_parsed(op)
+        p = next(q for q in files if q.file == site.file)
         loop = find_node(p, site.start, site.end, "for_statement")
         pre = api_prefix(p)
         v = translate(p, loop, pre)
         extra: list[Edit] = []
         lines = [pre + line for line in v.lines]
         if v.temps:
-            extra, lines = temp_edits(p, loop, v, temp_plan(p, loop, v), pre)
+            extra, lines = temp_edits(files, p, v, temp_plan(files, p, loop, v), pre)
         return [*extra, replace_with_lines(p, loop, lines),
                 *(remove_statement(p, s) for s in scalar_sync_around(p, loop))]
