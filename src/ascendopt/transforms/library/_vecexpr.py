@@ -179,7 +179,10 @@ class Builder:
             if name == "GetValue" and len(args) == 1:
                 return self.leaf(n)
             raise Unsupported(f"method {name}")
-        fn = unparen(n.child_by_field_name("function"))
+        fn = n.child_by_field_name("function")
+        if fn.type == "parenthesized_expression" and canon(self.norm(fn)) in FLOATS | INTS and len(args) == 1:
+            return self.cast(self.tr(args[0]), self.norm(fn))  # ``(half)(e)`` parsed as a call
+        fn = unparen(fn)
         if fn.type == "template_function" and name == "static_cast" and len(args) == 1:
             targ = fn.child_by_field_name("arguments")
             return self.cast(self.tr(args[0]), self.p.text(targ)[1:-1].strip())
@@ -374,7 +377,7 @@ class Gen:
         return name
 
     def emit(self, name: str, t: Target, srcs: list[tuple[E, str]], extra: list[str], count: str = "") -> None:
-        reads = [(e.root, s) for e, s in srcs if e.op == "leaf"]
+        reads = [(e.root, s) for e, s in srcs if e.op == "leaf" and s == e.text]
         self.instrs.append(Instr(name, [t.text, *(s for _, s in srcs), *extra], count or self.n, t.root, reads))
 
     def value(self, e: E, target: Target | None) -> tuple[str, bool]:
@@ -429,7 +432,8 @@ class Gen:
                 held.append(y)
                 self.emit("Select", t, srcs, [f"{self.pre}SELMODE::VSEL_TENSOR_TENSOR_MODE"])
             else:
-                self.emit("Select", t, srcs, [e.extra[0], f"{self.pre}SELMODE::VSEL_TENSOR_SCALAR_MODE"])
+                self.emit("Select", t, srcs, [f"static_cast<{e.ty}>({e.extra[0]})",
+                                              f"{self.pre}SELMODE::VSEL_TENSOR_SCALAR_MODE"])
             self.release(*held)
         else:
             raise Unsupported(f"no instruction for {e.op}")
@@ -459,7 +463,8 @@ class Gen:
             self.emit("Compare", t, [(e.args[0], a[0]), (e.args[1], b[0])], [mode], cnt)
             self.release(a, b)
         else:
-            self.emit("CompareScalar", t, [(e.args[0], a[0])], [e.extra[1], mode], cnt)
+            s = f"static_cast<{e.args[0].ty}>({e.extra[1]})"
+            self.emit("CompareScalar", t, [(e.args[0], a[0])], [s, mode], cnt)
             self.release(a)
 
     def store(self, e: E, dst: Target) -> None:
