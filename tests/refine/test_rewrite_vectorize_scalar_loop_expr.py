@@ -9,7 +9,7 @@ from ascendopt.cxx.parse import parse, walk
 from ascendopt.operator import Operator
 from ascendopt.evaluate.evaluator import case_elements
 from ascendopt.transforms import REWRITES
-from ascendopt.transforms.library.vectorize_scalar_loop import translate
+from ascendopt.transforms.library.vectorize_scalar_loop import temp_plan, translate
 
 from .conftest import load
 from ..rewind.conftest import OPS
@@ -80,3 +80,94 @@ def test_naive_elementwise_loop_is_vectorized_and_faster(check, tmp_path, loop, 
     print([(r.name, r.task_duration_us) for r in before + after])
     # the multi-tile case: the scalar loop dominated its latency
     assert after[1].task_duration_us * 4 < before[1].task_duration_us
+
+
+SNIPPETS = """#include "kernel_operator.h"
+using namespace AscendC;
+class K { public:
+void F(uint32_t n, float s, int32_t k) {
+  LocalTensor<half> x = qx.DeQue<half>();
+  LocalTensor<half> y = qy.AllocTensor<half>();
+  LocalTensor<float> f = qf.AllocTensor<float>();
+  LocalTensor<float> g = qg.AllocTensor<float>();
+  LocalTensor<int32_t> m = qm.AllocTensor<int32_t>();
+  LocalTensor<int32_t> m2 = qm.AllocTensor<int32_t>();
+  for (uint32_t i = 0; i < n; i++) y.SetValue(i, static_cast<half>(static_cast<float>(x.GetValue(i)) * s));
+  for (uint32_t i = 0; i < n; i++) { float a = x.GetValue(i); y.SetValue(i, a / (1.0f + fabsf(a))); }
+  for (uint32_t i = 0; i < n; i++) f.SetValue(i, (float)x.GetValue(i));
+  for (uint32_t i = 0; i < n; i++) f.SetValue(i, f.GetValue(i) > 0 ? f.GetValue(i) : g.GetValue(i) * s);
+  for (uint32_t i = 0; i < n; i++) { if (f.GetValue(i) > g.GetValue(i)) g.SetValue(i, f.GetValue(i)); else g.SetValue(i, 0); }
+  for (uint32_t i = 0; i < n; i++) f.SetValue(i, 1 / g.GetValue(i));
+  for (uint32_t i = 0; i < n; i++) f.SetValue(i, 1.0f / sqrtf(g.GetValue(i)));
+  for (uint32_t i = 0; i < n; i++) f.SetValue(i, tanhf(g.GetValue(i)) + floorf(g.GetValue(i)));
+  for (uint32_t i = 0; i < n; i++) { float e = expf(g.GetValue(i)); f.SetValue(i, e / (e + 1.0f)); }
+  for (uint32_t i = 0; i < n; i++) { float a = g.GetValue(i) * s; f.SetValue(i, a + 1); y.SetValue(i, (half)(a * a)); }
+  for (uint32_t i = 0; i < n; i++) f.SetValue(i, s / g.GetValue(i));
+  for (uint32_t i = 0; i < n; i++) f.SetValue(i, g.GetValue(i) * x.GetValue(i));
+  for (uint32_t i = 0; i < n; i++) m.SetValue(i, m2.GetValue(i) / k);
+  for (uint32_t i = 0; i < n; i++) m.SetValue(i, m2.GetValue(i) / m.GetValue(i));
+  for (uint32_t i = 0; i < n; i++) f.SetValue(i, g.GetValue(2 * i) * 2);
+  for (uint32_t i = 0; i < n; i++) f.SetValue(i, f.GetValue(i + 1) * 2);
+  for (uint32_t i = 0; i < n; i++) { s = s + g.GetValue(i); f.SetValue(i, s); }
+  for (uint32_t i = 0; i < n; i++) f.SetValue(i, Foo(g.GetValue(i)));
+  for (uint32_t i = 0; i < n; i++) f.SetValue(i, tanhf(x.GetValue(i)));
+  for (uint32_t i = 0; i < n; i++) { f.SetValue(i, g.GetValue(i) + 1); g.SetValue(i, f.GetValue(i) * 2); }
+  for (uint32_t i = 0; i < n; i++) { f.SetValue(i, g.GetValue(i) + 1); f.SetValue(i, 2); }
+  for (uint32_t i = 0; i < n; i++) f.SetValue(i, round(g.GetValue(i)));
+  for (uint32_t i = 0; i < n; i++) y.SetValue(i, static_cast<int32_t>(g.GetValue(i)));
+}
+TQue<TPosition::VECIN, 1> qx, qy, qf, qg, qm; };
+"""
+
+CMP = "((n) + (256 / sizeof(float)) - 1) / (256 / sizeof(float)) * (256 / sizeof(float))"
+EXPECTED = [
+    # casts: widening CAST_NONE, narrowing to half CAST_RINT (C++ rounds to nearest even)
+    ["Cast(aoVt0, x, RoundMode::CAST_NONE, n);", "Muls(aoVt0, aoVt0, s, n);",
+     "Cast(y, aoVt0, RoundMode::CAST_RINT, n);"],
+    # two computed operands: the shared local in its own temporary
+    ["Cast(aoVt1, x, RoundMode::CAST_NONE, n);", "Abs(aoVt0, aoVt1, n);", "Adds(aoVt0, aoVt0, 1.0f, n);",
+     "Div(aoVt0, aoVt1, aoVt0, n);", "Cast(y, aoVt0, RoundMode::CAST_RINT, n);"],
+    ["Cast(f, x, RoundMode::CAST_NONE, n);"],
+    # a comparison with a select: Compare over whole repeats of a padded copy, then Select
+    ["Adds(aoVt1, f, 0, n);", f"CompareScalar(aoVt0, aoVt1, static_cast<float>(0), CMPMODE::GT, {CMP});",
+     "Muls(aoVt1, g, s, n);", "Select(f, aoVt0, f, aoVt1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);"],
+    # if/else on one destination
+    ["Adds(aoVt1, f, 0, n);", "Adds(aoVt2, g, 0, n);", f"Compare(aoVt0, aoVt1, aoVt2, CMPMODE::GT, {CMP});",
+     "Select(g, aoVt0, f, static_cast<float>(0), SELMODE::VSEL_TENSOR_SCALAR_MODE, n);"],
+    ["Reciprocal(f, g, n);"],
+    ["Rsqrt(f, g, n);"],
+    ["Tanh(f, g, n);", "Floor(aoVt0, g, n);", "Add(f, f, aoVt0, n);"],
+    ["Exp(aoVt0, g, n);", "Adds(f, aoVt0, 1.0f, n);", "Div(f, aoVt0, f, n);"],
+    # two outputs sharing a local, computed once
+    ["Muls(aoVt0, g, s, n);", "Adds(f, aoVt0, 1, n);", "Mul(aoVt1, aoVt0, aoVt0, n);",
+     "Cast(y, aoVt1, RoundMode::CAST_RINT, n);"],
+    ["Duplicate(f, s, n);", "Div(f, f, g, n);"],
+    # half * float: the half operand widened as C++ promotes it
+    ["Cast(f, x, RoundMode::CAST_NONE, n);", "Mul(f, g, f, n);"],
+    # not vectorized: integer division (truncates; Div does not), by a scalar or an element;
+    # a read at another index; dst read at another offset; a value carried across iterations;
+    # an unknown function; float math on half; a tensor written by one output and read by the
+    # next; two writes of one tensor; round() (half away from zero, Round is to even); a float
+    # -> int conversion (truncation)
+    None, None, None, None, None, None, None, None, None, None, None,
+]
+
+
+def test_expression_translations():
+    p = parse("k.cpp", SNIPPETS)
+    got = [translate(p, n) for n in walk(p.tree.root_node) if n.type == "for_statement"]
+    assert [g.lines if g else None for g in got] == EXPECTED
+
+
+def test_temporaries_need_a_known_element_bound():
+    """Temporaries are sized for the capacity of the destination's buffer (its InitBuffer); a
+    loop whose destination's queue has no InitBuffer in the class has no site."""
+    src = SNIPPETS.replace("TQue<TPosition::VECIN, 1> qx, qy, qf, qg, qm; };",
+                 "TQue<TPosition::VECIN, 1> qx, qy, qf, qg, qm; TPipe pipe;\n"
+                 "void Init() { pipe.InitBuffer(qy, 2, 1024 * sizeof(half)); } };")
+    p = parse("k.cpp", src)
+    loops = [n for n in walk(p.tree.root_node) if n.type == "for_statement"]
+    v = translate(p, loops[1])
+    plan = temp_plan([p], p, loops[1], v)
+    assert plan is not None and plan.elems == "(1024 * sizeof(half)) / sizeof(half)"
+    assert temp_plan([p], p, loops[7], translate(p, loops[7])) is None  # f's queue: no InitBuffer
