@@ -28,29 +28,61 @@ sources, is ordered after the vector unit: queues, flags or barriers).
 Rewrite ``vectorize_scalar_loop`` (Stage I, applies it): Vectorize a scalar element loop: ``for i in [0, n): dst.SetValue(i, f(src.GetValue(i), s))``
 -> the vector instruction(s) computing ``f`` on ``n`` elements.
 
-Sites: a counted ``for`` loop from 0 with step 1 whose body is one ``dst.SetValue(i, expr)``,
-optionally preceded by declarations ``auto a = <expr>;`` that the final expression uses (they
-are substituted). ``expr`` is translated when it is built from
+Sites: a counted ``for`` loop from 0 with step 1 whose body is declarations ``T a = <expr>;``
+(``auto``, or a type: the value is converted to it) and one or more outputs, each
+``dst.SetValue(i, expr)`` or ``if (c) dst.SetValue(i, a); else dst.SetValue(i, b);`` (= ``c ? a
+: b``), on different tensors; no assignment or increment in the body (no value carried across
+iterations). Each ``expr`` is translated (:mod:`._vecexpr`) when it is built from
 
 - element reads ``x.GetValue(i)`` (``x[b].GetValue(i)`` or ``x.GetValue(b + i)`` read ``x[b]``),
 - scalars (any subexpression that reads no element and not the loop variable),
-- ``+ - * /`` between two element operands -> Add/Sub/Mul/Div; ``+`` ``*`` with a scalar ->
-  Adds/Muls; ``t - s`` -> Adds(-s); ``s - t`` -> Muls(-1) then Adds(s); unary ``-t`` -> Muls(-1),
-- ``max``/``min`` calls (any namespace, also ``fmax``/``fmin``) and the comparisons
-  ``a > b ? a : b`` / ``a < b ? a : b`` (with or without an ``|| a != a`` NaN clause) ->
-  Max/Min, or Maxs/Mins against a scalar; ``a < 0 ? -a : a`` -> Abs; ``a < 0 ? a * s : a`` ->
-  LeakyRelu; ``abs``/``fabs``/``exp``/``sqrt``/``log`` calls -> Abs/Exp/Sqrt/Ln,
-- a scalar alone -> Duplicate,
+- ``+ - * /`` between two element operands -> Add/Sub/Mul/Div (Div not on integer types: C++
+  truncates); ``+`` ``*`` with a scalar -> Adds/Muls; ``t - s`` -> Adds(-s); ``s - t`` ->
+  Muls(-1) then Adds(s); unary ``-t`` -> Muls(-1); ``t / s`` and ``s / t`` -> Div with the
+  scalar Duplicate'd; ``1 / t`` -> Reciprocal, ``1 / sqrt(t)`` -> Rsqrt (the emulation computes
+  ``1.0f / x``, as the scalar code does),
+- ``max``/``min`` calls and the conditionals ``a > b ? a : b`` (also with a ``|| a != a`` NaN
+  clause) -> Max/Min(s); ``a < 0 ? -a : a`` -> Abs; ``a < 0 ? a * s : a`` -> LeakyRelu;
+  ``abs``/``fabs``/``exp``/``sqrt``/``log`` -> Abs/Exp/Sqrt/Ln on any element type; on float
+  elements also ``tanh sin cos floor ceil trunc rint nearbyint erf log2 log10`` (and the ``f``
+  spellings) -> the AscendC math instruction, which the emulation computes with the same fp32
+  libm function (``round`` is not: it rounds half away from zero, Round to even),
+- any other conditional ``l op r ? a : b`` (op one of ``< > <= >= == !=``) -> Compare /
+  CompareScalar into a bit mask, then Select; the count forms of Compare compare whole 256-byte
+  repeats only, so it runs on whole repeats of copies of its operands in temporaries sized so,
+- casts: ``static_cast<T>(e)``, ``(T)e``, a local declared ``float a = x`` of a half ``x``, the
+  usual arithmetic conversion of ``half op float``, and ``SetValue`` of a float value into a
+  half tensor -> Cast: widening ``CAST_NONE`` (exact), float -> half/bf16 ``CAST_RINT`` (C++
+  rounds to nearest even); to or from a template element type ``CAST_NONE`` (which rounds to
+  nearest even too). Float -> integer conversions are not translated (C++ truncates),
+- a scalar alone -> Duplicate.
 
-nested, as long as at most one operand of each operation is itself computed (the chain is
-computed in place in ``dst``) and no element read after the first instruction reads ``dst``'s
-variable. Not supported: ``t / s`` and ``s / t`` (no exact vector form), two computed operands,
-casts of elements, reads at other indices, global-tensor operands (see ``datacopypad_tail``).
+Equal subexpressions (a local used twice, a value used by two outputs) are computed once, into
+a temporary. A chain is computed in place in ``dst``; a second computed operand, a value of
+another element type and a shared one go to temporaries: one ``TBuf`` each (via
+:mod:`._ubbuf`, initialised where the class initialises its buffers), sized for the loop's
+element bound: its count when a literal, else the capacity of the buffer ``dst`` comes from
+(its ``InitBuffer`` bytes over ``sizeof`` its element type: the loop writes ``dst[b + i]`` for
+``i < n`` inside that buffer), rounded up to 256 bytes. No site when that buffer is not found
+or its size is not in scope where the temporaries are initialised.
+
+Legality: every read and write is at index ``i`` (plus a fixed base) of distinct tensors; a
+tensor written by an output may only be read by that output, at the written offset, before the
+instruction that first writes it, so every instruction sees the values the scalar loop saw.
+The instructions compute each element as the scalar code does on the simulator (fp32 compute,
+one rounding to the element type). Known deviations: scalars are converted to the element type
+(``static_cast``) where C++ may compute in double or float (``x * 0.1`` with ``x`` half, a
+comparison against a double literal); half arithmetic that C++ keeps in excess precision across
+operations is rounded after each instruction; Abs of a NaN keeps its sign; an operand of a
+template type converted to float is taken to be a floating type.
+Not supported: reads at other indices, global-tensor operands (see ``datacopypad_tail``), calls
+to other functions, integer division.
 
 The scalar synchronisation directly around the loop (``PipeBarrier<PIPE_ALL>`` and
 SetFlag/WaitFlag pairs on events to or from S, with the event ids fetched for them) is dropped:
 the vector instructions are ordered by the queues like the rest of the compute. The race
-checker validates the candidate.
+checker validates the candidate. UB: each temporary takes the element bound times its element
+size; a kernel that has no room fails to run and the candidate is dropped.
 """
 
 from __future__ import annotations
