@@ -129,10 +129,10 @@ EXPECTED = [
      "Div(aoVt0, aoVt1, aoVt0, n);", "Cast(y, aoVt0, RoundMode::CAST_RINT, n);"],
     ["Cast(f, x, RoundMode::CAST_NONE, n);"],
     # a comparison with a select: Compare over whole repeats of a padded copy, then Select
-    ["Adds(aoVt1, f, 0, n);", f"CompareScalar(aoVt0, aoVt1, static_cast<float>(0), CMPMODE::GT, {CMP});",
+    ["Muls(aoVt1, f, 1, n);", f"CompareScalar(aoVt0, aoVt1, static_cast<float>(0), CMPMODE::GT, {CMP});",
      "Muls(aoVt1, g, s, n);", "Select(f, aoVt0, f, aoVt1, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);"],
     # if/else on one destination
-    ["Adds(aoVt1, f, 0, n);", "Adds(aoVt2, g, 0, n);", f"Compare(aoVt0, aoVt1, aoVt2, CMPMODE::GT, {CMP});",
+    ["Muls(aoVt1, f, 1, n);", "Muls(aoVt2, g, 1, n);", f"Compare(aoVt0, aoVt1, aoVt2, CMPMODE::GT, {CMP});",
      "Select(g, aoVt0, f, static_cast<float>(0), SELMODE::VSEL_TENSOR_SCALAR_MODE, n);"],
     ["Reciprocal(f, g, n);"],
     ["Rsqrt(f, g, n);"],
@@ -171,3 +171,16 @@ def test_temporaries_need_a_known_element_bound():
     plan = temp_plan([p], p, loops[1], v)
     assert plan is not None and plan.elems == "(1024 * sizeof(half)) / sizeof(half)"
     assert temp_plan([p], p, loops[7], translate(p, loops[7])) is None  # f's queue: no InitBuffer
+
+
+def test_a_value_shared_by_two_outputs_is_computed_once():
+    src = SNIPPETS.replace(
+        "  for (uint32_t i = 0; i < n; i++) f.SetValue(i, s / g.GetValue(i));\n",
+        "  for (uint32_t i = 0; i < n; i++) { float a = g.GetValue(i) * s; f.SetValue(i, a); y.SetValue(i, (half)a); }\n"
+        "  for (uint32_t i = 0; i < n; i++) { float a = g.GetValue(i) * s; y.SetValue(i, (half)(a + 1)); f.SetValue(i, a); }\n")
+    p = parse("k.cpp", src)
+    loops = [n for n in walk(p.tree.root_node) if n.type == "for_statement"]
+    assert translate(p, loops[10]).lines == ["Muls(f, g, s, n);", "Cast(y, f, RoundMode::CAST_RINT, n);"]
+    assert translate(p, loops[11]).lines == [
+        "Muls(aoVt1, g, s, n);", "Adds(aoVt0, aoVt1, 1, n);", "Cast(y, aoVt0, RoundMode::CAST_RINT, n);",
+        "Muls(f, aoVt1, 1, n);"]

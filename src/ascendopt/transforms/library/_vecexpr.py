@@ -440,7 +440,7 @@ class Gen:
 
     def padded_value(self, e: E) -> tuple[str, bool]:
         """``e`` in a temporary (which is sized in whole repeats, so reading past ``n`` stays in
-        its buffer): element reads are copied first (Adds 0: comparisons see equal values)."""
+        its buffer): element reads are copied first (x * 1 is x)."""
         if e.op != "leaf" and id(e) not in self.done:
             got = self.value(e, None)
             self.padded.add(got[0])
@@ -450,7 +450,7 @@ class Gen:
             return self.done[id(e)], False
         t = self.temp(e.ty)
         self.padded.add(t)
-        self.emit("Adds", Target(t, e.ty), [(e, e.text)], ["0"])
+        self.emit("Muls", Target(t, e.ty), [(e, e.text)], ["1"])
         return t, True
 
     def compare(self, e: E, t: Target) -> None:
@@ -472,10 +472,11 @@ class Gen:
         if e.op == "scalar":
             self.instrs.append(Instr("Duplicate", [dst.text, e.text], self.n, dst.root, []))
             return
-        if e.op == "leaf" or id(e) in self.done:
+        if e.op == "leaf":
             raise Unsupported("a plain copy")
-        if self.uses.get(id(e), 0) > 1:
-            s = self.value(e, None)  # shared: kept in its temporary, copied by a Cast-free Adds
-            self.emit("Adds", dst, [(e, s[0])], ["0"])
+        if id(e) in self.done:  # computed for an earlier output: copied (x * 1 is x, -0 included)
+            self.emit("Muls", dst, [(e, self.done[id(e)])], ["1"])
             return
         self.compute(e, dst)
+        if self.uses.get(id(e), 0) > 1:  # also used by a later output: read from dst
+            self.done[id(e)] = dst.text
