@@ -94,8 +94,8 @@ EXPECTED = [
     ["Sub(y, a, b, n);", "Muls(y, y, s, n);"],
     ["Muls(y, a, -1, n);", "Exp(y, y, n);"],
     ["Adds(y[8], a[off], -(3), n);"],
-    # not vectorized: dst read after it was written
-    None,
+    # dst read by the last instruction: the other operand goes to a temporary
+    ["Muls(aoVt0, a, s, n);", "Add(y, aoVt0, y, n);"],
     ["Duplicate(y, s, n);", "Div(y, a, y, n);"],  # t / s: the scalar Duplicate'd, exact Div
     # not vectorized: shifted read; global operand; step 2; start 1; plain copy; a plain copy
     # as one of two outputs

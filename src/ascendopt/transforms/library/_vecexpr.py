@@ -159,6 +159,7 @@ class Builder:
         raise Unsupported(f"{t} {self.p.text(n)[:40]}")
 
     def leaf(self, n: Node) -> E:
+        """The element read ``x.GetValue(i)`` (also the element ``x.SetValue(i, v)`` writes)."""
         args = call_args(n)
         ok, base = index_base(self.p, args[0], self.var)
         recv = method_receiver(n)
@@ -236,7 +237,9 @@ class Builder:
         return self.mk("Adds" if op in "+-" else "Muls", a.ty, (a,), (s,))
 
     # -- selects
-    def select(self, cond: Node, cons: Node, alt: Node) -> E:
+    def select(self, cond: Node, cons: Node, alt: Node | E) -> E:
+        """``cond ? cons : alt`` (``alt`` may be an element already translated: the old value
+        of the destination of ``if (cond) dst.SetValue(i, cons);``)."""
         cond = unparen(cond)
         plain = cond
         # drop a NaN-propagation clause ``|| a != a`` (Max/Min propagate NaN of their first operand)
@@ -251,7 +254,8 @@ class Builder:
         op = self.p.text(cond.child_by_field_name("operator"))
         if op not in _CMP:
             raise Unsupported("select comparison")
-        got = self.select_idiom(op, cond.child_by_field_name("left"), cond.child_by_field_name("right"), cons, alt)
+        got = None if isinstance(alt, E) else \
+            self.select_idiom(op, cond.child_by_field_name("left"), cond.child_by_field_name("right"), cons, alt)
         if got is not None:
             return got
         if nan_clause or plain is not cond:
@@ -280,7 +284,7 @@ class Builder:
                     return self.mk("LeakyRelu", a.ty, (a,), (self.p.text(s),))
         return None
 
-    def compare_select(self, op: str, l: Node, r: Node, cons: Node, alt: Node) -> E:
+    def compare_select(self, op: str, l: Node, r: Node, cons: Node, alt: Node | E) -> E:
         """``l op r ? cons : alt`` -> Compare(mask) + Select."""
         a, b = self.tr(l), self.tr(r)
         mode = _CMP[op]
@@ -294,7 +298,7 @@ class Builder:
             raise Unsupported("comparison of untyped elements")
         mask = self.mk("Compare", "mask", (a,) if b.op == "scalar" else (a, b),
                        (mode,) + ((b.text,) if b.op == "scalar" else ()))
-        x, y = self.tr(cons), self.tr(alt)
+        x, y = self.tr(cons), alt if isinstance(alt, E) else self.tr(alt)
         if x.op == "scalar" and y.op == "scalar":
             raise Unsupported("select of two scalars")
         if x.op != "scalar" and y.op != "scalar":
@@ -398,6 +402,12 @@ class Gen:
             return t, False
         return t, True
 
+    @staticmethod
+    def free_target(t: Target, later: tuple[E, ...]) -> Target | None:
+        """``t`` unless a later operand of the same instruction is an element of ``t``'s
+        variable (it must still hold its old value)."""
+        return None if t.root and any(x.op == "leaf" and x.root == t.root for x in later) else t
+
     def release(self, *names: tuple[str, bool]) -> None:
         for name, rel in names:
             if rel:
@@ -415,7 +425,7 @@ class Gen:
             self.emit(e.op, t, [(e.args[0], s[0])], list(e.extra))
             self.release(s)
         elif e.op in _BINARY_OPS:
-            a = self.value(e.args[0], t)
+            a = self.value(e.args[0], self.free_target(t, e.args[1:]))
             b = self.value(e.args[1], None if a[0] == t.text else t)
             self.emit(e.op, t, [(e.args[0], a[0]), (e.args[1], b[0])], [])
             self.release(a, b)
@@ -423,7 +433,7 @@ class Gen:
             self.compare(e, t)
         elif e.op == "Select":
             m = self.value(e.args[0], None)
-            x = self.value(e.args[1], t)
+            x = self.value(e.args[1], self.free_target(t, e.args[2:]))
             srcs = [(e.args[0], m[0]), (e.args[1], x[0])]
             held = [m, x]
             if len(e.args) == 3:

@@ -239,6 +239,12 @@ def _set_value(p: Parsed, stmt: Node) -> Node | None:
     return call
 
 
+def _condition(stmt: Node) -> Node:
+    """The condition expression of an ``if`` statement."""
+    cond = stmt.child_by_field_name("condition")
+    return cond.child_by_field_name("value") or cond.named_children[-1]
+
+
 def _outputs(p: Parsed, stmts: list[Node], env: dict) -> list[tuple[Node, Callable[[Builder], E]]] | None:
     """(SetValue call, builder of its value) per output statement; locals go to ``env``."""
     outs = []
@@ -250,19 +256,23 @@ def _outputs(p: Parsed, stmts: list[Node], env: dict) -> list[tuple[Node, Callab
             ty = p.text(d.child_by_field_name("type"))
             env[declarator_name(p, decls[0].child_by_field_name("declarator"))] = \
                 (decls[0].child_by_field_name("value"), None if ty == "auto" else ty)
-        elif d.type == "if_statement" and d.child_by_field_name("alternative") is not None:
+        elif d.type == "if_statement" and d.child_by_field_name("alternative") is None:
+            # if (c) x.SetValue(i, a);  ->  x.SetValue(i, c ? a : x.GetValue(i))
+            a = _set_value(p, d.child_by_field_name("consequence"))
+            if a is None:
+                return None
+            outs.append((a, lambda bd, c=_condition(d), x=call_args(a)[1], w=a: bd.select(c, x, bd.leaf(w))))
+        elif d.type == "if_statement":
             # if (c) x.SetValue(i, a); else x.SetValue(i, b);  ->  x.SetValue(i, c ? a : b)
             alt = d.child_by_field_name("alternative")
             alt = alt.named_children[-1] if alt.type == "else_clause" else alt
             a, b = _set_value(p, d.child_by_field_name("consequence")), _set_value(p, alt)
-            cond = d.child_by_field_name("condition")
-            cond = cond.child_by_field_name("value") or cond.named_children[-1]
             if a is None or b is None or p.text(method_receiver(a)) != p.text(method_receiver(b)) \
                     or p.text(call_args(a)[0]) != p.text(call_args(b)[0]):
                 return None
             va, vb = call_args(a)[1], call_args(b)[1]
-            outs.append((a, lambda bd, c=cond, x=va, y=vb: bd.select(c, x, y)))
-        else:
+            outs.append((a, lambda bd, c=_condition(d), x=va, y=vb: bd.select(c, x, y)))
+        else:  # x.SetValue(i, v)
             call = _set_value(p, d)
             if call is None:
                 return None
