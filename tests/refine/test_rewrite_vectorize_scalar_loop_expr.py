@@ -186,16 +186,19 @@ def test_a_value_shared_by_two_outputs_is_computed_once():
         "Muls(f, aoVt1, 1, n);"]
 
 
-def test_if_without_else_keeps_the_old_value():
+def test_if_without_else_keeps_the_old_value_and_int_to_float():
     """``if (c) dst.SetValue(i, a);`` is ``dst = c ? a : dst``: the old value is an operand of
     the Select itself, so nothing writes dst before it."""
     src = SNIPPETS.replace(
         "  for (uint32_t i = 0; i < n; i++) f.SetValue(i, s / g.GetValue(i));\n",
         "  for (uint32_t i = 0; i < n; i++) { if (g.GetValue(i) < 0) f.SetValue(i, 0); }\n"
+        "  for (uint32_t i = 0; i < n; i++) f.SetValue(i, static_cast<float>(m.GetValue(i)) * s);\n"
         "  for (uint32_t i = 0; i < n; i++) { if (g.GetValue(i) < 0) f.SetValue(i, f.GetValue(i + 1)); }\n")
     p = parse("k.cpp", src)
     loops = [n for n in walk(p.tree.root_node) if n.type == "for_statement"]
     assert translate(p, loops[10]).lines == [
         "Muls(aoVt1, g, 1, n);", f"CompareScalar(aoVt0, aoVt1, static_cast<float>(0), CMPMODE::LT, {CMP});",
         "Duplicate(aoVt1, 0, n);", "Select(f, aoVt0, aoVt1, f, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);"]
-    assert translate(p, loops[11]) is None  # f read at another offset than it is written
+    assert translate(p, loops[12]) is None  # f read at another offset than it is written
+    # int32 -> float: C++ and Cast round to nearest even
+    assert translate(p, loops[11]).lines == ["Cast(f, m, RoundMode::CAST_NONE, n);", "Muls(f, f, s, n);"]

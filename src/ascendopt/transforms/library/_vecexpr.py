@@ -111,6 +111,8 @@ class Builder:
             return e
         if e.ty in FLOATS and ty in FLOATS:
             return self.mk("Cast", ty, (e,), ("CAST_RINT" if ty != "float" else "CAST_NONE",))
+        if e.ty in INTS - {"bool"} and ty == "float":  # C++ and Cast both round to nearest even
+            return self.mk("Cast", ty, (e,), ("CAST_NONE",))
         if e.ty is not None and {e.ty, ty} - FLOATS - INTS and "float" in (e.ty, ty):
             # to or from a template element type: CAST_NONE (exact widening; float -> half/bf16
             # rounds to nearest even as C++ does; an integer type would round, not truncate)

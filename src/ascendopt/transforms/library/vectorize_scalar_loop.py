@@ -30,8 +30,8 @@ Rewrite ``vectorize_scalar_loop`` (Stage I, applies it): Vectorize a scalar elem
 
 Sites: a counted ``for`` loop from 0 with step 1 whose body is declarations ``T a = <expr>;``
 (``auto``, or a type: the value is converted to it) and one or more outputs, each
-``dst.SetValue(i, expr)`` or ``if (c) dst.SetValue(i, a); else dst.SetValue(i, b);`` (= ``c ? a
-: b``), on different tensors; no assignment or increment in the body (no value carried across
+``dst.SetValue(i, expr)``, ``if (c) dst.SetValue(i, a); else dst.SetValue(i, b);`` (= ``c ? a
+: b``) or ``if (c) dst.SetValue(i, a);`` (= ``c ? a : dst.GetValue(i)``), on different tensors; no assignment or increment in the body (no value carried across
 iterations). Each ``expr`` is translated (:mod:`._vecexpr`) when it is built from
 
 - element reads ``x.GetValue(i)`` (``x[b].GetValue(i)`` or ``x.GetValue(b + i)`` read ``x[b]``),
@@ -53,8 +53,9 @@ iterations). Each ``expr`` is translated (:mod:`._vecexpr`) when it is built fro
 - casts: ``static_cast<T>(e)``, ``(T)e``, a local declared ``float a = x`` of a half ``x``, the
   usual arithmetic conversion of ``half op float``, and ``SetValue`` of a float value into a
   half tensor -> Cast: widening ``CAST_NONE`` (exact), float -> half/bf16 ``CAST_RINT`` (C++
-  rounds to nearest even); to or from a template element type ``CAST_NONE`` (which rounds to
-  nearest even too). Float -> integer conversions are not translated (C++ truncates),
+  rounds to nearest even), integer -> float ``CAST_NONE`` (nearest even in both); to or from a
+  template element type ``CAST_NONE`` (which rounds to nearest even too). Float -> integer
+  conversions are not translated (C++ truncates),
 - a scalar alone -> Duplicate.
 
 Equal subexpressions (a local used twice, a value used by two outputs) are computed once, into
