@@ -35,6 +35,9 @@ an operator that passes one buffer as two arguments could change result.
 Synchronisation per tile (hardware events, each a SetFlag/WaitFlag pair): MTE2 -> S after the
 copy-in, S -> MTE2 after the loop (the next copy-in overwrites what the loop read), S -> MTE3
 before the copy-out, MTE3 -> S and MTE3 -> MTE2 after it (the next tile reuses the buffers).
+The buffers are in no queue, so the same events are also set towards and from V (MTE2 -> V,
+V -> MTE2, V -> MTE3, MTE3 -> V): free while V is idle, and what keeps the copies ordered
+against the vector instructions once ``vectorize_scalar_loop`` replaces the inner loop.
 A full barrier before the tile loop orders it after earlier copies to the same GM; when the
 kernel makes other scalar GM accesses the data cache is cleaned and invalidated first
 (``DataCacheCleanAndInvalid`` of the whole cache), so the DMAs neither miss a dirty line nor
@@ -81,7 +84,7 @@ PURE_CALLS = frozenset({
     "static_cast", "min", "max", "fmin", "fmax", "abs", "fabs", "fabsf", "exp", "expf", "log", "logf",
     "log1p", "expm1", "sqrt", "sqrtf", "rsqrt", "pow", "powf", "sin", "cos", "tan", "tanh", "sinh", "cosh",
     "asin", "acos", "atan", "atan2", "erf", "erfc", "floor", "ceil", "round", "trunc", "fmod", "isnan",
-    "isinf", "isfinite", "signbit", "copysign", "ToFloat", "GetScalarBitcodeValue",
+    "isinf", "isfinite", "signbit", "copysign", "ToFloat", "GetScalarBitcodeValue", "ASSERT", "assert",
 })
 BOUND_CALLS = frozenset({"static_cast", "min", "max", "Min", "Max"})
 TILES = ((3, 2048), (6, 1024))  # (at most this many staged tensors, tile length)
@@ -97,6 +100,7 @@ class Staged:
     read: bool = False
     written: bool = False
     covered: bool = False       # some SetValue runs on every iteration
+    ok: bool = True             # every access is at ``var + base``: the tensor can be staged
     base_text: str | None = None
     receivers: list[Node] = field(default_factory=list)
     indices: list[Node] = field(default_factory=list)
@@ -113,6 +117,7 @@ class StageSite:
     cl: CountedLoop
     var_type: str
     tensors: list[Staged]
+    kept: list[str] = field(default_factory=list)   # read-only GM tensors left as scalar reads
 
 
 class _Reject(Exception):
@@ -222,17 +227,13 @@ class _Scan:
         if len(args) != (2 if write else 1) or recv.type not in ("identifier", "field_expression"):
             raise _Reject("access shape")
         ok, base = index_base(self.p, args[0], self.cl.var)
-        if not ok:
-            raise _Reject("index not var + b")
         t = self.tensors.get(nm)
         if t is None:
-            elem = tensor_type(self.p, self.loop, nm).elem
-            if not elem:
-                raise _Reject("element type unknown")
-            t = self.tensors[nm] = Staged(nm, elem, _norm(self.p, base), base_text=
-                                          None if base is None else self.p.text(base))
-        if t.base != _norm(self.p, base):
-            raise _Reject(f"{nm} at two offsets")
+            elem = tensor_type(self.p, self.loop, nm).elem or ""
+            t = self.tensors[nm] = Staged(nm, elem, _norm(self.p, base), ok=bool(elem),
+                                          base_text=None if base is None else self.p.text(base))
+        if not ok or t.base != _norm(self.p, base):
+            t.ok = False
         t.read |= not write
         t.written |= write
         t.receivers.append(recv)
@@ -241,48 +242,93 @@ class _Scan:
             t.covered = True
 
     def _unconditional(self, c: Node) -> bool:
-        """The call is a statement directly in the loop body (runs on every iteration)."""
+        """The call runs on every iteration: its statement is in the loop body, directly or in
+        branches of ``if``/``else`` statements whose other branches also write the tensor."""
         body = self.loop.child_by_field_name("body")
-        stmt = c.parent
-        return stmt is not None and stmt.type == "expression_statement" and \
-            (stmt.parent == body or stmt == body)
+        n = c.parent
+        if n is None or n.type != "expression_statement":
+            return False
+        recv = _norm(self.p, method_receiver(c))
+        while n != body:
+            parent = n.parent
+            if parent is None:
+                return False
+            if parent.type == "else_clause":
+                parent = parent.parent
+            if parent.type == "if_statement":
+                branches = [parent.child_by_field_name("consequence"), parent.child_by_field_name("alternative")]
+                if any(b is None for b in branches) or not all(self._writes(b, recv) for b in branches):
+                    return False
+            elif parent.type != "compound_statement":
+                return False
+            n = parent
+        return True
+
+    def _writes(self, stmt: Node, recv: str | None) -> bool:
+        """``stmt`` (a branch) holds a SetValue on ``recv`` that runs whenever the branch does."""
+        if stmt.type == "else_clause":
+            stmt = next((c for c in stmt.named_children if c.type != "comment"), stmt)
+        if stmt.type == "expression_statement":
+            c = next((x for x in stmt.named_children if x.type == "call_expression"), None)
+            return c is not None and callee_name(self.p, c) == "SetValue" and is_method_call(c) \
+                and _norm(self.p, method_receiver(c)) == recv
+        if stmt.type == "compound_statement":
+            return any(self._writes(x, recv) for x in stmt.named_children)
+        if stmt.type == "if_statement":
+            br = [stmt.child_by_field_name("consequence"), stmt.child_by_field_name("alternative")]
+            return all(b is not None and self._writes(b, recv) for b in br)
+        return False
 
 
 def analyze(p: Parsed, loop: Node) -> StageSite | None:
     """The site of ``loop``, or None when it is not one (see the module docstring)."""
+    got = examine(p, loop)
+    return got if isinstance(got, StageSite) else None
+
+
+def examine(p: Parsed, loop: Node) -> StageSite | str:
+    """The site of ``loop``, or why it is not one."""
     cl = counted_loop(p, loop)
     if cl is None or cl.step is not None:
-        return None
+        return "not a counted loop with step 1"
     init = loop.child_by_field_name("initializer")
     body = loop.child_by_field_name("body")
-    if init is None or init.type != "declaration" or body is None or _escapes(p, loop):
-        return None
+    if init is None or init.type != "declaration" or body is None:
+        return "loop variable not declared in the loop"
+    if _escapes(p, loop):
+        return "break/return/goto leaves the loop"
     fn = function_of(loop)
-    if fn is None:
-        return None
-    ctx = make_ctx(p, fn)
-    if ctx.cls is None:
-        return None
+    ctx = make_ctx(p, fn) if fn is not None else None
+    if ctx is None or ctx.cls is None:
+        return "not in a method of a class"
     scan = _Scan(p, ctx, loop, cl)
     try:
         scan.body(body)
-    except (_Reject, RecursionError):
-        return None
-    tensors = list(scan.tensors.values())
-    if not tensors or len(tensors) > TILES[-1][0]:
-        return None
-    written = written_names(p, body) | {cl.var}
-    if cl.var in written_names(p, body):
-        return None
-    for t in tensors:
-        if t.written and _has_continue(loop):
+    except _Reject as e:
+        return str(e)
+    except RecursionError:
+        return "too deep"
+    kept = [t for t in scan.tensors.values() if not t.ok]
+    tensors = [t for t in scan.tensors.values() if t.ok]
+    if any(t.written for t in kept):
+        return next(f"{t.name} written at another index" for t in kept if t.written)
+    if not tensors:
+        return "no GM tensor accessed at var + b only"
+    if len(tensors) > TILES[-1][0]:
+        return "too many tensors"
+    written = written_names(p, body)
+    if cl.var in written:
+        return "loop variable written"
+    written |= {cl.var}
+    if _has_continue(loop):
+        for t in tensors:
             t.covered = False
     for e in [cl.start, cl.bound, *[b for t in tensors for b in _bases(p, t, cl.var)]]:
         if identifiers(p, e) & written:
-            return None
+            return f"{p.text(e)} written in the loop"
         if any(n.type == "call_expression" and callee_name(p, n) not in BOUND_CALLS for n in walk(e)):
-            return None
-    return StageSite(p, loop, cl, p.text(init.child_by_field_name("type")), tensors)
+            return f"call in {p.text(e)}"
+    return StageSite(p, loop, cl, p.text(init.child_by_field_name("type")), tensors, [t.name for t in kept])
 
 
 def _bases(p: Parsed, t: Staged, var: str) -> list[Node]:
@@ -296,7 +342,8 @@ def _bases(p: Parsed, t: Staged, var: str) -> list[Node]:
 
 def _label(p: Parsed, s: StageSite) -> str:
     names = ", ".join(t.name for t in s.tensors)
-    return f"stage {names} through UB {loop_label(p, s.loop)}"
+    kept = f" ({', '.join(s.kept)} read in place)" if s.kept else ""
+    return f"stage {names} through UB{kept} {loop_label(p, s.loop)}"
 
 
 @register
@@ -343,6 +390,8 @@ class StageScalarGm(Rewrite):
 
 def _other_scalar_gm(files: list[Parsed], s: StageSite) -> bool:
     """Whether the kernel makes scalar GM accesses besides those of the site's loop."""
+    if s.kept:
+        return True
     for q in files:
         for c in of_type(q, "call_expression"):
             if q is s.p and s.loop.start_byte <= c.start_byte < s.loop.end_byte:
@@ -399,19 +448,18 @@ def staged_lines(s: StageSite, tile: str, bufs: list[str], ubs: list[str], pipe:
                     f"AscendC::DataCopyExtParams{{1, static_cast<uint32_t>(aoLen * sizeof({t.elem})), 0, 0, 0}}, "
                     f"AscendC::DataCopyPadExtParams<{t.elem}>{{false, 0, 0, static_cast<{t.elem}>(0)}});")
     if ins:
-        loop.append(_flag(pipe, "MTE2_S"))
+        loop += [_flag(pipe, "MTE2_S"), _flag(pipe, "MTE2_V")]
     loop.append("for (uint32_t aoJ = 0; aoJ < aoLen; ++aoJ) {")
     loop += [f"    {ln}" for ln in _body_lines(s, ubs)]
     loop.append("}")
     if ins:
-        loop.append(_flag(pipe, "S_MTE2"))
+        loop += [_flag(pipe, "S_MTE2"), _flag(pipe, "V_MTE2")]
     if outs:
-        loop.append(_flag(pipe, "S_MTE3"))
+        loop += [_flag(pipe, "S_MTE3"), _flag(pipe, "V_MTE3")]
         for t, u in outs:
             loop.append(f"AscendC::DataCopyPad({t.name}[{_gm_off(t)}], {u}, "
                         f"AscendC::DataCopyExtParams{{1, static_cast<uint32_t>(aoLen * sizeof({t.elem})), 0, 0, 0}});")
-        loop.append(_flag(pipe, "MTE3_S"))
-        loop.append(_flag(pipe, "MTE3_MTE2"))
+        loop += [_flag(pipe, "MTE3_S"), _flag(pipe, "MTE3_V"), _flag(pipe, "MTE3_MTE2")]
     out.append(f"for ({s.var_type} aoT = {lo}; aoT < {hi}; aoT += {tile}) {{")
     out += [f"    {ln}" for ln in loop]
     out.append("}")
