@@ -11,7 +11,9 @@ buffers are class members, :mod:`._ubbuf`) whose body
 
 - accesses every ``GlobalTensor`` it names only as ``g.GetValue(i + b)`` / ``g.SetValue(i + b, v)``
   (``i``, ``b + i`` or ``i + b``: coefficient 1), one offset ``b`` per tensor; a tensor may be
-  read, written, or both (at that one index, in any order);
+  read, written, or both (at that one index, in any order); a tensor the loop only reads, at
+  any other index (a gather ``x.GetValue(idx.GetValue(i))``, a stride), is not staged and keeps
+  its scalar GM reads, while a tensor written at any other index makes no site;
 - calls nothing but those accesses, ``GetValue``/``SetValue`` of local tensors, casts, scalar
   math functions and methods of its class whose bodies obey the same rules (followed);
 - has no ``break``, ``return`` or ``goto`` leaving it, and does not write ``i``;
@@ -29,6 +31,7 @@ body exactly where the original read and wrote GM, then copied out whole with ``
 of the exact byte count ``n * sizeof(T)`` (tails included, nothing past ``hi + b`` is written).
 So every read sees the value the original read (a tile's copy-in runs after the previous tile's
 copy-out, and ranges of one tensor do not overlap across tiles) and GM ends with the same values.
+A tensor left as scalar reads is written by nothing in the loop, so it reads the same values.
 Distinct ``GlobalTensor``s are assumed not to overlap in GM (each is its own kernel argument);
 an operator that passes one buffer as two arguments could change result.
 
@@ -38,7 +41,8 @@ before the copy-out, MTE3 -> S and MTE3 -> MTE2 after it (the next tile reuses t
 The buffers are in no queue, so the same events are also set towards and from V (MTE2 -> V,
 V -> MTE2, V -> MTE3, MTE3 -> V): free while V is idle, and what keeps the copies ordered
 against the vector instructions once ``vectorize_scalar_loop`` replaces the inner loop.
-A full barrier before the tile loop orders it after earlier copies to the same GM; when the
+A full barrier before the tile loop orders it after earlier copies to the same GM, and the last
+tile's MTE3 -> S / MTE3 -> MTE2 pairs order later reads of what it wrote; when the
 kernel makes other scalar GM accesses the data cache is cleaned and invalidated first
 (``DataCacheCleanAndInvalid`` of the whole cache), so the DMAs neither miss a dirty line nor
 leave a stale one behind. Tiles are ``AO_STAGE_TILE`` elements, a file-level ``constexpr`` (a
