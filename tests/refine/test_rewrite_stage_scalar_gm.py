@@ -159,6 +159,17 @@ def test_loop_in_a_helper_of_a_class_without_pipe():
     assert "for (uint32_t aoT = lo; aoT < hi; aoT += AO_STAGE_TILE) {" in text
 
 
+def test_no_buffers_where_the_pipe_is_reset():
+    """A kernel that resets its pipe reuses the bytes for later buffers: no place for ours."""
+    src = SCALAR_CLASS.replace("private:\n", "private:\n    AscendC::TPipe pipe;\n") \
+        .replace("len = n;", "len = n; pipe.Reset();")
+    op = load(MULS).with_file(load(MULS).kernel_file, src)
+    assert REWRITES.get("stage_scalar_gm").find(op) == []
+    ok = load(MULS).with_file(load(MULS).kernel_file, src.replace(" pipe.Reset();", ""))
+    text = REWRITES.get("stage_scalar_gm").apply(ok, REWRITES.get("stage_scalar_gm").find(ok)[0]).files[ok.kernel_file]
+    assert "len = n;\n        pipe.InitBuffer(aoStageBuf, AO_STAGE_TILE * sizeof(T));\n" in text
+
+
 def test_no_site_in_staged_or_vector_kernels():
     rw = REWRITES.get("stage_scalar_gm")
     assert rw.find(load(MULS)) == []
