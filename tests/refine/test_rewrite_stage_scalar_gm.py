@@ -1,6 +1,5 @@
 import re
 
-import pytest
 
 from ascendopt.cases import load_op_cases
 from ascendopt.cxx.parse import parse, walk
