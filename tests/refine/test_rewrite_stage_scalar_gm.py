@@ -1,6 +1,5 @@
 import re
 
-
 from ascendopt.cases import load_op_cases
 from ascendopt.cxx.parse import parse, walk
 from ascendopt.cxx.syntax import functions
