@@ -272,3 +272,22 @@ S["INVARIANT_FILL_OVERWRITTEN"] = ("""
         }
     }
 """, "")
+# stage_scalar_gm: an element loop on GlobalTensors in a helper (buffers initialised by the
+# caller); not a prefix sum carried through GM (y read at i - 1)
+S["STAGE_GM_LOOP_HELPER"] = ("""
+    __aicore__ inline void Compute() {
+        for (uint32_t i = 0; i < len; ++i) {
+            float v = xGm.GetValue(i);
+            yGm.SetValue(i, v > 0.0f ? v : 0.0f);
+        }
+    }
+    __aicore__ inline void Process() { pipe.InitBuffer(tmpBuf, len * 4); Compute(); }
+""", "")
+S["STAGE_GM_CARRIED"] = ("""
+    __aicore__ inline void Compute() {
+        for (uint32_t i = 1; i < len; ++i) {
+            yGm.SetValue(i, yGm.GetValue(i - 1) + xGm.GetValue(i));
+        }
+    }
+    __aicore__ inline void Process() { pipe.InitBuffer(tmpBuf, len * 4); Compute(); }
+""", "")

@@ -61,6 +61,9 @@ CASES = [
      ["AscendC::Duplicate(ones, 1.0f, len) hoisted (in Process, loop for (i < tiles))"]),
     ("VARIANT_FILL_IN_LOOP", "hoist_invariant", []),
     ("INVARIANT_FILL_OVERWRITTEN", "hoist_invariant", []),
+    # stage_scalar_gm: a GM element loop in a helper method; not one carried through GM
+    ("STAGE_GM_LOOP_HELPER", "stage_scalar_gm", ["stage xGm, yGm through UB in Compute, loop for (i < len)"]),
+    ("STAGE_GM_CARRIED", "stage_scalar_gm", []),
 ]
 
 

@@ -10,7 +10,9 @@ None: no safe place), and :func:`buffer_edits` returns the edits that
 * initialise each with ``<pipe>InitBuffer(buf, bytes)`` where the class initialises its other
   buffers: after the top-level statement (of that method's body) holding the class's last
   ``InitBuffer``, through the same pipe expression (``pipe.``, ``pipe->``,
-  ``GetTPipePtr()->``). A class that calls no ``InitBuffer`` gets them at the end of its
+  ``GetTPipePtr()->``); when several methods call ``InitBuffer``, at the end of the class's
+  init method (below). A class whose methods ``Reset``/``Destroy`` a pipe gets none (a later
+  ``InitBuffer`` would hand out the same bytes again). A class that calls no ``InitBuffer`` gets them at the end of its
   *init method*: the first method the kernel calls on an object of the class (the kernel entry
   declares ``K<...> op;`` and calls ``op.Init(...)`` first), through its ``TPipe`` member or
   pointer, else the current pipe (``GetTPipePtr()``) when the kernel makes one elsewhere, else
@@ -128,7 +130,8 @@ def init_method(files: list[Parsed], p: Parsed, cls: Node, methods: dict[str, No
 
 def plan_buffers(files: list[Parsed], p: Parsed, fn: Node) -> BufferPlan | None:
     """Where scratch buffers for method ``fn`` of file ``p`` go (None: ``fn`` is not a method,
-    or the class initialises buffers in more than one method, or no init method is found)."""
+    the class resets its pipe (a later ``InitBuffer`` could reuse the buffers' bytes), its
+    ``InitBuffer`` calls go through different pipes, or no place is found)."""
     ctx = make_ctx(p, fn)
     if ctx.cls is None or ctx.cls.child_by_field_name("body") is None:
         return None
@@ -136,20 +139,21 @@ def plan_buffers(files: list[Parsed], p: Parsed, fn: Node) -> BufferPlan | None:
     for m in {m.id: m for m in ctx.methods.values()}.values():
         body = m.child_by_field_name("body")
         if body is not None:
+            if any(receiver(p, c) for c in calls(p, ("Reset", "Destroy"), body)):
+                return None
             inits += [(c, m) for c in calls(p, ("InitBuffer",), body)]
-    if inits:
-        if len({m.id for _, m in inits}) != 1:
-            return None
+    pipes = {_pipe_prefix(p, c) for c, _ in inits}
+    if "" in pipes or len(pipes) > 1:
+        return None
+    if inits and len({m.id for _, m in inits}) == 1:
         call, m = max(inits, key=lambda cm: cm[0].start_byte)
-        f = call.child_by_field_name("function")
-        pipe = p.text(f)[: -len("InitBuffer")] if f is not None and f.type == "field_expression" else ""
         top = _top_statement(call, m.child_by_field_name("body"))
-        if not pipe or top is None:
-            return None
-        return BufferPlan(p, ctx.cls, top, m, pipe)
+        return None if top is None else BufferPlan(p, ctx.cls, top, m, pipes.pop())
     m = init_method(files, p, ctx.cls, ctx.methods)
     if m is None or m == fn or m.child_by_field_name("body") is None:
         return None
+    if inits:  # buffers initialised in several methods: after the init method's own work
+        return BufferPlan(p, ctx.cls, None, m, pipes.pop())
     pipe = _pipe_field(ctx.fields)
     if pipe is not None:
         return BufferPlan(p, ctx.cls, None, m, pipe)
@@ -157,6 +161,12 @@ def plan_buffers(files: list[Parsed], p: Parsed, fn: Node) -> BufferPlan | None:
         return BufferPlan(p, ctx.cls, None, m, "AscendC::GetTPipePtr()->")
     name = fresh_name(files, "aoPipe")
     return BufferPlan(p, ctx.cls, None, m, name + ".", add_pipe=name)
+
+
+def _pipe_prefix(p: Parsed, call: Node) -> str:
+    """``pipe.`` / ``pipe->`` / ``GetTPipePtr()->`` of an ``InitBuffer`` call ('' for a plain call)."""
+    f = call.child_by_field_name("function")
+    return p.text(f)[: -len("InitBuffer")] if f is not None and f.type == "field_expression" else ""
 
 
 def _declares_pipe(q: Parsed) -> bool:
