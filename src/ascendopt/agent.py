@@ -9,10 +9,24 @@ the :class:`~ascendopt.evaluate.budget.BudgetedEvaluator`; each phase gets a sha
 2. **Rewind** (its share, default 20): unless the bank already holds experiences measured on
    this operator, or the bank is frozen, the operator is rewound and its kept pairs join the
    bank before Stage I retrieves from it.
-3. **Rounds** until the budget is spent: ``stage1_steps`` Stage I steps on the current best
-   kernel (each accepted rewrite becomes the current kernel and, unless the bank is frozen,
-   an *online* experience), then ``stage2_steps`` Stage II evaluations of the tiling program
-   of the current kernel (its knob space is rebuilt from the current sources every round).
+3. **Stage I and Stage II** until the budget is spent, scheduled by ``AgentConfig.schedule``:
+
+   * ``gain`` (default): slices of budget (one Stage I search step, or one Stage II round of
+     ``stage2_steps`` evaluations), each to the stage with the higher expected gain per charged
+     evaluation: recent log-latency improvement over the evaluations it cost, an optimistic
+     prior for a stage not tried yet and a floor so a stalled stage is retried once the other
+     stalls (:mod:`ascendopt.agent_schedule`, like TVM's gradient task scheduler);
+   * ``fixed``: rounds of ``stage1_steps`` Stage I steps, then ``stage2_steps`` Stage II
+     evaluations.
+
+   A Stage I step is a search step (:mod:`ascendopt.agent_beam`): proposals from the current
+   kernel and from a frontier of up to ``beam_width`` neutral rewrites, so that a chain whose
+   first link alone is not faster can be accepted when its end is; each accepted rewrite
+   (or chain) becomes the current kernel and, unless the bank is frozen, an *online*
+   experience. Stage II tunes the tiling program of the current kernel (its knob space is
+   rebuilt from the current sources when the kernel changed; while it is unchanged, the
+   space and the strategy carry over from round to round, so what the strategy learnt is
+   not relearnt).
 
 Who owns what: Stage II owns every numeric value the tiling search can see (tiling knobs and
 kernel compile-time constants such as ``BUFFER_NUM``); Stage I owns code structure (which
@@ -21,7 +35,8 @@ named constant that is a knob (see :mod:`ascendopt.transforms.library.double_buf
 
 The loop is deterministic given the records: re-running the same command on the same store
 replays every evaluation from the records without charge (``--resume`` continues the same
-run, so the budget already spent is counted once).
+run, so the budget already spent is counted once; the schedule counts a replayed evaluation
+as charged, as it was when first run, so it makes the same choices).
 """
 
 from __future__ import annotations
@@ -197,6 +212,7 @@ class _State:
     cores: int
     frontier: Frontier
     tried: set[str] = field(default_factory=set)
+    stage2: dict[str, Any] = field(default_factory=dict)  # Stage II's space and strategy while the kernel stays
 
 
 def _spent(beval: BudgetedEvaluator, op_name: str) -> int:
@@ -257,7 +273,7 @@ def _fixed_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, rew
                 if beval.remaining(name) == 0 or _stage1_slice(st, rnd, cases, beval, rewriter, bank, cfg, res, emit):
                     break
         if cfg.only != "stage1" and beval.remaining(name) != 0:
-            st.cur, st.cur_ev = _stage2_round(st.cur, st.cur_ev, cases, beval, cfg, rnd, res, emit)
+            st.cur, st.cur_ev = _stage2_round(st.cur, st.cur_ev, cases, beval, cfg, rnd, res, emit, st.stage2)
         if _spent(beval, name) == spent_before:
             res.stop_reason = "converged (a round proposed nothing new)"
             return
@@ -283,7 +299,7 @@ def _gain_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, rewr
         if stage == "stage1":
             _stage1_slice(st, n, cases, beval, rewriter, bank, cfg, res, emit)
         else:
-            st.cur, st.cur_ev = _stage2_round(st.cur, st.cur_ev, cases, beval, cfg, n, res, emit)
+            st.cur, st.cur_ev = _stage2_round(st.cur, st.cur_ev, cases, beval, cfg, n, res, emit, st.stage2)
         charged, gain = _spent(beval, name) - before_spent, log_gain(before_us, st.cur_ev.latency_us)
         changed = st.cur.digest != before
         sched.record(stage, gain, charged, changed, idle=charged == 0 and not (stage == "stage1" and st.frontier.nodes))
@@ -337,22 +353,29 @@ def _accept_stage1(step: SearchStep, cur: Operator, cur_ev: Evaluation, res: Opt
 
 def _stage2_round(cur: Operator, cur_ev: Evaluation, cases: Sequence[Case], beval: BudgetedEvaluator,
                   cfg: AgentConfig, rnd: int, res: OptimizeResult,
-                  emit: Callable[[str, dict[str, Any]], None]) -> tuple[Operator, Evaluation]:
+                  emit: Callable[[str, dict[str, Any]], None],
+                  memo: dict[str, Any] | None = None) -> tuple[Operator, Evaluation]:
+    """One Stage II round on the current kernel. With ``memo``, the knob space and the
+    strategy of the previous round are kept while the kernel is unchanged (what the strategy
+    learnt, e.g. evo's retired knobs, is not relearnt); a changed kernel gets new ones."""
     from ascendopt.tiling.search import tune
     from ascendopt.tiling.space import KnobSpace
     from ascendopt.tiling.strategies import make_strategy
 
     soc_name = getattr(beval.evaluator, "soc_name", "") or "Ascend910B2"
+    memo = {} if memo is None else memo
     try:
-        space = KnobSpace.from_operator(cur, soc=soc_name)
+        space = memo["space"] if memo.get("digest") == cur.digest else KnobSpace.from_operator(cur, soc=soc_name)
     except Exception as e:  # noqa: BLE001 - no evolvable region or knobs: Stage II sits this round out
         res.steps.append({"round": rnd, "stage": "stage2", "skipped": f"{type(e).__name__}: {e}"})
         return cur, cur_ev
     if not space.knobs:
         res.steps.append({"round": rnd, "stage": "stage2", "skipped": "no knobs"})
         return cur, cur_ev
+    if memo.get("digest") != cur.digest:
+        memo.update(digest=cur.digest, space=space, strategy=make_strategy(cfg.strategy, space, seed=cfg.seed + rnd))
     sub = SubBudget(beval, cur.name, cfg.stage2_steps)
-    tr = tune(cur, cases, sub, space, make_strategy(cfg.strategy, space, seed=cfg.seed + rnd), cfg.strategy)
+    tr = tune(cur, cases, sub, space, memo["strategy"], cfg.strategy)
     res.steps.append({"round": rnd, "stage": "stage2", "charged": tr.charged, "best_us": tr.best_latency_us,
                       "stop": tr.stop_reason})
     emit("stage2", {"round": rnd, "charged": tr.charged, "best_us": tr.best_latency_us})
