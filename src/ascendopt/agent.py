@@ -273,7 +273,7 @@ def _fixed_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, rew
                 if beval.remaining(name) == 0 or _stage1_slice(st, rnd, cases, beval, rewriter, bank, cfg, res, emit):
                     break
         if cfg.only != "stage1" and beval.remaining(name) != 0:
-            st.cur, st.cur_ev = _stage2_round(st.cur, st.cur_ev, cases, beval, cfg, rnd, res, emit, st.stage2)
+            _stage2_slice(st, cases, beval, cfg, rnd, res, emit)
         if _spent(beval, name) == spent_before:
             res.stop_reason = "converged (a round proposed nothing new)"
             return
@@ -299,7 +299,7 @@ def _gain_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, rewr
         if stage == "stage1":
             _stage1_slice(st, n, cases, beval, rewriter, bank, cfg, res, emit)
         else:
-            st.cur, st.cur_ev = _stage2_round(st.cur, st.cur_ev, cases, beval, cfg, n, res, emit, st.stage2)
+            _stage2_slice(st, cases, beval, cfg, n, res, emit)
         charged, gain = _spent(beval, name) - before_spent, log_gain(before_us, st.cur_ev.latency_us)
         changed = st.cur.digest != before
         sched.record(stage, gain, charged, changed, idle=charged == 0 and not (stage == "stage1" and st.frontier.nodes))
@@ -325,6 +325,16 @@ def _stage1_slice(st: _State, rnd: int, cases: Sequence[Case], beval: BudgetedEv
         st.cur, st.cur_ev = _accept_stage1(step, st.cur, st.cur_ev, res, bank, cfg, st.cores)
         st.frontier.clear()
     return step.proposed == 0 or step.exhausted
+
+
+def _stage2_slice(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, cfg: AgentConfig, rnd: int,
+                  res: OptimizeResult, emit: Callable[[str, dict[str, Any]], None]) -> None:
+    """One Stage II round on the current kernel; a new kernel clears Stage I's frontier (its
+    nodes were neutral against the kernel before)."""
+    before = st.cur.digest
+    st.cur, st.cur_ev = _stage2_round(st.cur, st.cur_ev, cases, beval, cfg, rnd, res, emit, st.stage2)
+    if st.cur.digest != before:
+        st.frontier.clear()
 
 
 def _accept_stage1(step: SearchStep, cur: Operator, cur_ev: Evaluation, res: OptimizeResult,

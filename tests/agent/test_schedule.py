@@ -91,3 +91,27 @@ def test_an_unknown_schedule_is_refused():
     with pytest.raises(ValueError, match="schedule"):
         optimize(toy(), [], budgeted(FakeEvaluator(_latency), 5), FakeRewriter(), None,
                  AgentConfig(schedule="round-robin", rewind_budget=0))
+
+
+def test_stage2_keeps_its_strategy_while_the_kernel_is_unchanged(monkeypatch):
+    from types import SimpleNamespace
+
+    import ascendopt.tiling.search as search
+    import ascendopt.tiling.space as space
+    import ascendopt.tiling.strategies as strategies
+
+    made, used = [], []
+    monkeypatch.setattr(space.KnobSpace, "from_operator", staticmethod(lambda op, soc="": SimpleNamespace(knobs=[1])))
+    monkeypatch.setattr(strategies, "make_strategy", lambda name, sp, seed=0: made.append(seed) or object())
+
+    def tune(op, cases, sub, sp, strategy, name):
+        used.append(strategy)
+        n = len(used)
+        ev = sub.evaluate(with_token(op, f"tile{n}", "stage2/fake"), cases)   # 1 % slower: never accepted
+        return SimpleNamespace(charged=1, best_op=None, best_latency_us=ev.latency_us, stop_reason="", best_config={})
+
+    monkeypatch.setattr(search, "tune", tune)
+    beval = budgeted(FakeEvaluator(lambda tok: 100.0 * 1.01 ** (len(tok) - 1)), 50)
+    res = optimize(toy(), [], beval, FakeRewriter(), None, AgentConfig(schedule="fixed", rewind_budget=0, rounds=3))
+    assert res.rounds == 3 and len(used) == 3
+    assert made == [1] and all(s is used[0] for s in used)        # one strategy, seeded for round 1
