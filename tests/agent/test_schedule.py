@@ -115,3 +115,18 @@ def test_stage2_keeps_its_strategy_while_the_kernel_is_unchanged(monkeypatch):
     res = optimize(toy(), [], beval, FakeRewriter(), None, AgentConfig(schedule="fixed", rewind_budget=0, rounds=3))
     assert res.rounds == 3 and len(used) == 3
     assert made == [1] and all(s is used[0] for s in used)        # one strategy, seeded for round 1
+
+
+def test_a_resumed_run_makes_the_same_schedule(fake_stage2):
+    from ascendopt.evaluate.store import MemoryStore
+
+    cfg = AgentConfig(rewind_budget=0, stage2_steps=10)
+    full = optimize(toy(), [], budgeted(FakeEvaluator(_latency), 100), FakeRewriter(endless=True), None, cfg)
+    store = MemoryStore()
+    first = budgeted(FakeEvaluator(_latency, interrupt_after=37), 100, store)
+    cut = optimize(toy(), [], first, FakeRewriter(endless=True), None, cfg)
+    assert cut.stop_reason == "interrupted"
+    again = optimize(toy(), [], budgeted(FakeEvaluator(_latency), 100, store, first.run_id),
+                     FakeRewriter(endless=True), None, cfg)
+    assert [(s["stage"], s["charged"]) for s in again.schedule] == [(s["stage"], s["charged"]) for s in full.schedule]
+    assert again.best_us == full.best_us and again.charged == full.charged == 100
