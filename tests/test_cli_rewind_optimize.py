@@ -55,11 +55,13 @@ def test_optimize_writes_its_outputs(tmp_path):
     html = (out / "report.html").read_text()
     assert "<svg" in html and "Pipe utilisation" in html and "Budget by stage" in html
     assert json.loads((out / "result.json").read_text())["charged"] == res["charged"]
+    assert res["schedule"] and res["schedule"][0]["stage"] == "stage1"      # the gain schedule is the default
 
 
 def test_usage_errors_are_one_line_exit_2(tmp_path):
     for args in (("rewind",), ("rewind", OP, "--suite", "own"), ("rewind", OP, "--motifs", "nope"),
                  ("rewind", OP, "--budget", 0), ("optimize", OP, "--only", "stage3"),
+                 ("optimize", OP, "--schedule", "round-robin"),
                  ("optimize", tmp_path / "missing"), ("bank", "show", "zzz", "--bank", tmp_path / "none.db"),
                  ("bank", "import", tmp_path / "none.json", "--bank", tmp_path / "b.db")):
         r = invoke(*args)

@@ -9,10 +9,24 @@ the :class:`~ascendopt.evaluate.budget.BudgetedEvaluator`; each phase gets a sha
 2. **Rewind** (its share, default 20): unless the bank already holds experiences measured on
    this operator, or the bank is frozen, the operator is rewound and its kept pairs join the
    bank before Stage I retrieves from it.
-3. **Rounds** until the budget is spent: ``stage1_steps`` Stage I steps on the current best
-   kernel (each accepted rewrite becomes the current kernel and, unless the bank is frozen,
-   an *online* experience), then ``stage2_steps`` Stage II evaluations of the tiling program
-   of the current kernel (its knob space is rebuilt from the current sources every round).
+3. **Stage I and Stage II** until the budget is spent, scheduled by ``AgentConfig.schedule``:
+
+   * ``gain`` (default): slices of budget (one Stage I search step, or one Stage II round of
+     ``stage2_steps`` evaluations), each to the stage with the higher expected gain per charged
+     evaluation: recent log-latency improvement over the evaluations it cost, an optimistic
+     prior for a stage not tried yet and a floor so a stalled stage is retried once the other
+     stalls (:mod:`ascendopt.agent_schedule`, like TVM's gradient task scheduler);
+   * ``fixed``: rounds of ``stage1_steps`` Stage I steps, then ``stage2_steps`` Stage II
+     evaluations.
+
+   A Stage I step is a search step (:mod:`ascendopt.agent_beam`): proposals from the current
+   kernel and from a frontier of up to ``beam_width`` neutral rewrites, so that a chain whose
+   first link alone is not faster can be accepted when its end is; each accepted rewrite
+   (or chain) becomes the current kernel and, unless the bank is frozen, an *online*
+   experience. Stage II tunes the tiling program of the current kernel (its knob space is
+   rebuilt from the current sources when the kernel changed; while it is unchanged, the
+   space and the strategy carry over from round to round, so what the strategy learnt is
+   not relearnt).
 
 Who owns what: Stage II owns every numeric value the tiling search can see (tiling knobs and
 kernel compile-time constants such as ``BUFFER_NUM``); Stage I owns code structure (which
@@ -21,7 +35,8 @@ named constant that is a knob (see :mod:`ascendopt.transforms.library.double_buf
 
 The loop is deterministic given the records: re-running the same command on the same store
 replays every evaluation from the records without charge (``--resume`` continues the same
-run, so the budget already spent is counted once).
+run, so the budget already spent is counted once; the schedule counts a replayed evaluation
+as charged, as it was when first run, so it makes the same choices).
 """
 
 from __future__ import annotations
@@ -37,8 +52,9 @@ from ascendopt.evaluate.budget import BudgetedEvaluator, BudgetExhausted, SubBud
 from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.operator import Operator
 from ascendopt.profile.diagnosis import kernel_cores
+from ascendopt.agent_beam import Frontier, SearchStep, chain_record, link_label, search_step
+from ascendopt.agent_schedule import DEFAULT_FLOOR, DEFAULT_WINDOW, GainScheduler, log_gain
 from ascendopt.refine.rewriter import Rewriter
-from ascendopt.refine.stage1 import StepResult, stage1_step
 from ascendopt.rewind.distill import OfflineDistiller, Pair
 from ascendopt.rewind.validate import noise_threshold
 
@@ -51,10 +67,14 @@ class AgentConfig:
     """Knobs of the loop (see the module docstring).
 
     Attributes:
-        rounds: Outer rounds at most (None: until the budget is spent or nothing moves).
-        stage1_steps: Stage I steps per round.
+        rounds: Outer rounds (``fixed``) or slices (``gain``) at most (None: until the budget
+            is spent or nothing moves).
+        schedule: ``gain`` (each slice to the stage with the higher expected gain per charged
+            evaluation, :mod:`ascendopt.agent_schedule`) or ``fixed`` (rounds of
+            ``stage1_steps`` Stage I steps then ``stage2_steps`` Stage II evaluations).
+        stage1_steps: Stage I steps per round (``fixed``).
         stage1_candidates: Proposals evaluated per Stage I step.
-        stage2_steps: Stage II evaluations per round.
+        stage2_steps: Stage II evaluations per round (per Stage II slice with ``gain``).
         rewind_budget: Rewind's share (0: no rewind).
         rewind_depth: Chained removals in rewind.
         k: Experiences retrieved per Stage I step (0 with ``use_experience=False``).
@@ -64,10 +84,16 @@ class AgentConfig:
         exclude_ops: Operators whose own experiences are not retrieved (held-out runs).
         repairs: Repairs of a failed proposal (LLM rewriter).
         strategy: Stage II strategy.
-        seed: Seed of Stage II's strategy (round r uses seed + r).
+        seed: Seed of Stage II's strategy (round or slice r uses seed + r).
+        beam_width: Neutral rewrites Stage I's search keeps to build on (0: greedy), see
+            :mod:`ascendopt.agent_beam`.
+        chain_depth: Longest chain of rewrites Stage I accepts at once.
+        gain_window: Recent slices per stage the ``gain`` schedule estimates its rate from.
+        gain_floor: Lowest rate (log-gain per charged evaluation) a tried stage is given.
     """
 
     rounds: int | None = None
+    schedule: str = "gain"
     stage1_steps: int = 2
     stage1_candidates: int = 3
     stage2_steps: int = 20
@@ -81,6 +107,10 @@ class AgentConfig:
     repairs: int = 1
     strategy: str = "evo"
     seed: int = 0
+    beam_width: int = 2
+    chain_depth: int = 2
+    gain_window: int = DEFAULT_WINDOW
+    gain_floor: float = DEFAULT_FLOOR
 
 
 @dataclass
@@ -95,6 +125,7 @@ class Accepted:
     what: str
     experiences: list[str] = field(default_factory=list)
     diff: str = ""
+    chain: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -116,6 +147,7 @@ class OptimizeResult:
     stop_reason: str = ""
     bank_added: int = 0
     seconds: float = 0.0
+    schedule: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def speedup(self) -> float | None:
@@ -128,7 +160,8 @@ class OptimizeResult:
                 "best_digest": None if self.best_op is None else self.best_op.digest,
                 "accepted": [a.to_dict() for a in self.accepted], "steps": self.steps,
                 "charged_by_stage": self.charged_by_stage, "charged": self.charged, "rounds": self.rounds,
-                "stop_reason": self.stop_reason, "bank_added": self.bank_added, "seconds": round(self.seconds, 2)}
+                "stop_reason": self.stop_reason, "bank_added": self.bank_added, "seconds": round(self.seconds, 2),
+                "schedule": self.schedule}
 
 
 def bank_covers(bank: ExperienceBank | None, op_name: str) -> bool:
@@ -170,6 +203,24 @@ def _charged_by_stage(beval: BudgetedEvaluator, op_name: str) -> dict[str, int]:
     return out
 
 
+@dataclass
+class _State:
+    """The loop's state: the current kernel, its evaluation, what Stage I has tried, its frontier."""
+
+    cur: Operator
+    cur_ev: Evaluation
+    cores: int
+    frontier: Frontier
+    tried: set[str] = field(default_factory=set)
+    stage2: dict[str, Any] = field(default_factory=dict)  # Stage II's space and strategy while the kernel stays
+
+
+def _spent(beval: BudgetedEvaluator, op_name: str) -> int:
+    """Charged evaluations so far, counting a resumed run's replayed ones as charged (as they
+    were when first run), so that a replay takes the same decisions."""
+    return beval.report(op_name).charged + getattr(beval, "replayed", {}).get(op_name, 0)
+
+
 def _run(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter: Rewriter,
          bank: ExperienceBank | None, cfg: AgentConfig, res: OptimizeResult, soc: Any,
          emit: Callable[[str, dict[str, Any]], None]) -> None:
@@ -184,7 +235,6 @@ def _run(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter
         return
     res.baseline_us = res.best_us = base.latency_us
     res.best_op = op
-    cur, cur_ev = op, base
     cores = kernel_cores(soc, next(iter(base.profile.values()), None))
 
     # rewind: its share of the budget, unless the bank knows this operator already
@@ -199,46 +249,110 @@ def _run(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter
         res.bank_added += len(bank) - before
         emit("rewind", {"kept": len(rw.kept), "charged": rw.charged, "bank_size": len(bank)})
 
-    tried: set[str] = {op.digest}
-    rnd = 0
-    while beval.remaining(op.name) != 0 and (cfg.rounds is None or rnd < cfg.rounds):
+    st = _State(op, base, cores, Frontier(cfg.beam_width, cfg.chain_depth), {op.digest})
+    args = (st, cases, beval, rewriter, bank, cfg, res, emit)
+    if cfg.schedule == "fixed":
+        _fixed_loop(*args)
+    elif cfg.schedule == "gain":
+        _gain_loop(*args)
+    else:
+        raise ValueError(f"unknown schedule {cfg.schedule!r} (gain or fixed)")
+
+
+def _fixed_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter: Rewriter,
+                bank: ExperienceBank | None, cfg: AgentConfig, res: OptimizeResult,
+                emit: Callable[[str, dict[str, Any]], None]) -> None:
+    """Rounds of ``stage1_steps`` Stage I steps, then ``stage2_steps`` Stage II evaluations."""
+    name, rnd = st.cur.name, 0
+    while beval.remaining(name) != 0 and (cfg.rounds is None or rnd < cfg.rounds):
         rnd += 1
         res.rounds = rnd
-        spent_before = beval.report(op.name).charged
+        spent_before = _spent(beval, name)
         if cfg.only != "stage2":
             for _ in range(cfg.stage1_steps):
-                if beval.remaining(op.name) == 0:
+                if beval.remaining(name) == 0 or _stage1_slice(st, rnd, cases, beval, rewriter, bank, cfg, res, emit):
                     break
-                step = stage1_step(cur, cur_ev, cases, beval, rewriter, bank if cfg.use_experience else None,
-                                   k=cfg.k if cfg.use_experience else 0, candidates=cfg.stage1_candidates,
-                                   repairs=cfg.repairs, exclude_ops=cfg.exclude_ops, tried=tried, cores=cores)
-                res.steps.append({"round": rnd, "stage": "stage1", **step.to_dict()})
-                emit("stage1", {"round": rnd, "proposed": step.proposed, "accepted": step.accepted is not None})
-                if step.accepted is not None:
-                    cur, cur_ev = _accept_stage1(step, cur, cur_ev, res, bank, cfg, cores)
-                if step.proposed == 0 or step.exhausted:
-                    break
-        if cfg.only != "stage1" and beval.remaining(op.name) != 0:
-            cur, cur_ev = _stage2_round(cur, cur_ev, cases, beval, cfg, rnd, res, emit)
-        if beval.report(op.name).charged == spent_before:
+        if cfg.only != "stage1" and beval.remaining(name) != 0:
+            _stage2_slice(st, cases, beval, cfg, rnd, res, emit)
+        if _spent(beval, name) == spent_before:
             res.stop_reason = "converged (a round proposed nothing new)"
             return
-    res.stop_reason = "budget" if beval.remaining(op.name) == 0 else f"{rnd} rounds"
+    res.stop_reason = "budget" if beval.remaining(name) == 0 else f"{rnd} rounds"
 
 
-def _accept_stage1(step: StepResult, cur: Operator, cur_ev: Evaluation, res: OptimizeResult,
+def _gain_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter: Rewriter,
+               bank: ExperienceBank | None, cfg: AgentConfig, res: OptimizeResult,
+               emit: Callable[[str, dict[str, Any]], None]) -> None:
+    """Slices of one stage at a time, each to the stage with the higher expected gain per
+    charged evaluation (:mod:`ascendopt.agent_schedule`)."""
+    stages = tuple(s for s in ("stage1", "stage2") if cfg.only in (None, s))
+    sched = GainScheduler(stages, cfg.gain_window, cfg.gain_floor)
+    name, n = st.cur.name, 0
+    while beval.remaining(name) != 0 and (cfg.rounds is None or n < cfg.rounds):
+        stage = sched.pick()
+        if stage is None:
+            res.stop_reason = "converged (no stage has anything new to try)"
+            return
+        n += 1
+        res.rounds = n
+        before_us, before_spent, before = st.cur_ev.latency_us, _spent(beval, name), st.cur.digest
+        if stage == "stage1":
+            _stage1_slice(st, n, cases, beval, rewriter, bank, cfg, res, emit)
+        else:
+            _stage2_slice(st, cases, beval, cfg, n, res, emit)
+        charged, gain = _spent(beval, name) - before_spent, log_gain(before_us, st.cur_ev.latency_us)
+        changed = st.cur.digest != before
+        sched.record(stage, gain, charged, changed, idle=charged == 0 and not (stage == "stage1" and st.frontier.nodes))
+        res.schedule.append({"slice": n, "stage": stage, "charged": charged, "gain": round(gain, 6),
+                             "changed": changed, **sched.state()})
+    res.stop_reason = "budget" if beval.remaining(name) == 0 else f"{n} slices"
+
+
+def _stage1_slice(st: _State, rnd: int, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter: Rewriter,
+                  bank: ExperienceBank | None, cfg: AgentConfig, res: OptimizeResult,
+                  emit: Callable[[str, dict[str, Any]], None]) -> bool:
+    """One Stage I search step (:func:`ascendopt.agent_beam.search_step`); True when it proposed
+    nothing new or ran out of budget."""
+    step = search_step(st.cur, st.cur_ev, st.frontier, cases, beval, rewriter, bank if cfg.use_experience else None,
+                       st.tried, k=cfg.k if cfg.use_experience else 0, candidates=cfg.stage1_candidates,
+                       repairs=cfg.repairs, exclude_ops=cfg.exclude_ops, cores=st.cores)
+    for node, r in step.expanded:
+        res.steps.append({"round": rnd, "stage": "stage1", "from": node.op.digest, "chain": node.labels(),
+                          **r.to_dict()})
+    emit("stage1", {"round": rnd, "proposed": step.proposed, "accepted": step.accepted is not None,
+                    "chain": len(step.chain), "frontier": len(st.frontier.nodes)})
+    if step.accepted is not None:
+        st.cur, st.cur_ev = _accept_stage1(step, st.cur, st.cur_ev, res, bank, cfg, st.cores)
+        st.frontier.clear()
+    return step.proposed == 0 or step.exhausted
+
+
+def _stage2_slice(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, cfg: AgentConfig, rnd: int,
+                  res: OptimizeResult, emit: Callable[[str, dict[str, Any]], None]) -> None:
+    """One Stage II round on the current kernel; a new kernel clears Stage I's frontier (its
+    nodes were neutral against the kernel before)."""
+    before = st.cur.digest
+    st.cur, st.cur_ev = _stage2_round(st.cur, st.cur_ev, cases, beval, cfg, rnd, res, emit, st.stage2)
+    if st.cur.digest != before:
+        st.frontier.clear()
+
+
+def _accept_stage1(step: SearchStep, cur: Operator, cur_ev: Evaluation, res: OptimizeResult,
                    bank: ExperienceBank | None, cfg: AgentConfig, cores: int) -> tuple[Operator, Evaluation]:
-    t = step.accepted
-    assert t is not None and t.evaluation.latency_us is not None and cur_ev.latency_us is not None
+    t, parent = step.accepted, step.parent
+    assert t is not None and parent is not None
+    assert t.evaluation.latency_us is not None and cur_ev.latency_us is not None
     new, new_ev = t.proposal.op, t.evaluation
     res.accepted.append(Accepted("stage1", new.digest, cur.digest, new_ev.latency_us, cur_ev.latency_us,
-                                 f"{t.proposal.rewrite}: {t.proposal.site}", list(t.proposal.experiences),
-                                 new.diff(cur)))
+                                 " -> ".join(link_label(x) for x in step.chain),
+                                 [e for x in step.chain for e in x.proposal.experiences], new.diff(cur),
+                                 chain_record(step.chain)))
     res.best_op, res.best_us = new, new_ev.latency_us
     if bank is not None and not cfg.freeze_bank and t.proposal.transform is not None:
-        # an accepted rewrite is a measured lesson too (slow = the kernel before, fast = after)
-        exp = OfflineDistiller().distill(Pair(t.proposal.transform, t.proposal.site_obj, new, cur, new_ev, cur_ev,
-                                              noise_threshold(cur_ev), cores, 1, t.proposal.rewrite,
+        # an accepted rewrite is a measured lesson too (slow = the kernel it was applied to,
+        # fast = after; for a chain, its last link on the node before it)
+        exp = OfflineDistiller().distill(Pair(t.proposal.transform, t.proposal.site_obj, new, parent.op, new_ev,
+                                              parent.ev, noise_threshold(parent.ev), cores, 1, t.proposal.rewrite,
                                               [t.proposal.site]))
         exp.origin = "online"
         exp.applicability["motif"] = ""
@@ -249,22 +363,29 @@ def _accept_stage1(step: StepResult, cur: Operator, cur_ev: Evaluation, res: Opt
 
 def _stage2_round(cur: Operator, cur_ev: Evaluation, cases: Sequence[Case], beval: BudgetedEvaluator,
                   cfg: AgentConfig, rnd: int, res: OptimizeResult,
-                  emit: Callable[[str, dict[str, Any]], None]) -> tuple[Operator, Evaluation]:
+                  emit: Callable[[str, dict[str, Any]], None],
+                  memo: dict[str, Any] | None = None) -> tuple[Operator, Evaluation]:
+    """One Stage II round on the current kernel. With ``memo``, the knob space and the
+    strategy of the previous round are kept while the kernel is unchanged (what the strategy
+    learnt, e.g. evo's retired knobs, is not relearnt); a changed kernel gets new ones."""
     from ascendopt.tiling.search import tune
     from ascendopt.tiling.space import KnobSpace
     from ascendopt.tiling.strategies import make_strategy
 
     soc_name = getattr(beval.evaluator, "soc_name", "") or "Ascend910B2"
+    memo = {} if memo is None else memo
     try:
-        space = KnobSpace.from_operator(cur, soc=soc_name)
+        space = memo["space"] if memo.get("digest") == cur.digest else KnobSpace.from_operator(cur, soc=soc_name)
     except Exception as e:  # noqa: BLE001 - no evolvable region or knobs: Stage II sits this round out
         res.steps.append({"round": rnd, "stage": "stage2", "skipped": f"{type(e).__name__}: {e}"})
         return cur, cur_ev
     if not space.knobs:
         res.steps.append({"round": rnd, "stage": "stage2", "skipped": "no knobs"})
         return cur, cur_ev
+    if memo.get("digest") != cur.digest:
+        memo.update(digest=cur.digest, space=space, strategy=make_strategy(cfg.strategy, space, seed=cfg.seed + rnd))
     sub = SubBudget(beval, cur.name, cfg.stage2_steps)
-    tr = tune(cur, cases, sub, space, make_strategy(cfg.strategy, space, seed=cfg.seed + rnd), cfg.strategy)
+    tr = tune(cur, cases, sub, space, memo["strategy"], cfg.strategy)
     res.steps.append({"round": rnd, "stage": "stage2", "charged": tr.charged, "best_us": tr.best_latency_us,
                       "stop": tr.stop_reason})
     emit("stage2", {"round": rnd, "charged": tr.charged, "best_us": tr.best_latency_us})

@@ -22,10 +22,18 @@ def optimize_command(
     suite: Optional[str] = typer.Option(None, "--suite", help="'own', a shipped suite (cannops), a manifest or a directory."),
     src: Optional[Path] = typer.Option(None, "--src", help="Where a suite's operators live (e.g. a cann-ops checkout's src/)."),
     budget: int = typer.Option(230, "--budget", help="Evaluations per operator, every attempt counted."),
-    rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Outer rounds at most (default: until the budget is spent)."),
-    stage1_steps: int = typer.Option(2, "--stage1-steps", min=0, help="Stage I steps per round."),
+    rounds: Optional[int] = typer.Option(None, "--rounds", min=1,
+                                         help="Outer rounds (--schedule fixed) or slices (gain) at most "
+                                              "(default: until the budget is spent)."),
+    schedule: str = typer.Option("gain", "--schedule",
+                                 help="gain: each slice of budget to the stage with the higher recent gain per "
+                                      "evaluation; fixed: rounds of --stage1-steps then --stage2-steps."),
+    beam_width: int = typer.Option(2, "--beam-width", min=0,
+                                   help="Neutral Stage I rewrites kept to build chains on (0: greedy)."),
+    stage1_steps: int = typer.Option(2, "--stage1-steps", min=0, help="Stage I steps per round (--schedule fixed)."),
     stage1_candidates: int = typer.Option(3, "--stage1-candidates", min=1, help="Rewrites evaluated per Stage I step."),
-    stage2_steps: int = typer.Option(20, "--stage2-steps", min=0, help="Stage II evaluations per round."),
+    stage2_steps: int = typer.Option(20, "--stage2-steps", min=0,
+                                     help="Stage II evaluations per round (per Stage II slice with --schedule gain)."),
     rewind_budget: int = typer.Option(20, "--rewind-budget", min=0, help="Rewind's share when the bank does not know the operator."),
     no_experience: bool = typer.Option(False, "--no-experience", help="Stage I without retrieved experiences."),
     only: Optional[str] = typer.Option(None, "--only", help="stage1 or stage2."),
@@ -46,14 +54,18 @@ def optimize_command(
     npu_mode: str = NPU_MODE,
     unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
 ) -> None:
-    """Optimize operators: rewind (if the bank does not know them), then rounds of Stage I
-    (kernel rewrites guided by the experience bank) and Stage II (tiling search)."""
+    """Optimize operators: rewind (if the bank does not know them), then Stage I (kernel
+    rewrites guided by the experience bank and the diagnosis) and Stage II (tiling search),
+    the budget going to the stage with the higher recent gain (--schedule gain) or in fixed
+    rounds (--schedule fixed)."""
     from ascendopt.agent import AgentConfig
     from ascendopt.bank.store import DEFAULT_BANK_JSON, BankError, ExperienceBank
     from ascendopt.evaluate.store import StoreError
 
     if budget < 1:
         fail("--budget must be at least 1")
+    if schedule not in ("gain", "fixed"):
+        fail(f"--schedule must be gain or fixed, not {schedule!r}")
     if only not in (None, "stage1", "stage2"):
         fail(f"--only must be stage1 or stage2, not {only!r}")
     if llm is not None and not llm.is_file():
@@ -71,7 +83,7 @@ def optimize_command(
     except (BankError, OSError) as e:
         fail(f"cannot open experience bank: {e}" if str(bank_file) in str(e) else f"cannot open experience bank {bank_file}: {e}")
     rewriter = _rewriter(llm, db)  # after the store: the LLM cache is a table of the record database
-    cfg = AgentConfig(rounds=rounds, stage1_steps=stage1_steps, stage1_candidates=stage1_candidates,
+    cfg = AgentConfig(rounds=rounds, schedule=schedule, beam_width=beam_width, stage1_steps=stage1_steps, stage1_candidates=stage1_candidates,
                       stage2_steps=stage2_steps, rewind_budget=rewind_budget, use_experience=not no_experience,
                       only=only, freeze_bank=freeze_bank, seed=seed)
     summaries, interrupted = [], False

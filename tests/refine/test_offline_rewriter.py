@@ -67,3 +67,60 @@ def test_retrieval_and_proposal_share_the_per_digest_site_cache():
     OfflineRewriter([REWRITES.get("double_buffer")]).propose(_ctx(op), 1)
     after = site_cache.cache_info()
     assert before["misses"] == 1 and after["misses"] == 1 and after["hits"] == before["hits"] + 1
+
+
+class _Appends:
+    """A fake rewrite with one site that appends a comment; ``relieves`` as its optimization's."""
+
+    anchors = ()
+
+    def __init__(self, name, relieves=()):
+        self.name, self.family, self.relieves = name, "vectorization", tuple(relieves)
+
+    def find(self, op):
+        from ascendopt.transforms.base import Site
+
+        return [Site(self.name, op.kernel_files()[0], 1, f"site of {self.name}", 0, 0)]
+
+    def apply(self, op, site):
+        rel = op.kernel_files()[0]
+        return op.with_file(rel, op.files[rel] + f"\n// {self.name}\n")
+
+
+def _diag(*findings):
+    from ascendopt.profile.diagnosis import Diagnosis
+
+    return Diagnosis(findings=list(findings))
+
+
+def test_ranking_puts_the_transform_that_relieves_the_diagnosis_first():
+    op = load("level1/abs_custom")
+    plain, scalar = _Appends("plain"), _Appends("scalar", ("scalar_heavy",))
+    rw = OfflineRewriter([plain, scalar])
+    ctx = lambda diag, hits=(): RewriteContext(op, None, diag, list(hits), set())   # noqa: E731
+    assert [p.rewrite for p in rw.candidates(ctx(None))] == ["plain", "scalar"]                 # registry order
+    assert [p.rewrite for p in rw.candidates(ctx(_diag("memory_bound")))] == ["plain", "scalar"]
+    got = rw.candidates(ctx(_diag("memory_bound", "scalar_heavy")))
+    assert [p.rewrite for p in got] == ["scalar", "plain"] and got[0].match > 1.0 == got[1].match
+    # prior x match: a measured 1.3x on the plain one outweighs one matched finding (1.1)
+    hits = [_hit("plain", "other_family", 1.3)]
+    assert [p.rewrite for p in rw.candidates(ctx(_diag("scalar_heavy"), hits))] == ["plain", "scalar"]
+    # ... a measured slowdown on it does not
+    hits = [_hit("plain", "other_family", 0.95)]
+    assert [p.rewrite for p in rw.candidates(ctx(None, hits))] == ["scalar", "plain"]
+
+
+def test_every_library_optimization_states_known_findings_it_relieves():
+    import pytest
+
+    from ascendopt.profile.diagnosis import FINDING_KINDS
+    from ascendopt.refine.rewriter import relieves_of
+    from ascendopt.transforms.registry import Optimization, optimizations
+
+    for opt in optimizations().values():
+        assert set(opt.relieves) <= set(FINDING_KINDS), opt.name
+    assert relieves_of(REWRITES.get("vectorize_scalar_loop")) == ("scalar_heavy",)
+    assert relieves_of(REWRITES.get("double_buffer")) == ("serialized_pipes",)
+    assert Optimization("x", "vectorization", "t", "m", "b").relieves == ()
+    with pytest.raises(ValueError, match="finding kind"):
+        Optimization("x", "vectorization", "t", "m", "b", relieves=("slow",))

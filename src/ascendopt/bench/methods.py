@@ -12,7 +12,8 @@ Stage II strategy is seeded from it too) and the records.
 Methods (see :data:`METHODS` for their options):
 
 * ``full``: the agent (:func:`ascendopt.agent.optimize`) with its defaults: rewind's share,
-  then rounds of Stage I and Stage II.
+  then Stage I and Stage II, each slice of budget to the stage with the higher recent gain
+  per evaluation (option ``schedule``: ``gain``, or ``fixed`` rounds).
 * ``stage1``: Stage I only (rewind's share still feeds the bank).
 * ``stage1-noexp``: Stage I only, no retrieved experiences, bank frozen (so no rewind either).
 * ``stage2``: Stage II (tiling search) only.
@@ -110,9 +111,12 @@ def get_method(name: str) -> Method:
 
 # ---------------------------------------------------------------------- agent-based methods
 _AGENT_OPTIONS: dict[str, tuple[Any, str]] = {
-    "stage1_steps": (AgentConfig.stage1_steps, "Stage I steps per round"),
+    "schedule": (AgentConfig.schedule, "gain: each slice to the stage with the higher recent gain per evaluation; "
+                                       "fixed: rounds of stage1_steps then stage2_steps"),
+    "beam_width": (AgentConfig.beam_width, "neutral Stage I rewrites kept to build chains on (0: greedy)"),
+    "stage1_steps": (AgentConfig.stage1_steps, "Stage I steps per round (schedule fixed)"),
     "stage1_candidates": (AgentConfig.stage1_candidates, "rewrites evaluated per Stage I step"),
-    "stage2_steps": (AgentConfig.stage2_steps, "Stage II evaluations per round"),
+    "stage2_steps": (AgentConfig.stage2_steps, "Stage II evaluations per round (per Stage II slice with gain)"),
     "rewind_budget": (AgentConfig.rewind_budget, "rewind's share when the bank does not know the operator"),
     "strategy": (AgentConfig.strategy, "Stage II strategy"),
 }
@@ -132,10 +136,11 @@ register(Method("stage1", "Stage I only (rewind's share feeds the bank)", _agent
                 {k: v for k, v in _AGENT_OPTIONS.items() if k not in ("stage2_steps", "strategy")}, uses_bank=True))
 register(Method("stage1-noexp", "Stage I only, without retrieved experiences, bank frozen (no rewind)",
                 _agent({"only": "stage1", "use_experience": False, "freeze_bank": True}),
-                {k: v for k, v in _AGENT_OPTIONS.items() if k in ("stage1_steps", "stage1_candidates")},
+                {k: v for k, v in _AGENT_OPTIONS.items() if k in ("stage1_steps", "stage1_candidates", "beam_width",
+                                                                 "schedule")},
                 uses_bank=True))
 register(Method("stage2", "Stage II (tiling search) only", _agent({"only": "stage2"}),
-                {k: v for k, v in _AGENT_OPTIONS.items() if k in ("stage2_steps", "strategy")}))
+                {k: v for k, v in _AGENT_OPTIONS.items() if k in ("stage2_steps", "strategy", "schedule")}))
 
 
 def _bon(ctx: MethodContext, options: Mapping[str, Any]) -> OptimizeResult:

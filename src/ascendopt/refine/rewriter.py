@@ -3,8 +3,9 @@ rewritten candidates. Two implementations behind one interface:
 
 * :class:`OfflineRewriter` (deterministic, no service): the sites of the optimizing
   transforms of :data:`ascendopt.transforms.REWRITES`, ranked by what the retrieved
-  experiences measured for that transform (or its family) on similar diagnoses, built lazily
-  up to the number asked for;
+  experiences measured for that transform (or its family) on similar diagnoses and by whether
+  the transform relieves what the current kernel's diagnosis finds, built lazily up to the
+  number asked for;
 * ``LLMRewriter`` (:mod:`ascendopt.refine.llm_rewriter`): a prompt with the kernel, the host
   tiling, the diagnosis and the experiences; its answer is parsed strictly.
 
@@ -55,7 +56,9 @@ class Proposal:
         family: The optimization family it belongs to.
         site: What was rewritten (the site label, or the LLM's summary).
         experiences: Ids of the experiences that led to it.
-        prior: The expected speedup the ranking used (1.0 when nothing was known).
+        prior: The expected speedup the experiences give (1.0 when nothing was known).
+        match: The diagnosis factor of the ranking (:func:`diagnosis_match`; 1.0: no finding
+            the transform relieves).
         transform: The transform object (offline), for distilling an accepted rewrite.
         site_obj: The transform's site (offline).
     """
@@ -66,12 +69,13 @@ class Proposal:
     site: str
     experiences: list[str] = field(default_factory=list)
     prior: float = 1.0
+    match: float = 1.0
     transform: Any = None
     site_obj: Any = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"digest": self.op.digest, "rewrite": self.rewrite, "family": self.family, "site": self.site,
-                "experiences": self.experiences, "prior": round(self.prior, 4)}
+                "experiences": self.experiences, "prior": round(self.prior, 4), "match": round(self.match, 4)}
 
 
 class Rewriter(Protocol):
@@ -104,18 +108,50 @@ def experience_prior(name: str, family: str, hits: list[Hit]) -> tuple[float, li
     return math.exp(num / max(1.0, len(ids))) if ids else 1.0, ids
 
 
-class OfflineRewriter:
-    """The sites of the optimizing transforms, ranked by the retrieved experiences, built lazily.
+#: Weight of one matched diagnosis finding in :func:`diagnosis_match`.
+DIAGNOSIS_WEIGHT = 0.1
 
-    Ranking comes before any rewrite is built: each transform's prior
-    (:func:`experience_prior`) orders the transforms (best expected speedup first, ties in
-    registry order), and a transform's sites keep their source order. Rewrites are then built
+
+def relieves_of(transform: Any) -> tuple[str, ...]:
+    """The diagnosis findings a transform's optimization relieves (its ``relieves``; empty
+    when it states none)."""
+    own = getattr(transform, "relieves", None)
+    if own is None:
+        own = getattr(getattr(transform, "optimization", None), "relieves", ())
+    return tuple(own or ())
+
+
+def diagnosis_match(relieves: tuple[str, ...], diagnosis: Diagnosis | None) -> float:
+    """``1 + DIAGNOSIS_WEIGHT * m``, ``m`` the number of the diagnosis' findings the transform
+    relieves (1.0 without a diagnosis or a match).
+
+    The weight is small on purpose: a match alone lifts a transform by 10 % per finding over
+    one with the same experience prior, so it orders transforms the experiences say nothing
+    about (or rate alike), while a measured prior of a few percent either way still counts."""
+    findings = set(getattr(diagnosis, "findings", None) or ())
+    return 1.0 + DIAGNOSIS_WEIGHT * len(findings.intersection(relieves))
+
+
+class OfflineRewriter:
+    """The sites of the optimizing transforms, ranked by the retrieved experiences and the
+    diagnosis, built lazily.
+
+    Ranking comes before any rewrite is built. Each transform's rank is
+
+        rank = prior x match
+
+    with ``prior`` the experiences' expected speedup (:func:`experience_prior`, 1.0 when no
+    hit names the transform or its family) and ``match`` the diagnosis factor
+    (:func:`diagnosis_match`: ``1 + 0.1 x`` the number of the current kernel's diagnosis
+    findings the transform's optimization relieves, ``Optimization.relieves``). Transforms are
+    tried by descending rank, ties in registry order; a transform's sites keep their source
+    order. Rewrites are then built
     in that order, skipping those already tried, identical to the kernel or to an earlier
     proposal, and building stops at the ``n`` asked for. Sites come from the per-digest cache
     retrieval also reads (:mod:`ascendopt.transforms.sites`); a transform whose anchor node
     types the kernel does not contain is not asked. Without experiences (``hits`` empty, the
     ``--no-experience`` ablation) the order is the transforms' registry order and the sites'
-    source order: nothing tells one rewrite from another before it is tried.
+    source order, unless the diagnosis names a finding one of them relieves.
     """
 
     name = "offline"
@@ -132,10 +168,11 @@ class OfflineRewriter:
         from ascendopt.transforms.sites import anchored, sites_of
 
         priors = [experience_prior(t.name, t.family, ctx.hits) for t in self.transforms]
-        order = sorted(range(len(self.transforms)), key=lambda i: (-priors[i][0], i))
+        matches = [diagnosis_match(relieves_of(t), ctx.diagnosis) for t in self.transforms]
+        order = sorted(range(len(self.transforms)), key=lambda i: (-priors[i][0] * matches[i], i))
         seen: set[str] = set()
         for i in order:
-            t, (prior, ids) = self.transforms[i], priors[i]
+            t, (prior, ids), match = self.transforms[i], priors[i], matches[i]
             try:
                 sites = sites_of(t, ctx.op) if anchored(t, ctx.op) else []
             except Exception:  # noqa: BLE001 - a matcher that cannot read this kernel finds nothing
@@ -148,7 +185,7 @@ class OfflineRewriter:
                 if cand.digest in ctx.tried or cand.digest == ctx.op.digest or cand.digest in seen:
                     continue
                 seen.add(cand.digest)
-                yield Proposal(cand, t.name, t.family, s.label, ids, prior, t, s)
+                yield Proposal(cand, t.name, t.family, s.label, ids, prior, match, t, s)
 
     def candidates(self, ctx: RewriteContext) -> list[Proposal]:
         """Every proposal, best first (all built: for reports; Stage I uses :meth:`propose`)."""

@@ -8,6 +8,11 @@
    repaired by the rewriter (LLM only), each repair another charged evaluation.
 5. The fastest proposal that is correct, adds no hazard and is faster than the current kernel
    by more than its measured ``tau`` is accepted (greedy); otherwise the kernel stays.
+   Proposals judged ``neutral`` (correct, no new hazard, within ``tau`` of the current kernel)
+   are listed in :attr:`StepResult.neutral`: the agent's search (:mod:`ascendopt.agent_beam`)
+   may step on from them. A step may start from such a node instead of the current kernel
+   (``reference``: the current kernel's evaluation): its proposals are then judged against
+   the current kernel, so a chain is accepted only when its end beats the current kernel.
 """
 
 from __future__ import annotations
@@ -59,6 +64,11 @@ class StepResult:
     exhausted: bool = False
     proposed: int = 0
 
+    @property
+    def neutral(self) -> list[Tried]:
+        """The proposals judged neutral (candidates for the search's frontier)."""
+        return [t for t in self.tried if t.verdict.reason == "neutral"]
+
     def to_dict(self) -> dict[str, Any]:
         return {"diagnosis": self.diagnosis.text, "findings": self.diagnosis.findings,
                 "hits": [h.to_dict() for h in self.hits], "tried": [t.to_dict() for t in self.tried],
@@ -70,9 +80,11 @@ def stage1_step(op: Operator, op_ev: Evaluation, cases: Sequence[Case], beval: A
                 bank: ExperienceBank | None, k: int = 5, candidates: int = 3, repairs: int = 1,
                 exclude_ops: Iterable[str] = (), tried: set[str] | None = None, cores: int = 0,
                 sigmas: float = DEFAULT_SIGMAS, min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT,
-                on_eval: Callable[[Tried], None] | None = None) -> StepResult:
+                on_eval: Callable[[Tried], None] | None = None,
+                reference: Evaluation | None = None) -> StepResult:
     """Runs one step on ``op`` (evaluated as ``op_ev``) through ``beval`` (a budgeted
-    evaluator or a share of one). ``tried`` collects the digests proposed so far (updated)."""
+    evaluator or a share of one). ``tried`` collects the digests proposed so far (updated).
+    Proposals are judged against ``reference`` (default ``op_ev``) and its noise threshold."""
     tried = tried if tried is not None else set()
     diag = diagnose_evaluation(op_ev, cores)
     hits = retrieve(bank, diag, k, op=op, exclude_ops=exclude_ops) if bank is not None and k > 0 else []
@@ -80,7 +92,8 @@ def stage1_step(op: Operator, op_ev: Evaluation, cases: Sequence[Case], beval: A
     ctx = RewriteContext(op, op_ev, diag, hits, tried)
     proposals = rewriter.propose(ctx, candidates)
     res.proposed = len(proposals)
-    noise = noise_threshold(op_ev, sigmas, min_effect_pct)
+    ref = op_ev if reference is None else reference
+    noise = noise_threshold(ref, sigmas, min_effect_pct)
     queue: list[tuple[Proposal, int, str]] = [(p, 0, "") for p in proposals]
     while queue:
         batch, queue = queue, []
@@ -93,7 +106,7 @@ def stage1_step(op: Operator, op_ev: Evaluation, cases: Sequence[Case], beval: A
         for (p, n_rep, of), ev in zip(batch, evs):
             if ev is None:
                 continue
-            t = Tried(p, ev, judge_improvement(op_ev, ev, noise), of)
+            t = Tried(p, ev, judge_improvement(ref, ev, noise), of)
             res.tried.append(t)
             if on_eval is not None:
                 on_eval(t)

@@ -114,8 +114,11 @@ def judge(parent: Evaluation, child: Evaluation, noise: Noise) -> Verdict:
 def judge_improvement(parent: Evaluation, child: Evaluation, noise: Noise) -> Verdict:
     """Stage I's rule, the mirror of :func:`judge`: a rewrite is accepted only when it is
     correct, adds no hazard and is *faster* than its parent by more than ``tau``
-    (``reason``: ``accepted``, ``failed``, ``new_hazard`` or ``not_faster``; ``slowdown`` is
-    child over parent, below 1 for a speedup)."""
+    (``reason``: ``accepted``, ``failed``, ``new_hazard``, ``neutral`` or ``not_faster``;
+    ``slowdown`` is child over parent, below 1 for a speedup). A correct, hazard-free child
+    that is neither faster nor slower by more than ``tau`` is ``neutral`` (not accepted, but
+    Stage I's search may build on it: a rewrite that pays only in a chain), one slower by more
+    than ``tau`` is ``not_faster``."""
     v = judge(parent, child, Noise(0.0, noise.sigma_us, noise.repeats, noise.sigmas, noise.min_effect_pct))
     if v.reason in ("failed", "new_hazard"):
         return v
@@ -124,5 +127,5 @@ def judge_improvement(parent: Evaluation, child: Evaluation, noise: Noise) -> Ve
     ratio = child.latency_us / parent.latency_us if parent.latency_us > 0 else math.inf
     text = f"{child.latency_us:.3f} us vs {parent.latency_us:.3f} us (tau {noise.tau_us:.3f} us)"
     if gain <= noise.tau_us:
-        return Verdict(False, "not_faster", text, ratio)
+        return Verdict(False, "neutral" if -gain <= noise.tau_us else "not_faster", text, ratio)
     return Verdict(True, "accepted", text, ratio)

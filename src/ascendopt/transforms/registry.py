@@ -34,6 +34,9 @@ class Optimization:
         mechanism: Why it pays, in one or two sentences.
         bottleneck: What its absence costs on the pipes (the symptom a profile shows).
         scope: ``kernel`` or ``host``: which side its transforms edit.
+        relieves: The diagnosis findings it relieves (kinds of
+            :data:`ascendopt.profile.diagnosis.FINDING_KINDS`): Stage I's offline rewriter ranks
+            a rewrite higher when the current kernel's diagnosis shows one of them.
         motif: The de-optimizing transform class, or None.
         rewrite: The optimizing transform class, or None.
     """
@@ -44,11 +47,18 @@ class Optimization:
     mechanism: str
     bottleneck: str
     scope: str = "kernel"
+    relieves: tuple[str, ...] = ()
     motif: Any = field(default=None, repr=False)
     rewrite: Any = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         check_family(self.family)
+        from ascendopt.profile.diagnosis import FINDING_KINDS
+
+        unknown = [k for k in self.relieves if k not in FINDING_KINDS]
+        if unknown:
+            raise ValueError(f"optimization {self.name!r}: unknown finding kind(s) {unknown}; known: {FINDING_KINDS}")
+        self.relieves = tuple(self.relieves)
 
 
 class Registry:

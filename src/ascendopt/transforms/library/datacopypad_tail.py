@@ -86,6 +86,7 @@ OPTIMIZATION = Optimization(
               "also stops issuing the other pipes' work meanwhile.",
     bottleneck="scalar pipe busy with GlobalTensor GetValue/SetValue on the tail; MTE and V pipes wait",
     scope="kernel",
+    relieves=("scalar_heavy",),
 )
 
 

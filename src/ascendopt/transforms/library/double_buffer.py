@@ -36,6 +36,7 @@ OPTIMIZATION = Optimization(
     mechanism="With two buffers per queue, MTE2 copies tile i+1 in while the vector unit computes tile i "
               "and MTE3 copies tile i-1 out; the pipes overlap instead of taking turns.",
     bottleneck="MTE2, V and MTE3 serialised per tile: every pipe idles while another works",
+    relieves=("serialized_pipes",),
 )
 
 

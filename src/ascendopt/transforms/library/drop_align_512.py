@@ -40,6 +40,7 @@ OPTIMIZATION = Optimization(
     mechanism="GM is moved in whole 512-byte lines; a burst whose start is 512-byte aligned touches "
               "ceil(len/512) lines, one that starts mid-line touches one more and pays an extra transaction.",
     bottleneck="extra GM transactions per burst: MTE2/MTE3 move more lines (HBM bytes) than the data needs",
+    relieves=("memory_bound",),
 )
 
 

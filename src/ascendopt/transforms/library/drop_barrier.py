@@ -60,6 +60,7 @@ OPTIMIZATION = Optimization(
               "a PipeBarrier<PIPE_ALL> in the loop, MTE2, V and MTE3 of successive tiles run concurrently.",
     bottleneck="PipeBarrier<PIPE_ALL> per tile drains every pipe: MTE2, V and MTE3 work in turns, the "
                "double buffers go unused and each iteration pays the barrier latency",
+    relieves=("serialized_pipes",),
 )
 
 

@@ -58,6 +58,7 @@ OPTIMIZATION = Optimization(
               "bandwidth for nothing.",
     bottleneck="V pipe busy with redundant VecCast instructions (more vector repeats per tile)",
     scope="kernel",
+    relieves=("vector_bound",),
 )
 
 

@@ -61,6 +61,7 @@ OPTIMIZATION = Optimization(
               "so the copy-in of tile i+1 runs while the vector unit computes tile i.",
     bottleneck="An explicit V->MTE2 wait per tile keeps MTE2 idle during every compute phase: copy-in and "
                "compute alternate, MTE2 and V utilisation each drop, the double buffer is unused",
+    relieves=("serialized_pipes",),
 )
 
 

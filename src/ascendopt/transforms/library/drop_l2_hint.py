@@ -26,6 +26,7 @@ OPTIMIZATION = Optimization(
     mechanism="Streaming read-once tensors past L2 (CACHE_MODE_DISABLE) keeps the lines other tiles "
               "and cores re-read resident; without hints both share the default policy and evict each other.",
     bottleneck="more L2 misses on re-read data: MTE2 waits on HBM bandwidth instead of L2",
+    relieves=("memory_bound",),
 )
 
 

@@ -33,6 +33,7 @@ OPTIMIZATION = Optimization(
     bottleneck="one (or few) cores do all the work: per-core MTE2/V/MTE3 busy time grows with the "
                "whole tensor while the other cores idle; GM bandwidth far below the chip's",
     scope="host",
+    relieves=("idle_cores",),
 )
 
 

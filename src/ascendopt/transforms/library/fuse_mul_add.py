@@ -84,6 +84,7 @@ OPTIMIZATION = Optimization(
               "the dependent instructions.",
     bottleneck="V pipe: twice the vector instructions and repeats per tile, a barrier between them",
     scope="kernel",
+    relieves=("vector_bound",),
 )
 
 

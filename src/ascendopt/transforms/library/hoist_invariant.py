@@ -90,6 +90,7 @@ OPTIMIZATION = Optimization(
               "loop; every tile then spends the vector pipe only on its own data.",
     bottleneck="The invariant instruction is re-issued every tile: extra V-pipe cycles per iteration, "
                "longer compute phases the copies must wait for",
+    relieves=("vector_bound",),
 )
 
 

@@ -81,6 +81,7 @@ OPTIMIZATION = Optimization(
               "bandwidth; the MTE queue holds one instruction instead of count/chunk.",
     bottleneck="The tile moves as 256-byte DataCopy chunks: MTE2/MTE3 time dominated by per-transfer "
                "start-up latency and short bursts, many more MTE instructions issued by the scalar unit",
+    relieves=("small_transfers",),
 )
 
 

@@ -53,6 +53,7 @@ OPTIMIZATION = Optimization(
               "only for its own input bytes and no extra MTE2 transfer or synchronisation.",
     bottleneck="The reused tensor is re-fetched from GM every tile: extra MTE2 bytes and a DMA start per "
                "tile, plus a V->MTE2 and an MTE2->V wait that stall both the copy-in and the compute",
+    relieves=("memory_bound", "serialized_pipes"),
 )
 
 

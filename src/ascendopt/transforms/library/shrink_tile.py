@@ -42,6 +42,7 @@ OPTIMIZATION = Optimization(
     bottleneck="4x the DMA and vector instructions for the same data: fixed per-instruction costs and "
                "scalar loop overhead dominate, MTE2/V busy time grows while bytes moved stay equal",
     scope="host",
+    relieves=("small_transfers", "scalar_heavy"),
 )
 
 

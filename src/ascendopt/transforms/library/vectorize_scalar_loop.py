@@ -139,6 +139,7 @@ OPTIMIZATION = Optimization(
               "every other pipe's instructions and so stalls them while it loops.",
     bottleneck="scalar pipe saturated by GetValue/SetValue; V idle; copies wait for the scalar loop",
     scope="kernel",
+    relieves=("scalar_heavy",),
 )
 
 
