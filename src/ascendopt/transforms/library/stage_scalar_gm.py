@@ -81,6 +81,7 @@ OPTIMIZATION = Optimization(
               "the loop then reads and writes UB at scalar-UB cost.",
     bottleneck="scalar pipe bound by GM accesses through the data cache (dcache misses); MTE2/MTE3 idle",
     scope="kernel",
+    relieves=("scalar_heavy",),
 )
 
 #: Calls a staged body may make besides tensor element accesses: casts and scalar math.
