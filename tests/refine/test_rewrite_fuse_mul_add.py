@@ -5,6 +5,7 @@ from ascendopt.transforms import REWRITES
 from ascendopt.transforms.library.fuse_mul_add import fusion
 
 from .conftest import load
+from .forms import kernel
 
 
 def slow_op():
@@ -103,3 +104,45 @@ def test_matches_only_when_the_product_is_dead():
 def test_no_site_in_plain_kernels():
     for name in ("level1/muls_custom", "level1/gelu", "level1/silu"):
         assert REWRITES.get("fuse_mul_add").find(load(name)) == []
+
+
+BARRIERS = """
+__aicore__ inline void A(AscendC::LocalTensor<float>& d, AscendC::LocalTensor<float>& x, float a, int n) {
+  AscendC::LocalTensor<float> t = tmpBuf.Get<float>();
+  AscendC::Muls(t, x, a, n);
+  AscendC::PipeBarrier<PIPE_V>();
+  AscendC::Add(d, d, t, n);
+  AscendC::Exp(d, d, n);
+}
+__aicore__ inline void B(AscendC::LocalTensor<float>& d, AscendC::LocalTensor<float>& x, float a, int n) {
+  AscendC::LocalTensor<float> t = tmpBuf.Get<float>();
+  AscendC::Exp(x, x, n);
+  AscendC::Muls(t, x, a, n);
+  AscendC::PipeBarrier<PIPE_V>();
+  AscendC::Add(d, d, t, n);
+}
+__aicore__ inline void C(AscendC::LocalTensor<float>& d, AscendC::LocalTensor<float>& x, float a, int n) {
+  AscendC::LocalTensor<float> t = tmpBuf.Get<float>();
+  AscendC::Muls(t, x, a, n);
+  AscendC::PipeBarrier<PIPE_ALL>();
+  AscendC::Add(d, d, t, n);
+}
+__aicore__ inline void Process() {}
+"""
+
+
+def test_fuses_across_a_v_barrier_and_keeps_it_only_when_it_orders_an_earlier_write():
+    op = kernel(BARRIERS)
+    rw = REWRITES.get("fuse_mul_add")
+    sites = rw.find(op)
+    # A: an in-place chain over a barrier (Add(d, d, t)); B: the same after Exp wrote x; not C
+    # (a full barrier orders more than the vector pipe)
+    assert [(s.detail, s.label.split(" in ")[-1]) for s in sites] == [("Axpy", "A"), ("Axpy", "B")]
+    a = rw.apply(op, sites[0]).files[op.kernel_file]
+    assert "  AscendC::Axpy(d, x, a, n);\n  AscendC::Exp(d, d, n);\n}" in a
+    assert a.count("PipeBarrier<PIPE_V>") == 1  # B's
+    # B: Exp wrote x before the pair; the barrier kept that write ordered before the Add: it
+    # stays, now before the fused call
+    b = rw.apply(op, sites[1]).files[op.kernel_file]
+    assert "  AscendC::Exp(x, x, n);\n  AscendC::PipeBarrier<PIPE_V>();\n  AscendC::Axpy(d, x, a, n);\n}" in b
+    assert b.count("PipeBarrier<PIPE_V>") == 2

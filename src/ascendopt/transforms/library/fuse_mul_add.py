@@ -39,11 +39,11 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ascendopt.cxx.affine import loop_label
-from ascendopt.cxx.defuse import dead_after
+from ascendopt.cxx.defuse import dead_after, written_names
 from ascendopt.cxx.instructions import COPY_OPS, TABLE, VECTOR_OPS
 from ascendopt.cxx.parse import Parsed, declarator_name, of_type, walk
 from ascendopt.cxx.scope import CONCRETE_TYPES, tensor_type
-from ascendopt.cxx.sync import api_prefix
+from ascendopt.cxx.sync import api_prefix, sync_info
 from ascendopt.cxx.syntax import (
     LOOPS,
     ancestors,
@@ -52,6 +52,7 @@ from ascendopt.cxx.syntax import (
     callee_name,
     calls,
     function_of,
+    functions,
     receiver,
     root_name,
     statement_call,
@@ -176,13 +177,59 @@ def element_guard(p: Parsed, s1: Node, dst: Node) -> str | None:
     return got[1]
 
 
+def _is_v_barrier(p: Parsed, stmt: Node | None) -> bool:
+    info = None if stmt is None else sync_info(p, stmt)
+    return info is not None and info[0] == "barrier" and info[1] == "PIPE_V"
+
+
+def barriers_between(p: Parsed, s1: Node) -> tuple[list[Node], Node | None]:
+    """The ``PipeBarrier<PIPE_V>`` statements directly after ``s1`` and the statement after them."""
+    out, s2 = [], _next_statement(s1)
+    while _is_v_barrier(p, s2):
+        out.append(s2)
+        s2 = _next_statement(s2)
+    return out, s2
+
+
+def _v_writes(p: Parsed, stmt: Node) -> set[str]:
+    """Tensors a statement's vector or copy instructions write, also inside methods of the file
+    it calls (:func:`~ascendopt.cxx.defuse.written_names`); queue and buffer calls write none."""
+    out: set[str] = set()
+    fns = functions(p)
+    for c in calls(p, None, stmt):
+        name = callee_name(p, c)
+        args = call_args(c)
+        if (name in VECTOR_OPS or name in COPY_OPS) and args and (r := root_name(p, args[0])):
+            out.add(r)
+        elif name in fns:
+            out |= written_names(p, c, depth=1)
+    return out
+
+
+def barrier_still_needed(p: Parsed, s1: Node) -> bool:
+    """Whether a V barrier must stay before the fused call: a statement before ``s1`` in its
+    block, back to the previous ``PIPE_V``/``PIPE_ALL`` barrier, writes a tensor through a
+    vector or copy instruction, so the barrier between the parts also ordered that write before
+    the Add and whatever follows it."""
+    prev = s1.prev_named_sibling
+    while prev is not None:
+        info = sync_info(p, prev)
+        if info is not None and info[0] == "barrier" and info[1] in ("PIPE_V", "PIPE_ALL"):
+            return False
+        if prev.type != "comment" and _v_writes(p, prev):
+            return True
+        prev = prev.prev_named_sibling
+    return False
+
+
 def fusion(p: Parsed, s1: Node) -> tuple[str, list[str], Node] | None:
     """(fused instruction, its arguments as text, the Add statement) when statement ``s1``
-    starts a fusable pair, else None."""
+    starts a fusable pair (the Add next, or after ``PipeBarrier<PIPE_V>`` statements), else
+    None."""
     c1 = statement_call(s1)
     if c1 is None or callee_name(p, c1) not in ("Muls", "Mul"):
         return None
-    s2 = _next_statement(s1)
+    _, s2 = barriers_between(p, s1)
     c2 = statement_call(s2)
     if c2 is None or callee_name(p, c2) != "Add":
         return None
@@ -284,13 +331,17 @@ class FuseMulAdd(Rewrite):
         s1 = find_node(p, site.start, site.end, "expression_statement")
         fused, args, s2 = fusion(p, s1)
         call = f"{api_prefix(p)}{fused}({', '.join(args)});"
+        barriers, _ = barriers_between(p, s1)
+        keep = bool(barriers) and barrier_still_needed(p, s1)
+        head = [p.text(barriers[0])] if keep else []
         guard = element_guard(p, s1, call_args(statement_call(s2))[0])
         if not guard:
-            return [replace_with_lines(p, s1, [call]), remove_statement(p, s2)]
+            return [replace_with_lines(p, s1, head + [call]), remove_statement(p, s2),
+                    *(remove_statement(p, b) for b in barriers)]
         ind = line_indent(p, s1.start_byte)
         start, end = line_start(p, s1.start_byte), line_end(p, s2.end_byte - 1)
         original = [ln[len(ind):] if ln.startswith(ind) else ln.lstrip()
                     for ln in p.src[start:end].decode().splitlines()]
         lines = [f"if constexpr (std::is_same_v<{guard}, half> || std::is_same_v<{guard}, float>) {{",
-                 f"    {call}", "} else {", *(f"    {ln}" for ln in original), "}"]
+                 *(f"    {ln}" for ln in head + [call]), "} else {", *(f"    {ln}" for ln in original), "}"]
         return [Edit(p.file, start, end, "".join(f"{ind}{ln}\n" for ln in lines))]
