@@ -60,6 +60,18 @@ CASES = [
      ["AscendC::Duplicate(ones, 1.0f, len) hoisted (in Process, loop for (i < tiles))"]),
     ("VARIANT_FILL_IN_LOOP", "hoist_invariant", []),
     ("INVARIANT_FILL_OVERWRITTEN", "hoist_invariant", []),
+    # strength_reduce: a Div of a ones fill is a Reciprocal; not a Div of another constant
+    ("RECIPROCAL_OF_ONES", "strength_reduce",
+     ["AscendC::Div(y, ones, x, len) -> Reciprocal(y, x, len), fill dropped in Process"]),
+    ("DIV_BY_FILL_OF_TWO", "strength_reduce", []),
+    # dead_load: an int tile only used for x - x; not a float x * 0 (NaN for inf/NaN)
+    ("ZERO_FROM_INT_TILE", "dead_load",
+     ["AscendC::Sub(y, x, x, len) -> Duplicate(y, 0, len); 1 load(s) of x dropped in Process"]),
+    ("ZERO_FROM_FLOAT_TILE", "dead_load", []),
+    # drop_redundant_sync: MTE2->V after a VECIN DeQue in a method; not for a buffer load
+    ("FLAG_AFTER_DEQUE", "drop_redundant_sync",
+     ["SetFlag/WaitFlag<MTE2_V>(EVENT_ID0) implied by the VECIN queues in Compute"]),
+    ("FLAG_FOR_BUFFER_LOAD", "drop_redundant_sync", []),
 ]
 
 

@@ -50,6 +50,21 @@ def _origin(p: Parsed, fn: Node, name: str) -> tuple[str, str] | None:
     return None
 
 
+#: Methods that hand out a local tensor (``auto x = q.AllocTensor<T>()`` is local whatever it is declared as).
+_LOCAL_FACTORIES = frozenset({"AllocTensor", "DeQue", "Get", "GetWithOffset"})
+
+
+def _kind(p: Parsed, ctx, fn: Node, expr: Node) -> str | None:
+    """``global``/``local`` as :func:`~ascendopt.cxx.scope.tensor_kind` says, and ``local`` for a
+    variable initialised from a queue or buffer (``auto x = inQ.DeQue<T>()``)."""
+    kind = tensor_kind(ctx, expr)
+    if kind is None and (name := root_name(p, expr)) is not None:
+        origin = _origin(p, fn, name)
+        if origin is not None and origin[0] in _LOCAL_FACTORIES:
+            return "local"
+    return kind
+
+
 def _only_uses(p: Parsed, fn: Node, name: str, allowed: set[int]) -> bool:
     """Every occurrence of ``name`` in ``fn``'s body is its declaration, an argument of a call in
     ``allowed`` (ids), or of ``EnQue``/``FreeTensor``."""
@@ -89,7 +104,7 @@ def dma_through_queues(p: Parsed, direction: str) -> bool:
             if len(args) < 3:
                 continue
             ctx = ctx or make_ctx(p, fn)
-            kinds = (tensor_kind(ctx, args[0]), tensor_kind(ctx, args[1]))
+            kinds = tuple(_kind(p, ctx, fn, a) for a in args[:2])
             if kinds == (("local", "global") if direction == "load" else ("global", "local")):
                 tile = root_name(p, args[0] if direction == "load" else args[1])
                 if tile is None:
