@@ -86,7 +86,7 @@ def _only_uses(p: Parsed, fn: Node, name: str, allowed: set[int]) -> bool:
     return True
 
 
-def dma_through_queues(p: Parsed, direction: str) -> bool:
+def dma_through_queues(p: Parsed, direction: str, positions: dict[str, str] | None = None) -> bool:
     """Every GM DMA of ``direction`` (``load``: GM -> local, ``store``: local -> GM) in the file
     moves a tile of a queue at the matching position -- a load fills a tensor allocated from a
     VECIN queue that is only filled by loads and enqueued, a store drains a tensor dequeued from

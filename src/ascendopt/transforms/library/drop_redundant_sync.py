@@ -15,8 +15,10 @@ file fills a tile allocated from a VECIN queue, used for nothing but the copies 
 order is already ordered by the queue -- wherever the pair sits, in ``Compute`` after the
 ``DeQue`` or in a helper method the loop calls. Likewise ``V_MTE3``/``MTE3_V`` when every
 local -> GM copy drains a tile dequeued from a VECOUT queue, used for nothing but the copies
-and ``FreeTensor`` (no vector instruction writes it after the ``DeQue``). A file that moves data
-through a high-level API (``Matmul``) or a GM copy the analysis cannot classify has no sites.
+and ``FreeTensor`` (no vector instruction writes it after the ``DeQue``). The condition is checked
+over every kernel file of the operator (a copy in one header is ordered by a flag in another).
+An operator that moves data through a high-level API (``Matmul``) or a GM copy the analysis
+cannot classify has no sites.
 Events to or from the scalar pipe, and other pipe pairs, are not sites.
 
 Pairs inside a loop of their own function are left to ``drop_event_wait`` (which offers every
@@ -28,7 +30,7 @@ those). The race checker confirms on the candidate that nothing became unordered
 from __future__ import annotations
 
 from ascendopt.cxx.affine import loop_label
-from ascendopt.cxx.queues import dma_through_queues
+from ascendopt.cxx.queues import dma_through_queues, queue_positions
 from ascendopt.cxx.sync import flag_pairs, sync_info
 from ascendopt.cxx.syntax import LOOPS, ancestors, function_of
 from ascendopt.operator import Operator
@@ -60,8 +62,10 @@ class DropRedundantSync(Rewrite):
 
     def find(self, op: Operator) -> list[Site]:
         sites = []
-        for p in kernel_parsed(op):
-            queued: dict[str, bool] = {}
+        files = kernel_parsed(op)
+        positions = {k: v for p in files for k, v in queue_positions(p).items()}
+        queued: dict[str, bool] = {}
+        for p in files:
             for a, _ in flag_pairs(p):
                 info = sync_info(p, a)
                 direction = IMPLIED_BY.get(info[1]) if info else None
@@ -71,7 +75,7 @@ class DropRedundantSync(Rewrite):
                 if any(x.type in LOOPS for x in ancestors(a) if x.start_byte > fn.start_byte):
                     continue  # drop_event_wait's
                 if direction not in queued:
-                    queued[direction] = dma_through_queues(p, direction)
+                    queued[direction] = all(dma_through_queues(q, direction, positions) for q in files)
                 if queued[direction]:
                     side = "VECIN" if direction == "load" else "VECOUT"
                     sites.append(self.site(p, a, f"SetFlag/WaitFlag<{info[1]}>({info[2]}) implied by the {side} "
