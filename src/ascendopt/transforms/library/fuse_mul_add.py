@@ -27,6 +27,16 @@ loop, ``t`` is not read anywhere else in the loop either):
 - ``Mul`` and ``y`` is ``d``                 -> ``MulAddDst(d, a, b, n)``   (d = a * b + d)
 - ``Mul`` with ``d`` as one factor, ``y`` other -> ``FusedMulAdd(d, c, y, n)`` (d = c * d + y)
 
+The two statements may be separated by ``PipeBarrier<PIPE_V>`` statements (the author ordering
+the Add after the multiply on the vector pipe): the fused call needs no such ordering, so the
+barriers go -- unless a statement earlier in the block, back to the previous ``PIPE_V`` or
+``PIPE_ALL`` barrier, writes a tensor through a vector or copy instruction: the barrier also
+ordered that write before the Add and everything after it, so one barrier stays, before the
+fused call. (Statements of a caller before the function are not looked at; the simulator's
+same-pipe race check judges the candidate.) In-place chains are sites too: ``t`` may be the
+multiply's source (``Muls(x, x, a, n); Add(d, x, d, n)`` -> ``Axpy(d, x, a, n)``, ``x``'s
+scaled value dead afterwards) and the Add may accumulate into ``d`` in either operand order.
+
 The fused instructions take half/float only. The destination's element type is read from its
 declaration: a concrete half/float type gets the fused call, another concrete type is no site,
 and a template parameter ``T`` gets ``if constexpr (std::is_same_v<T, half> ||
@@ -244,7 +254,7 @@ def fusion(p: Parsed, s1: Node) -> tuple[str, list[str], Node] | None:
         return None
     y = ops[1] if ops[0] == t else ops[0]
     n = p.text(a1[3])
-    if not _dead_after(p, s1, s2, p.text(a1[0]), n) or element_guard(p, s1, a2[0]) is None:
+    if not value_dead_after(p, s1, s2, p.text(a1[0]), n) or element_guard(p, s1, a2[0]) is None:
         return None
     if callee_name(p, c1) == "Muls":
         if y == d and _norm(p, a1[2]) != t:
@@ -278,7 +288,7 @@ def _use_kind(p: Parsed, ident: Node) -> str:
     return "read"
 
 
-def _dead_after(p: Parsed, s1: Node, s2: Node, t: str, n: str) -> bool:
+def value_dead_after(p: Parsed, s1: Node, s2: Node, t: str, n: str) -> bool:
     """``t`` is a local of the function and its value after ``s2`` is never read."""
     fn = function_of(s1)
     if fn is None:

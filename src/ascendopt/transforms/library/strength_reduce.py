@@ -48,7 +48,7 @@ from ascendopt.transforms.base import (
     replace_with_lines,
 )
 from ascendopt.transforms.library._scalar import const_scalar, is_local, other_uses, reaching_fill
-from ascendopt.transforms.library.fuse_mul_add import _dead_after, barrier_still_needed, barriers_between
+from ascendopt.transforms.library.fuse_mul_add import barrier_still_needed, barriers_between, value_dead_after
 from ascendopt.transforms.registry import Optimization, register
 
 
@@ -138,7 +138,7 @@ def negate_add(p: Parsed, stmt: Node) -> tuple[list[str], Node] | None:
     if ops.count(yy) != 1:
         return None
     w = b if ops[0] == yy else a
-    if _norm(p, z) != yy and not _dead_after(p, stmt, s2, p.text(y), p.text(n)):
+    if _norm(p, z) != yy and not value_dead_after(p, stmt, s2, p.text(y), p.text(n)):
         return None
     return [p.text(z), p.text(w), p.text(x), p.text(n)], s2
 
