@@ -146,3 +146,23 @@ def test_fuses_across_a_v_barrier_and_keeps_it_only_when_it_orders_an_earlier_wr
     b = rw.apply(op, sites[1]).files[op.kernel_file]
     assert "  AscendC::Exp(x, x, n);\n  AscendC::PipeBarrier<PIPE_V>();\n  AscendC::Axpy(d, x, a, n);\n}" in b
     assert b.count("PipeBarrier<PIPE_V>") == 2
+
+
+def test_fusion_across_a_v_barrier_end_to_end_is_correct_and_faster(check):
+    """muls_custom's slow form with the author's PipeBarrier<PIPE_V> between Muls and Add: the
+    Duplicate before the pair writes y, so one barrier stays before the Axpy."""
+    op = slow_op()
+    src = op.files[op.kernel_file]
+    old = "            AscendC::Add(yLocal, xLocal, yLocal, count);\n"
+    slow = op.with_file(op.kernel_file, src.replace(old, "            AscendC::PipeBarrier<PIPE_V>();\n" + old))
+    rw = REWRITES.get("fuse_mul_add")
+    (site,) = rw.find(slow)
+    fast = rw.apply(slow, site)
+    text = fast.files[fast.kernel_file]
+    assert ("                AscendC::PipeBarrier<PIPE_V>();\n"
+            "                AscendC::Axpy(yLocal, xLocal, static_cast<TX>(value), count);\n") in text
+    cases = [c for c in sorted(load_op_cases(slow.root), key=case_elements) if c.inputs[0].dtype in ("float", "float32")][-1:]
+    before, after = check(slow, cases), check(fast, cases)
+    assert [r.status for r in before + after] == ["ok", "ok"]
+    assert after[0].task_duration_us < before[0].task_duration_us
+    print("fuse_mul_add barrier muls_custom:", before[0].task_duration_us, "->", after[0].task_duration_us)
