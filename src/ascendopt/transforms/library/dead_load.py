@@ -24,8 +24,11 @@ dead (def-use through the tile's storage):
 - ``x`` taken from a queue (``q.DeQue<E>()``): when ``q`` is dequeued nowhere else in the file
   and every tensor ``q.AllocTensor<E>()`` hands out (in any function of the file) is only the
   destination of GM->UB ``DataCopy``/``DataCopyPad`` statements and handed to ``q.EnQue``,
-  those copies are removed (the queue's Alloc/EnQue/DeQue/Free hand-over stays: an empty
-  hand-over orders nothing any remaining instruction reads);
+  those copies are removed, and with them the queue's hand-over, which now carries nothing:
+  the ``AllocTensor`` and ``DeQue`` declarations and the ``EnQue``/``FreeTensor`` statements of
+  those tiles (when each is a whole statement; the ``InitBuffer`` stays). The hand-over only
+  ordered the queue's own tile; another tile's copy that relied on it would be an unordered
+  access the race checker reports;
 - ``x`` taken from a buffer in the same function (``buf.Get<E>()`` or ``AllocTensor``): the
   GM->UB copies into ``x`` in that function are removed. When the rewritten statement
   overwrites ``x`` itself (``Sub(x, x, x, n)``) and the copies are earlier statements of its
@@ -157,39 +160,78 @@ def _overwrites(p: Parsed, stmt: Node, x: str, loads: list[Node]) -> bool:
         ld.parent == stmt.parent and ld.start_byte < stmt.start_byte for ld in loads)
 
 
-def dead_loads(p: Parsed, stmt: Node, src: Node) -> list[Node]:
-    """The copy statements that only fill the tile ``src`` (see the module docstring)."""
+@dataclass(frozen=True)
+class DeadCopies:
+    """What goes with the rewritten statement: the copies that only filled its source tile, and
+    the queue hand-over statements of a queue left carrying nothing."""
+
+    loads: tuple[Node, ...] = ()
+    handover: tuple[Node, ...] = ()
+
+
+def _whole_decl(init_call: Node) -> Node | None:
+    """The declaration statement ``T a = q.AllocTensor<T>();`` holding ``init_call`` as its only
+    declarator's value, else None."""
+    d = init_call.parent
+    decl = d.parent if d is not None and d.type == "init_declarator" else None
+    if decl is None or decl.type != "declaration" or len(decl.children_by_field_name("declarator")) != 1:
+        return None
+    return decl
+
+
+def _handed(p: Parsed, fn: Node, que: str, methods: tuple[str, ...], name: str) -> list[Node] | None:
+    """The statements ``que.M(name)`` (M in ``methods``) of ``fn``; None when one is not a whole statement."""
+    out = []
+    for c in calls(p, methods, fn):
+        if receiver(p, c) == que and any(root_name(p, a) == name for a in call_args(c)):
+            st = statement_of(c)
+            if st is None:
+                return None
+            out.append(st)
+    return out
+
+
+def dead_loads(p: Parsed, stmt: Node, src: Node) -> DeadCopies:
+    """The copy statements that only fill the tile ``src`` and, for a queue tile, the hand-over
+    of the queue (see the module docstring)."""
     fn = function_of(stmt)
     x = root_name(p, src)
     if fn is None or x is None or src.type != "identifier" or not is_local(p, fn, x):
-        return []
+        return DeadCopies()
     init = _decl_init(p, fn, x)
     if init is None or init.type != "call_expression":
-        return []
+        return DeadCopies()
     how, que = callee_name(p, init), receiver(p, init)
     if how in ("Get", "AllocTensor"):
         plain = _loads_into(p, fn, x, (stmt,))
         if plain:
-            return plain
+            return DeadCopies(tuple(plain))
         loads = _loads_into(p, fn, x, (stmt, _after(p, stmt, x, fn)))
-        return loads if loads and _overwrites(p, stmt, x, loads) else []
+        return DeadCopies(tuple(loads)) if loads and _overwrites(p, stmt, x, loads) else DeadCopies()
     if how != "DeQue" or not que or other_uses(p, fn, x, [stmt]):
-        return []
+        return DeadCopies()
     if sum(1 for c in calls(p, ("DeQue",)) if receiver(p, c) == que) != 1:
-        return []
-    out: list[Node] = []
+        return DeadCopies()
+    loads: list[Node] = []
+    handover: list[Node] | None = []
     for g in function_defs(p):
         for c in calls(p, ("AllocTensor",), g):
             if receiver(p, c) != que:
                 continue
             decl = c.parent
             if decl is None or decl.type != "init_declarator":
-                return []
-            got = _loads_into(p, g, declarator_name(p, decl.child_by_field_name("declarator")) or "")
+                return DeadCopies()
+            a = declarator_name(p, decl.child_by_field_name("declarator")) or ""
+            got = _loads_into(p, g, a)
             if got is None:
-                return []
-            out += got
-    return out
+                return DeadCopies()
+            loads += got
+            enq, whole = _handed(p, g, que, ("EnQue",), a), _whole_decl(c)
+            handover = None if handover is None or enq is None or whole is None else handover + [whole, *enq]
+    freed, whole = _handed(p, fn, que, ("FreeTensor",), x), _whole_decl(init)
+    if handover is None or freed is None or whole is None or root_name(p, call_args(statement_call(stmt))[0]) == x:
+        return DeadCopies(tuple(loads))
+    return DeadCopies(tuple(loads), tuple(handover + [whole, *freed]))
 
 
 @register
@@ -206,10 +248,11 @@ class DeadLoad(Rewrite):
                 if got is None:
                     continue
                 d, n, _, src = got
-                loads = dead_loads(p, s, src)
-                tail = f"; {len(loads)} load(s) of {p.text(src)} dropped" if loads else ""
+                dead = dead_loads(p, s, src)
+                tail = f"; {len(dead.loads)} load(s) of {p.text(src)} dropped" if dead.loads else ""
+                tail += " with its queue hand-over" if dead.handover else ""
                 sites.append(self.site(p, s, f"{p.text(statement_call(s))} -> Duplicate({d}, 0, {n}){tail} "
-                                             f"{loop_label(p, s)}", detail=str(len(loads))))
+                                             f"{loop_label(p, s)}", detail=str(len(dead.loads))))
         return sites
 
     def edits(self, op: Operator, site: Site) -> list[Edit]:
@@ -217,4 +260,5 @@ class DeadLoad(Rewrite):
         s = find_node(p, site.start, site.end, "expression_statement")
         d, n, elem, src = zero_result(p, s)
         fill = f"{api_prefix(p)}Duplicate({d}, static_cast<{elem}>(0), {n});"
-        return [replace_with_lines(p, s, [fill]), *(remove_statement(p, ld) for ld in dead_loads(p, s, src))]
+        dead = dead_loads(p, s, src)
+        return [replace_with_lines(p, s, [fill]), *(remove_statement(p, x) for x in dead.loads + dead.handover)]
