@@ -110,8 +110,8 @@ def dma_through_queues(p: Parsed, direction: str, positions: dict[str, str] | No
                 if tile is None:
                     return False
                 dmas.setdefault(tile, []).append(c)
-            elif "global" in kinds and kinds != ("global", "local") and kinds != ("local", "global"):
-                return False  # a GM copy of a kind the analysis does not know
+            elif "global" in kinds and None in kinds:
+                return False  # a GM copy whose other operand the analysis cannot classify
         for tile, cs in dmas.items():
             origin = _origin(p, fn, tile)
             if origin is None or origin[0] != want[0] or positions.get(origin[1]) != want[1]:
