@@ -40,3 +40,7 @@ def test_a_copy_into_a_buffer_or_a_dequeued_tile_written_again_breaks_it():
     assert dma_through_queues(p, "load") and not dma_through_queues(p, "store")
     p = parse("k.cpp", SRC.replace("class K {", "class K { Matmul<A, B, C> mm;"))
     assert not dma_through_queues(p, "load")
+    # a CCE copy intrinsic on raw addresses moves data the DataCopy analysis does not see
+    raw = SRC.replace("        inQ.EnQue(x);\n", "        inQ.EnQue(x);\n        copy_gm_to_ubuf_align_b32((__ubuf__ float*)t.GetPhyAddr(), "
+                                                   "src, 0, 1, 32, 0, 0, 0, 0);\n")
+    assert not dma_through_queues(parse("k.cpp", raw), "load")

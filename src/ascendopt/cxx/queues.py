@@ -19,6 +19,9 @@ from ascendopt.cxx.parse import Parsed, declarator_name, of_type, walk
 from ascendopt.cxx.scope import make_ctx, tensor_kind
 from ascendopt.cxx.syntax import call_args, callee_name, calls, function_defs, receiver, root_name
 
+#: Data movement the analysis does not see as a DataCopy of tensors: the Matmul API, the CCE copy
+#: intrinsics (``copy_gm_to_ubuf_align_b32``...) and raw addresses taken from tensors.
+_RAW = re.compile(rb"\bMatmul\b|REGIST_MATMUL_OBJ|\bcopy_(?:gm|ubuf|cbuf|cc|matrix)\w*|\bGetPhyAddr\b")
 _POSITION = re.compile(r"\bTQue\s*<\s*(?:[\w:]*::)?(\w+)\s*[,>]")
 
 
@@ -90,9 +93,9 @@ def dma_through_queues(p: Parsed, direction: str, positions: dict[str, str] | No
     """Every GM DMA of ``direction`` (``load``: GM -> local, ``store``: local -> GM) in the file
     moves a tile of a queue at the matching position -- a load fills a tensor allocated from a
     VECIN queue that is only filled by loads and enqueued, a store drains a tensor dequeued from
-    a VECOUT queue that is only stored and freed -- and the file uses no high-level API that
-    moves data itself (``Matmul``)."""
-    if re.search(rb"\bMatmul\b|REGIST_MATMUL_OBJ", p.src):
+    a VECOUT queue that is only stored and freed -- and the file moves no data any other way
+    (:data:`_RAW`: the ``Matmul`` API, CCE copy intrinsics, raw ``GetPhyAddr`` addresses)."""
+    if _RAW.search(p.src):
         return False
     positions = queue_positions(p)
     want = ("AllocTensor", "VECIN") if direction == "load" else ("DeQue", "VECOUT")
