@@ -290,4 +290,64 @@ S["STAGE_GM_CARRIED"] = ("""
         }
     }
     __aicore__ inline void Process() { pipe.InitBuffer(tmpBuf, len * 4); Compute(); }
+S["RECIPROCAL_OF_ONES"] = ("""
+    __aicore__ inline void Process() {
+        AscendC::LocalTensor<float> x = inQ.DeQue<float>();
+        AscendC::LocalTensor<float> y = outQ.AllocTensor<float>();
+        AscendC::LocalTensor<float> ones = tmpBuf.Get<float>();
+        AscendC::Duplicate(ones, 1.0f, len);
+        AscendC::Div(y, ones, x, len);
+        outQ.EnQue(y);
+    }
+""", "")
+S["DIV_BY_FILL_OF_TWO"] = ("""
+    __aicore__ inline void Process() {
+        AscendC::LocalTensor<float> x = inQ.DeQue<float>();
+        AscendC::LocalTensor<float> y = outQ.AllocTensor<float>();
+        AscendC::LocalTensor<float> twos = tmpBuf.Get<float>();
+        AscendC::Duplicate(twos, 2.0f, len);
+        AscendC::Div(y, twos, x, len);
+        outQ.EnQue(y);
+    }
+""", "")
+S["ZERO_FROM_INT_TILE"] = ("""
+    __aicore__ inline void Process() {
+        AscendC::LocalTensor<int32_t> x = tmpBuf.Get<int32_t>();
+        AscendC::LocalTensor<int32_t> y = outQ.AllocTensor<int32_t>();
+        AscendC::DataCopy(x, iGm, len);
+        AscendC::Sub(y, x, x, len);
+        outQ.EnQue(y);
+    }
+    AscendC::GlobalTensor<int32_t> iGm;
+""", "")
+S["ZERO_FROM_FLOAT_TILE"] = ("""
+    __aicore__ inline void Process() {
+        AscendC::LocalTensor<float> x = inQ.DeQue<float>();
+        AscendC::LocalTensor<float> y = outQ.AllocTensor<float>();
+        AscendC::Muls(y, x, 0.0f, len);
+        outQ.EnQue(y);
+    }
+""", "")
+S["FLAG_AFTER_DEQUE"] = ("""
+    __aicore__ inline void CopyIn(uint32_t i) { auto x = inQ.AllocTensor<float>(); AscendC::DataCopy(x, xGm[i * len], len); inQ.EnQue(x); }
+    __aicore__ inline void Compute() {
+        auto x = inQ.DeQue<float>();
+        AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
+        AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
+        AscendC::Abs(x, x, len);
+        inQ.FreeTensor(x);
+    }
+    __aicore__ inline void Process() { for (uint32_t i = 0; i < tiles; i++) { CopyIn(i); Compute(); } }
+""", "")
+S["FLAG_FOR_BUFFER_LOAD"] = ("""
+    __aicore__ inline void Compute() {
+        auto x = inQ.DeQue<float>();
+        auto t = tmpBuf.Get<float>();
+        AscendC::DataCopy(t, xGm, len);
+        AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
+        AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
+        AscendC::Add(x, x, t, len);
+        inQ.FreeTensor(x);
+    }
+    __aicore__ inline void Process() { for (uint32_t i = 0; i < tiles; i++) { Compute(); } }
 """, "")

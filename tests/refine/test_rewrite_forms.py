@@ -44,9 +44,8 @@ CASES = [
     ("MUL_ADD_INPLACE_CHAIN", "fuse_mul_add",
      ["AscendC::Muls(a, a, 2.0f, len); AscendC::Add(b, a, b, len) -> Axpy(b, a, 2.0f, len) in Process"]),
     ("MUL_ADD_TEMP_REUSED", "fuse_mul_add", []),
-    pytest.param("MUL_ADD_BARRIER_BETWEEN", "fuse_mul_add",
-                 ["AscendC::Mul(t, a, b, len); AscendC::Add(b, t, b, len) -> MulAddDst(b, a, b, len) in Process"],
-                 marks=_gap("a PipeBarrier<PIPE_V> between the multiply and the add hides the pair")),
+    ("MUL_ADD_BARRIER_BETWEEN", "fuse_mul_add",
+     ["AscendC::Mul(t, a, b, len); AscendC::Add(b, t, b, len) -> MulAddDst(b, a, b, len) in Process"]),
     # datacopypad_tail: an element loop GM -> UB; not a tail already moved by DataCopyPad
     ("TAIL_ELEMENT_LOOP", "datacopypad_tail", ["GM->UB x <- xGm: tail x float in Process"]),
     ("TAIL_DATACOPYPAD", "datacopypad_tail", []),
@@ -64,6 +63,18 @@ CASES = [
     # stage_scalar_gm: a GM element loop in a helper method; not one carried through GM
     ("STAGE_GM_LOOP_HELPER", "stage_scalar_gm", ["stage xGm, yGm through UB in Compute, loop for (i < len)"]),
     ("STAGE_GM_CARRIED", "stage_scalar_gm", []),
+    # strength_reduce: a Div of a ones fill is a Reciprocal; not a Div of another constant
+    ("RECIPROCAL_OF_ONES", "strength_reduce",
+     ["AscendC::Div(y, ones, x, len) -> Reciprocal(y, x, len), fill dropped in Process"]),
+    ("DIV_BY_FILL_OF_TWO", "strength_reduce", []),
+    # dead_load: an int tile only used for x - x; not a float x * 0 (NaN for inf/NaN)
+    ("ZERO_FROM_INT_TILE", "dead_load",
+     ["AscendC::Sub(y, x, x, len) -> Duplicate(y, 0, len); 1 load(s) of x dropped in Process"]),
+    ("ZERO_FROM_FLOAT_TILE", "dead_load", []),
+    # drop_redundant_sync: MTE2->V after a VECIN DeQue in a method; not for a buffer load
+    ("FLAG_AFTER_DEQUE", "drop_redundant_sync",
+     ["SetFlag/WaitFlag<MTE2_V>(EVENT_ID0) implied by the VECIN queues in Compute"]),
+    ("FLAG_FOR_BUFFER_LOAD", "drop_redundant_sync", []),
 ]
 
 

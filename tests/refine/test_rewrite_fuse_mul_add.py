@@ -5,6 +5,7 @@ from ascendopt.transforms import REWRITES
 from ascendopt.transforms.library.fuse_mul_add import fusion
 
 from .conftest import load
+from .forms import kernel
 
 
 def slow_op():
@@ -103,3 +104,65 @@ def test_matches_only_when_the_product_is_dead():
 def test_no_site_in_plain_kernels():
     for name in ("level1/muls_custom", "level1/gelu", "level1/silu"):
         assert REWRITES.get("fuse_mul_add").find(load(name)) == []
+
+
+BARRIERS = """
+__aicore__ inline void A(AscendC::LocalTensor<float>& d, AscendC::LocalTensor<float>& x, float a, int n) {
+  AscendC::LocalTensor<float> t = tmpBuf.Get<float>();
+  AscendC::Muls(t, x, a, n);
+  AscendC::PipeBarrier<PIPE_V>();
+  AscendC::Add(d, d, t, n);
+  AscendC::Exp(d, d, n);
+}
+__aicore__ inline void B(AscendC::LocalTensor<float>& d, AscendC::LocalTensor<float>& x, float a, int n) {
+  AscendC::LocalTensor<float> t = tmpBuf.Get<float>();
+  AscendC::Exp(x, x, n);
+  AscendC::Muls(t, x, a, n);
+  AscendC::PipeBarrier<PIPE_V>();
+  AscendC::Add(d, d, t, n);
+}
+__aicore__ inline void C(AscendC::LocalTensor<float>& d, AscendC::LocalTensor<float>& x, float a, int n) {
+  AscendC::LocalTensor<float> t = tmpBuf.Get<float>();
+  AscendC::Muls(t, x, a, n);
+  AscendC::PipeBarrier<PIPE_ALL>();
+  AscendC::Add(d, d, t, n);
+}
+__aicore__ inline void Process() {}
+"""
+
+
+def test_fuses_across_a_v_barrier_and_keeps_it_only_when_it_orders_an_earlier_write():
+    op = kernel(BARRIERS)
+    rw = REWRITES.get("fuse_mul_add")
+    sites = rw.find(op)
+    # A: an in-place chain over a barrier (Add(d, d, t)); B: the same after Exp wrote x; not C
+    # (a full barrier orders more than the vector pipe)
+    assert [(s.detail, s.label.split(" in ")[-1]) for s in sites] == [("Axpy", "A"), ("Axpy", "B")]
+    a = rw.apply(op, sites[0]).files[op.kernel_file]
+    assert "  AscendC::Axpy(d, x, a, n);\n  AscendC::Exp(d, d, n);\n}" in a
+    assert a.count("PipeBarrier<PIPE_V>") == 1  # B's
+    # B: Exp wrote x before the pair; the barrier kept that write ordered before the Add: it
+    # stays, now before the fused call
+    b = rw.apply(op, sites[1]).files[op.kernel_file]
+    assert "  AscendC::Exp(x, x, n);\n  AscendC::PipeBarrier<PIPE_V>();\n  AscendC::Axpy(d, x, a, n);\n}" in b
+    assert b.count("PipeBarrier<PIPE_V>") == 2
+
+
+def test_fusion_across_a_v_barrier_end_to_end_is_correct_and_faster(check):
+    """muls_custom's slow form with the author's PipeBarrier<PIPE_V> between Muls and Add: the
+    Duplicate before the pair writes y, so one barrier stays before the Axpy."""
+    op = slow_op()
+    src = op.files[op.kernel_file]
+    old = "            AscendC::Add(yLocal, xLocal, yLocal, count);\n"
+    slow = op.with_file(op.kernel_file, src.replace(old, "            AscendC::PipeBarrier<PIPE_V>();\n" + old))
+    rw = REWRITES.get("fuse_mul_add")
+    (site,) = rw.find(slow)
+    fast = rw.apply(slow, site)
+    text = fast.files[fast.kernel_file]
+    assert ("                AscendC::PipeBarrier<PIPE_V>();\n"
+            "                AscendC::Axpy(yLocal, xLocal, static_cast<TX>(value), count);\n") in text
+    cases = [c for c in sorted(load_op_cases(slow.root), key=case_elements) if c.inputs[0].dtype in ("float", "float32")][-1:]
+    before, after = check(slow, cases), check(fast, cases)
+    assert [r.status for r in before + after] == ["ok", "ok"]
+    assert after[0].task_duration_us < before[0].task_duration_us
+    print("fuse_mul_add barrier muls_custom:", before[0].task_duration_us, "->", after[0].task_duration_us)

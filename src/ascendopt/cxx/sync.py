@@ -8,7 +8,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ascendopt.cxx.instructions import SCALAR_EVENTS, SYNC_CALLS
-from ascendopt.cxx.parse import Parsed, walk
+from ascendopt.cxx.parse import Parsed, of_type, walk
 from ascendopt.cxx.syntax import call_args, callee_name, enclosing, root_name, statement_call
 
 
@@ -32,6 +32,48 @@ def sync_info(p: Parsed, stmt: Node) -> tuple[str, str, str] | None:
         pipe = targs or (p.text(args[0]) if args else "PIPE_ALL")
         return "barrier", pipe.split("::")[-1], ""
     return ("set" if name == "SetFlag" else "wait"), targs.split("::")[-1], (p.text(args[0]) if args else "")
+
+
+def _named(block: Node) -> list[Node]:
+    return [c for c in block.named_children if c.type != "comment"]
+
+
+def flag_pairs(p: Parsed) -> list[tuple[Node, Node]]:
+    """(SetFlag statement, WaitFlag statement) adjacent in one block on the same event and id."""
+    out = []
+    for block in of_type(p, "compound_statement"):
+        stmts = _named(block)
+        for a, b in zip(stmts, stmts[1:]):
+            ia, ib = sync_info(p, a), sync_info(p, b)
+            if ia and ib and ia[0] == "set" and ib[0] == "wait" and ia[1:] == ib[1:]:
+                out.append((a, b))
+    return out
+
+
+def feeding_decl(p: Parsed, set_stmt: Node, event_id: str) -> Node | None:
+    """The declaration just before a SetFlag that defines its event id (``TEventID e = ...``)."""
+    prev = set_stmt.prev_named_sibling
+    while prev is not None and prev.type == "comment":
+        prev = prev.prev_named_sibling
+    if prev is None or prev.type != "declaration":
+        return None
+    names = [p.text(d.child_by_field_name("declarator")) for d in prev.children_by_field_name("declarator")
+             if d.type == "init_declarator"]
+    return prev if names == [event_id] else None
+
+
+def pair_statements(p: Parsed, set_stmt: Node) -> tuple[list[Node], Node | None]:
+    """What removing the pair that ``set_stmt`` opens removes: (the statements -- the id's feeding
+    declaration, SetFlag, WaitFlag --, the bare block that held only them or None)."""
+    b = next(y for x, y in flag_pairs(p) if x.start_byte == set_stmt.start_byte)
+    info = sync_info(p, set_stmt)
+    decl = feeding_decl(p, set_stmt, info[2]) if info else None
+    parts = [n for n in (decl, set_stmt, b) if n is not None]
+    block = set_stmt.parent
+    if block is not None and block.parent is not None and block.parent.type == "compound_statement" \
+            and _named(block) == parts:
+        return parts, block
+    return parts, None
 
 
 def _run(stmt: Node, forward: bool) -> list[Node]:

@@ -35,7 +35,7 @@ from tree_sitter import Node
 from ascendopt.cxx.affine import loop_label
 from ascendopt.cxx.parse import Parsed, of_type
 from ascendopt.cxx.scope import reaches
-from ascendopt.cxx.sync import sync_info
+from ascendopt.cxx.sync import flag_pairs, pair_statements, sync_info
 from ascendopt.cxx.syntax import LOOPS, ancestors, call_args, callee_name, calls
 from ascendopt.operator import Operator
 from ascendopt.transforms.base import (
@@ -104,34 +104,6 @@ class SerializeCopyCompute(Motif):
         return [body_start_insert(p, t.body, event_sync(t.ctx, loop.start_byte, "V_MTE2", "_aoEvVM"))]
 
 
-def _named(block: Node) -> list[Node]:
-    return [c for c in block.named_children if c.type != "comment"]
-
-
-def _pairs(p: Parsed) -> list[tuple[Node, Node]]:
-    """(SetFlag statement, WaitFlag statement) adjacent pairs on the same event and id."""
-    out = []
-    for block in of_type(p, "compound_statement"):
-        stmts = _named(block)
-        for a, b in zip(stmts, stmts[1:]):
-            ia, ib = sync_info(p, a), sync_info(p, b)
-            if ia and ib and ia[0] == "set" and ib[0] == "wait" and ia[1:] == ib[1:]:
-                out.append((a, b))
-    return out
-
-
-def _feeding_decl(p: Parsed, set_stmt: Node, event_id: str) -> Node | None:
-    """The declaration just before the pair that defines the event id (``TEventID e = ...``)."""
-    prev = set_stmt.prev_named_sibling
-    while prev is not None and prev.type == "comment":
-        prev = prev.prev_named_sibling
-    if prev is None or prev.type != "declaration":
-        return None
-    names = [p.text(d.child_by_field_name("declarator")) for d in prev.children_by_field_name("declarator")
-             if d.type == "init_declarator"]
-    return prev if names == [event_id] else None
-
-
 @register
 class DropEventWait(Rewrite):
     name = "drop_event_wait"
@@ -141,7 +113,7 @@ class DropEventWait(Rewrite):
     def find(self, op: Operator) -> list[Site]:
         found = []
         for p in kernel_parsed(op):
-            for a, b in _pairs(p):
+            for a, b in flag_pairs(p):
                 depth = sum(1 for x in ancestors(a) if x.type in LOOPS)
                 if depth == 0:
                     continue
@@ -154,13 +126,13 @@ class DropEventWait(Rewrite):
     def edits(self, op: Operator, site: Site) -> list[Edit]:
         p = next(q for q in kernel_parsed(op) if q.file == site.file)
         a = find_node(p, site.start, site.end, "expression_statement")
-        b = next(y for x, y in _pairs(p) if x.start_byte == a.start_byte)
-        info = sync_info(p, a)
-        assert info is not None
-        decl = _feeding_decl(p, a, info[2])
-        block = a.parent
-        parts = [n for n in (decl, a, b) if n is not None]
-        if block is not None and block.parent is not None and block.parent.type == "compound_statement" \
-                and _named(block) == parts:
-            return [remove_statement(p, block)]  # a bare block that held only the wait
-        return [remove_statement(p, n) for n in parts]
+        return remove_pair(p, a)
+
+
+def remove_pair(p: Parsed, set_stmt: Node) -> list[Edit]:
+    """Edits removing the flag pair ``set_stmt`` opens, with the id declaration that only feeds
+    it and the braces of a bare block it leaves empty."""
+    parts, block = pair_statements(p, set_stmt)
+    if block is not None:
+        return [remove_statement(p, block)]  # a bare block that held only the wait
+    return [remove_statement(p, n) for n in parts]

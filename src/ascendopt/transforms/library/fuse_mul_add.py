@@ -27,6 +27,16 @@ loop, ``t`` is not read anywhere else in the loop either):
 - ``Mul`` and ``y`` is ``d``                 -> ``MulAddDst(d, a, b, n)``   (d = a * b + d)
 - ``Mul`` with ``d`` as one factor, ``y`` other -> ``FusedMulAdd(d, c, y, n)`` (d = c * d + y)
 
+The two statements may be separated by ``PipeBarrier<PIPE_V>`` statements (the author ordering
+the Add after the multiply on the vector pipe): the fused call needs no such ordering, so the
+barriers go -- unless a statement earlier in the block, back to the previous ``PIPE_V`` or
+``PIPE_ALL`` barrier, writes a tensor through a vector or copy instruction: the barrier also
+ordered that write before the Add and everything after it, so one barrier stays, before the
+fused call. (Statements of a caller before the function are not looked at; the simulator's
+same-pipe race check judges the candidate.) In-place chains are sites too: ``t`` may be the
+multiply's source (``Muls(x, x, a, n); Add(d, x, d, n)`` -> ``Axpy(d, x, a, n)``, ``x``'s
+scaled value dead afterwards) and the Add may accumulate into ``d`` in either operand order.
+
 The fused instructions take half/float only. The destination's element type is read from its
 declaration: a concrete half/float type gets the fused call, another concrete type is no site,
 and a template parameter ``T`` gets ``if constexpr (std::is_same_v<T, half> ||
@@ -39,11 +49,11 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ascendopt.cxx.affine import loop_label
-from ascendopt.cxx.defuse import dead_after
+from ascendopt.cxx.defuse import dead_after, written_names
 from ascendopt.cxx.instructions import COPY_OPS, TABLE, VECTOR_OPS
 from ascendopt.cxx.parse import Parsed, declarator_name, of_type, walk
 from ascendopt.cxx.scope import CONCRETE_TYPES, tensor_type
-from ascendopt.cxx.sync import api_prefix
+from ascendopt.cxx.sync import api_prefix, sync_info
 from ascendopt.cxx.syntax import (
     LOOPS,
     ancestors,
@@ -52,6 +62,7 @@ from ascendopt.cxx.syntax import (
     callee_name,
     calls,
     function_of,
+    functions,
     receiver,
     root_name,
     statement_call,
@@ -177,13 +188,59 @@ def element_guard(p: Parsed, s1: Node, dst: Node) -> str | None:
     return got[1]
 
 
+def _is_v_barrier(p: Parsed, stmt: Node | None) -> bool:
+    info = None if stmt is None else sync_info(p, stmt)
+    return info is not None and info[0] == "barrier" and info[1] == "PIPE_V"
+
+
+def barriers_between(p: Parsed, s1: Node) -> tuple[list[Node], Node | None]:
+    """The ``PipeBarrier<PIPE_V>`` statements directly after ``s1`` and the statement after them."""
+    out, s2 = [], _next_statement(s1)
+    while _is_v_barrier(p, s2):
+        out.append(s2)
+        s2 = _next_statement(s2)
+    return out, s2
+
+
+def _v_writes(p: Parsed, stmt: Node) -> set[str]:
+    """Tensors a statement's vector or copy instructions write, also inside methods of the file
+    it calls (:func:`~ascendopt.cxx.defuse.written_names`); queue and buffer calls write none."""
+    out: set[str] = set()
+    fns = functions(p)
+    for c in calls(p, None, stmt):
+        name = callee_name(p, c)
+        args = call_args(c)
+        if (name in VECTOR_OPS or name in COPY_OPS) and args and (r := root_name(p, args[0])):
+            out.add(r)
+        elif name in fns:
+            out |= written_names(p, c, depth=1)
+    return out
+
+
+def barrier_still_needed(p: Parsed, s1: Node) -> bool:
+    """Whether a V barrier must stay before the fused call: a statement before ``s1`` in its
+    block, back to the previous ``PIPE_V``/``PIPE_ALL`` barrier, writes a tensor through a
+    vector or copy instruction, so the barrier between the parts also ordered that write before
+    the Add and whatever follows it."""
+    prev = s1.prev_named_sibling
+    while prev is not None:
+        info = sync_info(p, prev)
+        if info is not None and info[0] == "barrier" and info[1] in ("PIPE_V", "PIPE_ALL"):
+            return False
+        if prev.type != "comment" and _v_writes(p, prev):
+            return True
+        prev = prev.prev_named_sibling
+    return False
+
+
 def fusion(p: Parsed, s1: Node) -> tuple[str, list[str], Node] | None:
     """(fused instruction, its arguments as text, the Add statement) when statement ``s1``
-    starts a fusable pair, else None."""
+    starts a fusable pair (the Add next, or after ``PipeBarrier<PIPE_V>`` statements), else
+    None."""
     c1 = statement_call(s1)
     if c1 is None or callee_name(p, c1) not in ("Muls", "Mul"):
         return None
-    s2 = _next_statement(s1)
+    _, s2 = barriers_between(p, s1)
     c2 = statement_call(s2)
     if c2 is None or callee_name(p, c2) != "Add":
         return None
@@ -198,7 +255,7 @@ def fusion(p: Parsed, s1: Node) -> tuple[str, list[str], Node] | None:
         return None
     y = ops[1] if ops[0] == t else ops[0]
     n = p.text(a1[3])
-    if not _dead_after(p, s1, s2, p.text(a1[0]), n) or element_guard(p, s1, a2[0]) is None:
+    if not value_dead_after(p, s1, s2, p.text(a1[0]), n) or element_guard(p, s1, a2[0]) is None:
         return None
     if callee_name(p, c1) == "Muls":
         if y == d and _norm(p, a1[2]) != t:
@@ -232,7 +289,7 @@ def _use_kind(p: Parsed, ident: Node) -> str:
     return "read"
 
 
-def _dead_after(p: Parsed, s1: Node, s2: Node, t: str, n: str) -> bool:
+def value_dead_after(p: Parsed, s1: Node, s2: Node, t: str, n: str) -> bool:
     """``t`` is a local of the function and its value after ``s2`` is never read."""
     fn = function_of(s1)
     if fn is None:
@@ -285,13 +342,17 @@ class FuseMulAdd(Rewrite):
         s1 = find_node(p, site.start, site.end, "expression_statement")
         fused, args, s2 = fusion(p, s1)
         call = f"{api_prefix(p)}{fused}({', '.join(args)});"
+        barriers, _ = barriers_between(p, s1)
+        keep = bool(barriers) and barrier_still_needed(p, s1)
+        head = [p.text(barriers[0])] if keep else []
         guard = element_guard(p, s1, call_args(statement_call(s2))[0])
         if not guard:
-            return [replace_with_lines(p, s1, [call]), remove_statement(p, s2)]
+            return [replace_with_lines(p, s1, head + [call]), remove_statement(p, s2),
+                    *(remove_statement(p, b) for b in barriers)]
         ind = line_indent(p, s1.start_byte)
         start, end = line_start(p, s1.start_byte), line_end(p, s2.end_byte - 1)
         original = [ln[len(ind):] if ln.startswith(ind) else ln.lstrip()
                     for ln in p.src[start:end].decode().splitlines()]
         lines = [f"if constexpr (std::is_same_v<{guard}, half> || std::is_same_v<{guard}, float>) {{",
-                 f"    {call}", "} else {", *(f"    {ln}" for ln in original), "}"]
+                 *(f"    {ln}" for ln in head + [call]), "} else {", *(f"    {ln}" for ln in original), "}"]
         return [Edit(p.file, start, end, "".join(f"{ind}{ln}\n" for ln in lines))]
