@@ -290,6 +290,7 @@ S["STAGE_GM_CARRIED"] = ("""
         }
     }
     __aicore__ inline void Process() { pipe.InitBuffer(tmpBuf, len * 4); Compute(); }
+""", "")
 S["RECIPROCAL_OF_ONES"] = ("""
     __aicore__ inline void Process() {
         AscendC::LocalTensor<float> x = inQ.DeQue<float>();
