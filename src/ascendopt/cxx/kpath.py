@@ -1,0 +1,133 @@
+"""The kernel's call path: the functions a ``__global__`` entry reaches.
+
+:mod:`ascendopt.cxx.scope` follows calls to methods of the *same* class; a kernel entry calls
+methods of an object (``KernelX<T> op; op.Init(...); op.Process();``, also on a temporary
+``K<T>(args).exec()``) and methods of member objects of other classes (``helper.exec(...)``).
+This module resolves those calls over every parsed kernel file (a class may be defined in a
+header of the operator), by the declared type of the receiver, and walks them transitively.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from ascendopt.cxx.parse import Parsed, of_type, unparen
+from ascendopt.cxx.scope import Ctx, make_ctx, type_of
+from ascendopt.cxx.syntax import callee_name, function_defs, function_name, is_method_call, method_receiver, own_calls
+
+
+def class_of_name(type_text: str) -> str:
+    """The class a type names: ``const ns::K<T, U>&`` -> ``K``."""
+    t = type_text.split("<")[0]
+    for w in ("const", "volatile", "typename", "&", "*"):
+        t = t.replace(w, " ")
+    return t.strip().split("::")[-1].strip()
+
+
+@dataclass
+class Program:
+    """The parsed kernel files of one operator."""
+
+    files: list[Parsed]
+
+    def entries(self) -> list[Ctx]:
+        """``__global__`` functions (the kernel entries), as contexts."""
+        out = []
+        for p in self.files:
+            for fn in function_defs(p):
+                body = fn.child_by_field_name("body")
+                head = fn.parent if fn.parent is not None and fn.parent.type == "linkage_specification" else fn
+                start = max(p.src.rfind(b";", 0, head.start_byte), p.src.rfind(b"}", 0, head.start_byte), 0)
+                if b"__global__" in p.src[min(start, head.start_byte):body.start_byte]:
+                    out.append(make_ctx(p, fn))
+        return out
+
+    def classes(self, name: str) -> list[tuple[Parsed, Node]]:
+        """Class definitions named ``name`` (all specializations), in every file."""
+        out = []
+        for p in self.files:
+            for n in of_type(p, "class_specifier", "struct_specifier"):
+                nm = n.child_by_field_name("name")
+                if nm is not None and n.child_by_field_name("body") is not None \
+                        and class_of_name(p.text(nm)) == name:
+                    out.append((p, n))
+        return out
+
+    def methods_of(self, name: str, method: str) -> list[Ctx]:
+        """Contexts of ``method`` in every class named ``name``."""
+        out = []
+        for p, cls in self.classes(name):
+            for fn in function_defs(p):
+                if function_name(p, fn) != method:
+                    continue
+                c = make_ctx(p, fn)
+                if c.cls is not None and c.cls.id == cls.id:
+                    out.append(c)
+        return out
+
+    def free_function(self, name: str) -> Ctx | None:
+        for p in self.files:
+            for fn in function_defs(p):
+                if function_name(p, fn) == name:
+                    c = make_ctx(p, fn)
+                    if c.cls is None:
+                        return c
+        return None
+
+    def callees(self, ctx: Ctx, root: Node) -> Iterator[tuple[Node, Ctx]]:
+        """(call, callee context) for calls under ``root`` (in ``ctx``) this program defines."""
+        for c in own_calls(root):
+            for callee in self.resolve(ctx, c):
+                if callee.fn.id != ctx.fn.id:
+                    yield c, callee
+
+    def resolve(self, ctx: Ctx, call: Node) -> list[Ctx]:
+        """The definitions a call may run: a method of the same class, a free function, or a
+        method of the receiver's declared class (every specialization)."""
+        name = callee_name(ctx.p, call).removeprefix("template ").strip()
+        if not is_method_call(call) or method_receiver(call).type == "this":
+            m = ctx.methods.get(name)
+            if m is not None:
+                return [ctx.callee_ctx(m)]
+            if is_method_call(call):
+                return []
+            f = self.free_function(name)
+            return [f] if f is not None else []
+        recv = unparen(method_receiver(call))
+        cls = None
+        if recv.type == "identifier" or (recv.type == "field_expression"
+                                         and recv.child_by_field_name("argument").type == "this"):
+            nm = ctx.p.text(recv.child_by_field_name("field") if recv.type == "field_expression" else recv)
+            t = type_of(ctx, nm, call.start_byte)
+            cls = class_of_name(t) if t else None
+        elif recv.type == "call_expression":  # a temporary K<T>(args)
+            fn = recv.child_by_field_name("function")
+            cls = class_of_name(ctx.p.text(fn)) if fn is not None else None
+        return self.methods_of(cls, name) if cls else []
+
+    def reach(self, starts: list[Ctx]) -> list[Ctx]:
+        """Every function reached from ``starts`` (them included), each once."""
+        seen: dict[int, Ctx] = {}
+        todo = list(starts)
+        while todo:
+            c = todo.pop()
+            if c.fn.id in seen:
+                continue
+            seen[c.fn.id] = c
+            body = c.fn.child_by_field_name("body")
+            if body is not None:
+                todo.extend(callee for _, callee in self.callees(c, body))
+        return list(seen.values())
+
+    def call_sites(self, ctxs: list[Ctx], target: Node) -> list[tuple[Ctx, Node]]:
+        """Calls to function ``target`` from the functions ``ctxs``."""
+        out = []
+        for c in ctxs:
+            body = c.fn.child_by_field_name("body")
+            if body is None:
+                continue
+            out.extend((c, call) for call, callee in self.callees(c, body) if callee.fn.id == target.id)
+        return out

@@ -1,0 +1,184 @@
+"""The verdict of :mod:`ascendopt.cxx.parallel` for one loop, and the whole-kernel refusals
+(what runs outside the loop on every core)."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from ascendopt.cxx.affine import counted_loop
+from ascendopt.cxx.instructions import DMA_OPS
+from ascendopt.cxx.kpath import Program
+from ascendopt.cxx.parallel import _CUBE_TEXT, _REFUSED_CALLS, I, Frame, Verdict, _Loop
+from ascendopt.cxx.poly import Poly
+from ascendopt.cxx.scope import Ctx, parameters
+from ascendopt.cxx.syntax import (base_name, call_args, callee_name, identifiers, method_receiver, own_nodes,
+                                  receiver)
+from ascendopt.cxx.parse import declarator_name, unparen
+
+
+def independent(prog: Program, ctx: Ctx, loop: Node) -> Verdict:
+    """Whether the iterations of ``loop`` (in function ``ctx``) may run on different cores."""
+    cl = counted_loop(ctx.p, loop)
+    if cl is None:
+        return Verdict(False, "not a counted loop")
+    a = _Loop(prog, ctx, loop, cl)
+    top = Frame(ctx)
+    for part in (cl.start, cl.bound, cl.step):
+        if part is not None and a.value(part, top) is None:
+            return Verdict(False, f"loop bound {ctx.p.text(part)} not invariant")
+    a.visit(loop.child_by_field_name("body"), top, ())
+    if a.problems:
+        return Verdict(False, a.problems[0])
+    got = _gm_check(a)
+    if isinstance(got, str):
+        return Verdict(False, got)
+    stride, written = got
+    carried = _carried(a)
+    if carried:
+        return Verdict(False, carried)
+    outside = _outside(prog, a, written)
+    if outside:
+        return Verdict(False, outside)
+    return Verdict(True, "", stride)
+
+
+def _split(a: _Loop, index: Poly) -> tuple[Poly, Poly, tuple] | str:
+    """(c, b, length) of an index ``c*i + b [+ j]`` (``j`` an inner loop variable from 0)."""
+    cb = index.split(I)
+    if cb is None:
+        return "index not affine in the loop variable"
+    c, b = cb
+    if not c.terms:
+        return "every iteration writes the same place"
+    if any(s.startswith("@") for s in c.symbols):
+        return "index stride varies"
+    inner = [s for s in b.symbols if s.startswith("@j")]
+    if len(inner) > 1:
+        return "index uses two inner loop variables"
+    if inner:
+        kb = b.split(inner[0])
+        if kb is None or kb[0] != Poly.const(1):
+            return "inner loop variable scaled in the index"
+        bound, frame = a.inner_loops[inner[0]]
+        return c, kb[1], ("elem", bound, frame)
+    return c, b, None
+
+
+def _gm_check(a: _Loop) -> tuple[Poly, set[str]] | str:
+    writes = [x for x in a.accesses if x.write]
+    if not writes:
+        return "no GM write in the loop"
+    forms: dict[str, tuple[Poly, Poly]] = {}
+    for x in writes:
+        if x.tensor is None:
+            return "GM destination not resolved"
+        if x.index is None:
+            return f"GM write index not affine in the loop variable ({a.p.text(x.at)[:50]})"
+        got = _split(a, x.index)
+        if isinstance(got, str):
+            return got
+        c, b, inner = got
+        if forms.setdefault(x.tensor, (c, b)) != (c, b):
+            return f"{x.tensor[2:]} written at two index forms"
+        unit, node, frame = inner if inner is not None else x.length
+        if not a.fits(unit, node, frame, c):
+            return f"write length not provably <= the stride {c}"
+    for x in a.accesses:
+        if x.write or x.tensor not in forms:
+            continue
+        got = None if x.index is None else _split(a, x.index)
+        if got is None or isinstance(got, str) or got[:2] != forms[x.tensor]:
+            return f"{x.tensor[2:]} read at another iteration's index"
+        unit, node, frame = got[2] if got[2] is not None else x.length
+        if not a.fits(unit, node, frame, got[0]):
+            return f"{x.tensor[2:]} read past the iteration's range"
+    stride = next(iter(forms.values()))[0]
+    return stride, {t[2:] for t in forms}
+
+
+def _carried(a: _Loop) -> str:
+    """A name read where no write of the same iteration dominates it (a write whose enclosing
+    branches enclose the read), when the loop writes it somewhere: its value may come from the
+    previous iteration."""
+    writes: dict[str, list[tuple]] = {}
+    exposed: list[str] = []
+    for k, kind, path in a.events:
+        if kind == "w":
+            writes.setdefault(k, []).append(path)
+        elif not any(path[:len(w)] == w for w in writes.get(k, [])):
+            exposed.append(k)
+    for k in exposed:
+        if k in writes:
+            return f"{k[2:]} carried across iterations"
+    return ""
+
+
+def _outside(prog: Program, a: _Loop, gm_written: set[str]) -> str:
+    """Problems in the code every core runs outside the loop."""
+    for p in prog.files:
+        if _CUBE_TEXT.search(p.src.decode(errors="replace")):
+            return "kernel uses the cube pipes"
+    written_keys = {k for k, kind, _ in a.events if kind == "w"}
+    scalars = {k for k in a.scalar_keys & written_keys}
+    queues = {k[2:] for k, _, _ in a.events}
+    entries = prog.entries()
+    for e in entries:
+        prms = parameters(e.fn)
+        if len(prms) >= 2:
+            ws = declarator_name(e.p, prms[-2].child_by_field_name("declarator"))
+            if ws and ws in identifiers(e.p, e.fn.child_by_field_name("body")):
+                return "kernel uses the workspace"
+    seen: set[int] = set()
+    todo = list(entries)
+    while todo:
+        c = todo.pop()
+        if c.fn.id in seen:
+            continue
+        seen.add(c.fn.id)
+        body = c.fn.child_by_field_name("body")
+        if body is None:
+            continue
+        for n in own_nodes(body):
+            if c.fn.id == a.ctx.fn.id and a.loop.start_byte <= n.start_byte < a.loop.end_byte:
+                continue
+            why = _outside_node(c, n, gm_written, scalars, queues, a)
+            if why:
+                return why
+            if n.type == "call_expression":
+                todo.extend(prog.resolve(c, n))
+    return ""
+
+
+def _outside_node(c: Ctx, n: Node, gm_written: set[str], scalars: set[str], queues: set[str], a: _Loop) -> str:
+    from ascendopt.cxx.scope import tensor_kind
+    p = c.p
+    if n.type == "call_expression":
+        name = callee_name(p, n).removeprefix("template ").strip()
+        args = call_args(n)
+        if name == "GetBlockIdx":
+            return "kernel already reads GetBlockIdx (split over cores)"
+        if _REFUSED_CALLS.match(name):
+            return f"kernel calls {name}"
+        recv = method_receiver(n)
+        if name == "SetValue" and recv is not None and tensor_kind(c, recv) == "global":
+            return f"GM written outside the loop ({p.text(n)[:50]})"
+        if name in DMA_OPS and args and tensor_kind(c, args[0]) == "global":
+            return f"GM written outside the loop ({p.text(n)[:50]})"
+        gm_read = (name == "GetValue" and recv is not None and tensor_kind(c, recv) == "global"
+                   and base_name(p, recv) in gm_written) or \
+                  (name in DMA_OPS and len(args) > 1 and base_name(p, args[1]) in gm_written)
+        if gm_read:
+            return f"{p.text(n)[:40]}: reads outside the loop what the loop writes"
+        if name in ("EnQue", "DeQue", "AllocTensor") and receiver(p, n).removeprefix("this->") in queues:
+            return f"queue {receiver(p, n)} also used outside the loop"
+    if n.type == "assignment_expression":
+        left = unparen(n.child_by_field_name("left"))
+        if left.type == "pointer_expression" or (left.type == "subscript_expression"
+                                                 and a.is_pointer(Frame(c), left)):
+            return f"write through a pointer outside the loop ({p.text(n)[:40]})"
+    if n.type == "identifier" and f"l:{p.text(n)}" in scalars and c.fn.id == a.ctx.fn.id \
+            and n.start_byte >= a.loop.end_byte:
+        return f"{p.text(n)} written in the loop and read after it"
+    if n.type in ("identifier", "field_identifier") and f"m:{p.text(n)}" in scalars:
+        return f"{p.text(n)} written in the loop and used outside it"
+    return ""
