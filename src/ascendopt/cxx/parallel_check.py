@@ -11,8 +11,8 @@ from ascendopt.cxx.kpath import Program
 from ascendopt.cxx.parallel import _CUBE_TEXT, _REFUSED_CALLS, I, Frame, Verdict, _Loop
 from ascendopt.cxx.poly import Poly
 from ascendopt.cxx.scope import Ctx, parameters
-from ascendopt.cxx.syntax import (base_name, call_args, callee_name, identifiers, method_receiver, own_nodes,
-                                  receiver)
+from ascendopt.cxx.syntax import (base_name, call_args, callee_name, identifiers, method_receiver, own_calls,
+                                  own_nodes, receiver)
 from ascendopt.cxx.parse import declarator_name, unparen
 
 
@@ -21,6 +21,9 @@ def independent(prog: Program, ctx: Ctx, loop: Node) -> Verdict:
     cl = counted_loop(ctx.p, loop)
     if cl is None:
         return Verdict(False, "not a counted loop")
+    refused = kernel_refusal(prog)
+    if refused:
+        return Verdict(False, refused)
     a = _Loop(prog, ctx, loop, cl)
     top = Frame(ctx)
     for part in (cl.start, cl.bound, cl.step):
@@ -40,6 +43,29 @@ def independent(prog: Program, ctx: Ctx, loop: Node) -> Verdict:
     if outside:
         return Verdict(False, outside)
     return Verdict(True, "", stride)
+
+
+def kernel_refusal(prog: Program) -> str:
+    """Why no loop of this kernel may be split, or '': it reads its block index, synchronises
+    cores, uses atomics, the workspace or the cube pipes (anywhere on the entries' path)."""
+    for p in prog.files:
+        if _CUBE_TEXT.search(p.src.decode(errors="replace")):
+            return "kernel uses the cube pipes"
+    entries = prog.entries()
+    for e in entries:
+        prms = parameters(e.fn)
+        if len(prms) >= 2:
+            ws = declarator_name(e.p, prms[-2].child_by_field_name("declarator"))
+            if ws and ws in identifiers(e.p, e.fn.child_by_field_name("body")):
+                return "kernel uses the workspace"
+    for c in prog.reach(entries):
+        for call in own_calls(c.fn.child_by_field_name("body")):
+            name = callee_name(c.p, call).removeprefix("template ").strip()
+            if name == "GetBlockIdx":
+                return "kernel already reads GetBlockIdx (split over cores)"
+            if _REFUSED_CALLS.match(name) and name != "InitGlobalMemory":
+                return f"kernel calls {name}"
+    return ""
 
 
 def _split(a: _Loop, index: Poly) -> tuple[Poly, Poly, tuple] | str:
@@ -115,19 +141,10 @@ def _carried(a: _Loop) -> str:
 
 def _outside(prog: Program, a: _Loop, gm_written: set[str]) -> str:
     """Problems in the code every core runs outside the loop."""
-    for p in prog.files:
-        if _CUBE_TEXT.search(p.src.decode(errors="replace")):
-            return "kernel uses the cube pipes"
     written_keys = {k for k, kind, _ in a.events if kind == "w"}
     scalars = {k for k in a.scalar_keys & written_keys}
     queues = {k[2:] for k, _, _ in a.events}
     entries = prog.entries()
-    for e in entries:
-        prms = parameters(e.fn)
-        if len(prms) >= 2:
-            ws = declarator_name(e.p, prms[-2].child_by_field_name("declarator"))
-            if ws and ws in identifiers(e.p, e.fn.child_by_field_name("body")):
-                return "kernel uses the workspace"
     seen: set[int] = set()
     todo = list(entries)
     while todo:
