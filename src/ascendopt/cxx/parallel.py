@@ -41,7 +41,7 @@ from ascendopt.cxx.instructions import DMA_OPS, TABLE, VECTOR_OPS
 from ascendopt.cxx.kpath import Program
 from ascendopt.cxx.parse import Parsed, declarator_name, int_literal, unparen, walk
 from ascendopt.cxx.poly import Poly
-from ascendopt.cxx.scope import Ctx, is_scalar, parameters, tensor_kind
+from ascendopt.cxx.scope import Ctx, is_scalar, parameters, tensor_kind, type_of
 from ascendopt.cxx.syntax import (LOOPS, base_name, call_args, callee_name, enclosing, identifiers,
                                   is_method_call, method_receiver, own_calls, own_nodes)
 
@@ -52,6 +52,18 @@ _REFUSED_CALLS = re.compile(r"^(GetBlockIdx|SyncAll|IBSet|IBWait|SetAtomic\w*|Mm
 _CUBE_TEXT = re.compile(r"TPosition::(A1|A2|B1|B2|CO1|CO2)\b|REGIST_MATMUL_OBJ|\bmatmul::")
 _PURE_CALLS = frozenset({"static_cast", "reinterpret_cast", "min", "max", "Min", "Max", "CeilDiv", "DivCeil"})
 _CONDITIONAL = ("if_statement", "conditional_expression", "switch_statement", *LOOPS)
+
+
+def pointer_name(ctx: Ctx, name: str, at: int) -> bool:
+    """``name`` is declared as a pointer (``T* x``, ``GM_ADDR x``) where it is used."""
+    t = type_of(ctx, name, at)
+    if t is not None and (t.rstrip().endswith("*") or "GM_ADDR" in t):
+        return True
+    for prm in parameters(ctx.fn):
+        d = prm.child_by_field_name("declarator")
+        if declarator_name(ctx.p, d) == name:
+            return d is not None and d.type == "pointer_declarator"
+    return False
 
 
 @dataclass
@@ -286,12 +298,10 @@ class _Loop:
             self.visit(c, frame, cond + ((node.id, i),) if branch else cond, depth)
 
     def is_pointer(self, frame: Frame, node: Node) -> bool:
-        return any(c.type == "identifier" and (self.type_text(frame, self.p_of(frame).text(c), c) or "").endswith("*")
-                   for c in walk(node))
-
-    def type_text(self, frame: Frame, name: str, at: Node) -> str | None:
-        from ascendopt.cxx.scope import type_of
-        return type_of(frame.ctx, name, at.start_byte)
+        """``node`` uses a pointer variable (a local, parameter or member declared ``T*`` or
+        ``GM_ADDR``): a write or read through it may touch GM."""
+        p = self.p_of(frame)
+        return any(c.type == "identifier" and pointer_name(frame.ctx, p.text(c), c.start_byte) for c in walk(node))
 
     def gm_tensor(self, frame: Frame, expr: Node) -> str | None:
         """Key of the GlobalTensor ``expr`` names (through parameters), else None."""

@@ -36,6 +36,10 @@ def independent(prog: Program, ctx: Ctx, loop: Node) -> Verdict:
     if isinstance(got, str):
         return Verdict(False, got)
     stride, written = got
+    if loop.child_by_field_name("initializer").type != "declaration" \
+            and any(ctx.p.text(n) == cl.var for n in own_nodes(ctx.fn.child_by_field_name("body"))
+                    if n.type == "identifier" and n.start_byte >= loop.end_byte):
+        return Verdict(False, f"loop variable {cl.var} read after the loop")
     carried = _carried(a)
     if carried:
         return Verdict(False, carried)
@@ -91,6 +95,9 @@ def _split(a: _Loop, index: Poly) -> tuple[Poly, Poly, tuple] | str:
 
 
 def _gm_check(a: _Loop) -> tuple[Poly, set[str]] | str:
+    """The writes' common ``(c, b)`` per tensor; lengths compared with the distance between
+    consecutive iterations, ``c * step``."""
+    step = Poly.const(1) if a.cl.step is None else a.value(a.cl.step, Frame(a.ctx))
     writes = [x for x in a.accesses if x.write]
     if not writes:
         return "no GM write in the loop"
@@ -107,7 +114,7 @@ def _gm_check(a: _Loop) -> tuple[Poly, set[str]] | str:
         if forms.setdefault(x.tensor, (c, b)) != (c, b):
             return f"{x.tensor[2:]} written at two index forms"
         unit, node, frame = inner if inner is not None else x.length
-        if not a.fits(unit, node, frame, c):
+        if not a.fits(unit, node, frame, c * step):
             return f"write length not provably <= the stride {c}"
     for x in a.accesses:
         if x.write or x.tensor not in forms:
@@ -116,9 +123,9 @@ def _gm_check(a: _Loop) -> tuple[Poly, set[str]] | str:
         if got is None or isinstance(got, str) or got[:2] != forms[x.tensor]:
             return f"{x.tensor[2:]} read at another iteration's index"
         unit, node, frame = got[2] if got[2] is not None else x.length
-        if not a.fits(unit, node, frame, got[0]):
+        if not a.fits(unit, node, frame, got[0] * step):
             return f"{x.tensor[2:]} read past the iteration's range"
-    stride = next(iter(forms.values()))[0]
+    stride = next(iter(forms.values()))[0] * step
     return stride, {t[2:] for t in forms}
 
 
