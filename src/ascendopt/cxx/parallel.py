@@ -41,7 +41,7 @@ from ascendopt.cxx.instructions import DMA_OPS, TABLE, VECTOR_OPS
 from ascendopt.cxx.kpath import Program
 from ascendopt.cxx.parse import Parsed, declarator_name, int_literal, unparen, walk
 from ascendopt.cxx.poly import Poly
-from ascendopt.cxx.scope import Ctx, is_scalar, parameters, tensor_kind, type_of
+from ascendopt.cxx.scope import Ctx, is_scalar, parameters, statements_before, tensor_kind, type_of
 from ascendopt.cxx.syntax import (LOOPS, base_name, call_args, callee_name, enclosing, identifiers,
                                   is_method_call, method_receiver, own_calls, own_nodes)
 
@@ -295,7 +295,9 @@ class _Loop:
                       and node.child_by_field_name("initializer") != c)
             if t == "binary_expression" and p.text(node.child_by_field_name("operator")) in ("&&", "||"):
                 branch = c == node.child_by_field_name("right")
-            self.visit(c, frame, cond + ((node.id, i),) if branch else cond, depth)
+            last = t == "if_statement" and c == node.child_by_field_name("consequence") \
+                and self.last_iteration(node.child_by_field_name("condition"), frame) is True
+            self.visit(c, frame, cond + ((node.id, i, "last") if last else (node.id, i),) if branch else cond, depth)
 
     def is_pointer(self, frame: Frame, node: Node) -> bool:
         """``node`` uses a pointer variable (a local, parameter or member declared ``T*`` or
@@ -458,6 +460,10 @@ class _Loop:
             if value is not None and name not in assigned_names(p, frame.ctx.fn.child_by_field_name("body")):
                 if self.fits(unit, value, frame, c):
                     return True
+        if node.type in ("identifier", "field_expression") and self.key(frame, node) in self.last_only():
+            before = self.value_before_loop(self.key(frame, node)[2:])
+            if before is not None:
+                return self.fits(unit, before, Frame(self.ctx), c)
         if node.type == "conditional_expression":
             cons, alt = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
             last = self.last_iteration(node.child_by_field_name("condition"), frame)
@@ -479,9 +485,30 @@ class _Loop:
         lv, cv = v.constant(), c.constant()
         return lv is not None and cv is not None and 0 <= lv <= abs(cv)
 
+    def last_only(self) -> set[str]:
+        """Keys the loop writes only under a last-iteration guard (``if (i == bound - 1)``): every
+        other iteration reads the value the code before the loop set, on every core alike."""
+        writes: dict[str, bool] = {}
+        for k, kind, path in self.events:
+            if kind == "w":
+                writes[k] = writes.get(k, True) and any(len(e) == 3 for e in path)
+        return {k for k, v in writes.items() if v}
+
+    def value_before_loop(self, member: str) -> Node | None:
+        """The value of the last unconditional ``member = v;`` before the loop in its function."""
+        got = None
+        for st in statements_before(self.loop, self.ctx.fn):
+            e = st.named_children[0] if st.type == "expression_statement" and st.named_children else None
+            if e is not None and e.type == "assignment_expression" and self.p.text(e.child_by_field_name("operator")) == "=" \
+                    and base_name(self.p, e.child_by_field_name("left")) == member:
+                got = e.child_by_field_name("right")
+        return got
+
     def last_iteration(self, cond: Node, frame: Frame) -> bool | None:
         """True for ``i + 1 == bound`` (or ``i == bound - 1``), False for the ``!=`` forms, None
         for any other condition (step-1 loops only)."""
+        if cond.type == "condition_clause":
+            cond = cond.child_by_field_name("value") or cond.named_children[-1]
         cond = unparen(cond)
         if self.cl.step is not None or cond.type != "binary_expression":
             return None

@@ -32,6 +32,9 @@ def independent(prog: Program, ctx: Ctx, loop: Node) -> Verdict:
     a.visit(loop.child_by_field_name("body"), top, ())
     if a.problems:
         return Verdict(False, a.problems[0])
+    carried = _carried(a)
+    if carried:
+        return Verdict(False, carried)
     got = _gm_check(a)
     if isinstance(got, str):
         return Verdict(False, got)
@@ -40,9 +43,6 @@ def independent(prog: Program, ctx: Ctx, loop: Node) -> Verdict:
             and any(ctx.p.text(n) == cl.var for n in own_nodes(ctx.fn.child_by_field_name("body"))
                     if n.type == "identifier" and n.start_byte >= loop.end_byte):
         return Verdict(False, f"loop variable {cl.var} read after the loop")
-    carried = _carried(a)
-    if carried:
-        return Verdict(False, carried)
     outside = _outside(prog, a, written)
     if outside:
         return Verdict(False, outside)
@@ -140,8 +140,9 @@ def _carried(a: _Loop) -> str:
             writes.setdefault(k, []).append(path)
         elif not any(path[:len(w)] == w for w in writes.get(k, [])):
             exposed.append(k)
+    last_only = a.last_only()
     for k in exposed:
-        if k in writes:
+        if k in writes and k not in last_only:
             return f"{k[2:]} carried across iterations"
     return ""
 
@@ -203,6 +204,15 @@ def _outside_node(c: Ctx, n: Node, gm_written: set[str], scalars: set[str], queu
     if n.type == "identifier" and f"l:{p.text(n)}" in scalars and c.fn.id == a.ctx.fn.id \
             and n.start_byte >= a.loop.end_byte:
         return f"{p.text(n)} written in the loop and read after it"
-    if n.type in ("identifier", "field_identifier") and f"m:{p.text(n)}" in scalars:
+    if n.type in ("identifier", "field_identifier") and f"m:{p.text(n)}" in scalars and not _assigned_here(p, n):
         return f"{p.text(n)} written in the loop and used outside it"
     return ""
+
+
+def _assigned_here(p, n: Node) -> bool:
+    """``n`` is (the field of) the left side of a plain ``=`` (a write, not a read)."""
+    e = n.parent
+    if e is not None and e.type == "field_expression":
+        n, e = e, e.parent
+    return e is not None and e.type == "assignment_expression" and e.child_by_field_name("left") == n \
+        and p.text(e.child_by_field_name("operator")) == "="
