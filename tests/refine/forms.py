@@ -272,3 +272,19 @@ S["INVARIANT_FILL_OVERWRITTEN"] = ("""
         }
     }
 """, "")
+S["SPREAD_SCALAR_GM_LOOP"] = ("""
+    __aicore__ inline void Process() {
+        for (uint32_t i = 0; i < len; i++) {
+            yGm.SetValue(i, xGm.GetValue(i) * 2.0f);
+        }
+    }
+""", "")
+S["SPREAD_SCALAR_GM_CARRIED"] = ("""
+    __aicore__ inline void Process() {
+        float acc = 0.0f;
+        for (uint32_t i = 0; i < len; i++) {
+            acc += xGm.GetValue(i);
+            yGm.SetValue(i, acc);
+        }
+    }
+""", "")

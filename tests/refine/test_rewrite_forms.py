@@ -61,6 +61,10 @@ CASES = [
      ["AscendC::Duplicate(ones, 1.0f, len) hoisted (in Process, loop for (i < tiles))"]),
     ("VARIANT_FILL_IN_LOOP", "hoist_invariant", []),
     ("INVARIANT_FILL_OVERWRITTEN", "hoist_invariant", []),
+    # spread_cores: an element loop over GM with independent iterations; not a running sum
+    ("SPREAD_SCALAR_GM_LOOP", "spread_cores",
+     ["split loop over i in Process over GetBlockNum() cores (host launch unchanged)"]),
+    ("SPREAD_SCALAR_GM_CARRIED", "spread_cores", []),
 ]
 
 
