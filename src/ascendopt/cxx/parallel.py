@@ -41,8 +41,8 @@ from ascendopt.cxx.instructions import DMA_OPS, TABLE, VECTOR_OPS
 from ascendopt.cxx.kpath import Program
 from ascendopt.cxx.parse import Parsed, declarator_name, int_literal, unparen, walk
 from ascendopt.cxx.poly import Poly
-from ascendopt.cxx.scope import Ctx, is_scalar, parameters, statements_before, tensor_kind, type_of
-from ascendopt.cxx.syntax import (LOOPS, base_name, call_args, callee_name, enclosing, identifiers,
+from ascendopt.cxx.scope import Ctx, is_scalar, parameters, tensor_kind, type_of
+from ascendopt.cxx.syntax import (LOOPS, base_name, call_args, callee_name, enclosing,
                                   is_method_call, method_receiver, own_calls, own_nodes)
 
 I = "@i"
@@ -435,74 +435,6 @@ class _Loop:
                 return c, frame
         value = decl.child_by_field_name("value") if decl.type == "init_declarator" else None
         return (value, frame) if value is not None and value.type == "initializer_list" else (None, frame)
-
-    # ------------------------------------------------------------------ lengths
-    def fits(self, unit: str, node: Node | None, frame: Frame | None, c: Poly) -> bool:
-        """The length ``node`` (``unit`` elements or bytes) is at most ``|c|``."""
-        if unit == "one":
-            v = c.constant()
-            return v is not None and v != 0
-        if unit == "?" or node is None or frame is None:
-            return False
-        p = self.p_of(frame)
-        node = unparen(node)
-        if node.type == "cast_expression":
-            return self.fits(unit, node.child_by_field_name("value"), frame, c)
-        if node.type == "call_expression" and callee_name(p, node) == "static_cast" and len(call_args(node)) == 1:
-            return self.fits(unit, call_args(node)[0], frame, c)
-        if node.type == "identifier":
-            name = p.text(node)
-            if name in frame.binds:
-                arg, caller = frame.binds[name]
-                return self.fits(unit, arg, caller, c)
-            decl = self.local_decl(frame, name, node)
-            value = decl.child_by_field_name("value") if decl is not None and decl.type == "init_declarator" else None
-            if value is not None and name not in assigned_names(p, frame.ctx.fn.child_by_field_name("body")):
-                if self.fits(unit, value, frame, c):
-                    return True
-        if node.type in ("identifier", "field_expression") and self.key(frame, node) in self.last_only():
-            before = self.value_before_loop(self.key(frame, node)[2:])
-            if before is not None:
-                return self.fits(unit, before, Frame(self.ctx), c)
-        if node.type == "conditional_expression":
-            cons, alt = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
-            last = self.last_iteration(node.child_by_field_name("condition"), frame)
-            if last is not None:  # only the last iteration takes the other branch
-                return self.fits(unit, alt if last else cons, frame, c)
-            return self.fits(unit, cons, frame, c) and self.fits(unit, alt, frame, c)
-        if unit == "byte":
-            if node.type == "binary_expression" and p.text(node.child_by_field_name("operator")) == "*":
-                for a, b in ((node.child_by_field_name("left"), node.child_by_field_name("right")),
-                             (node.child_by_field_name("right"), node.child_by_field_name("left"))):
-                    if unparen(b).type == "sizeof_expression":
-                        return self.fits("elem", a, frame, c)
-            return False
-        v = self.value(node, frame)
-        if v is None:
-            return False
-        if v == c or v == -c:
-            return True
-        lv, cv = v.constant(), c.constant()
-        return lv is not None and cv is not None and 0 <= lv <= abs(cv)
-
-    def last_only(self) -> set[str]:
-        """Keys the loop writes only under a last-iteration guard (``if (i == bound - 1)``): every
-        other iteration reads the value the code before the loop set, on every core alike."""
-        writes: dict[str, bool] = {}
-        for k, kind, path in self.events:
-            if kind == "w":
-                writes[k] = writes.get(k, True) and any(len(e) == 3 for e in path)
-        return {k for k, v in writes.items() if v}
-
-    def value_before_loop(self, member: str) -> Node | None:
-        """The value of the last unconditional ``member = v;`` before the loop in its function."""
-        got = None
-        for st in statements_before(self.loop, self.ctx.fn):
-            e = st.named_children[0] if st.type == "expression_statement" and st.named_children else None
-            if e is not None and e.type == "assignment_expression" and self.p.text(e.child_by_field_name("operator")) == "=" \
-                    and base_name(self.p, e.child_by_field_name("left")) == member:
-                got = e.child_by_field_name("right")
-        return got
 
     def last_iteration(self, cond: Node, frame: Frame) -> bool | None:
         """True for ``i + 1 == bound`` (or ``i == bound - 1``), False for the ``!=`` forms, None

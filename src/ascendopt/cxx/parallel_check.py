@@ -6,11 +6,12 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ascendopt.cxx.affine import counted_loop
+from ascendopt.cxx.defuse import assigned_names
 from ascendopt.cxx.instructions import DMA_OPS
 from ascendopt.cxx.kpath import Program
 from ascendopt.cxx.parallel import _CUBE_TEXT, _REFUSED_CALLS, I, Frame, Verdict, _Loop
 from ascendopt.cxx.poly import Poly
-from ascendopt.cxx.scope import Ctx, parameters
+from ascendopt.cxx.scope import Ctx, parameters, statements_before
 from ascendopt.cxx.syntax import (base_name, call_args, callee_name, identifiers, method_receiver, own_calls,
                                   own_nodes, receiver)
 from ascendopt.cxx.parse import declarator_name, unparen
@@ -114,7 +115,7 @@ def _gm_check(a: _Loop) -> tuple[Poly, set[str]] | str:
         if forms.setdefault(x.tensor, (c, b)) != (c, b):
             return f"{x.tensor[2:]} written at two index forms"
         unit, node, frame = inner if inner is not None else x.length
-        if not a.fits(unit, node, frame, c * step):
+        if not fits(a, unit, node, frame, c * step):
             return f"write length not provably <= the stride {c}"
     for x in a.accesses:
         if x.write or x.tensor not in forms:
@@ -123,7 +124,7 @@ def _gm_check(a: _Loop) -> tuple[Poly, set[str]] | str:
         if got is None or isinstance(got, str) or got[:2] != forms[x.tensor]:
             return f"{x.tensor[2:]} read at another iteration's index"
         unit, node, frame = got[2] if got[2] is not None else x.length
-        if not a.fits(unit, node, frame, got[0] * step):
+        if not fits(a, unit, node, frame, got[0] * step):
             return f"{x.tensor[2:]} read past the iteration's range"
     stride = next(iter(forms.values()))[0] * step
     return stride, {t[2:] for t in forms}
@@ -140,9 +141,9 @@ def _carried(a: _Loop) -> str:
             writes.setdefault(k, []).append(path)
         elif not any(path[:len(w)] == w for w in writes.get(k, [])):
             exposed.append(k)
-    last_only = a.last_only()
+    guarded = last_only(a)
     for k in exposed:
-        if k in writes and k not in last_only:
+        if k in writes and k not in guarded:
             return f"{k[2:]} carried across iterations"
     return ""
 
@@ -216,3 +217,72 @@ def _assigned_here(p, n: Node) -> bool:
         n, e = e, e.parent
     return e is not None and e.type == "assignment_expression" and e.child_by_field_name("left") == n \
         and p.text(e.child_by_field_name("operator")) == "="
+
+
+# ----------------------------------------------------------------------------- lengths
+def fits(self: _Loop, unit: str, node: Node | None, frame: Frame | None, c: Poly) -> bool:
+    """The length ``node`` (``unit`` elements or bytes) is at most ``|c|``."""
+    if unit == "one":
+        v = c.constant()
+        return v is not None and v != 0
+    if unit == "?" or node is None or frame is None:
+        return False
+    p = self.p_of(frame)
+    node = unparen(node)
+    if node.type == "cast_expression":
+        return fits(self, unit, node.child_by_field_name("value"), frame, c)
+    if node.type == "call_expression" and callee_name(p, node) == "static_cast" and len(call_args(node)) == 1:
+        return fits(self, unit, call_args(node)[0], frame, c)
+    if node.type == "identifier":
+        name = p.text(node)
+        if name in frame.binds:
+            arg, caller = frame.binds[name]
+            return fits(self, unit, arg, caller, c)
+        decl = self.local_decl(frame, name, node)
+        value = decl.child_by_field_name("value") if decl is not None and decl.type == "init_declarator" else None
+        if value is not None and name not in assigned_names(p, frame.ctx.fn.child_by_field_name("body")):
+            if fits(self, unit, value, frame, c):
+                return True
+    if node.type in ("identifier", "field_expression") and self.key(frame, node) in last_only(self):
+        before = value_before_loop(self, self.key(frame, node)[2:])
+        if before is not None:
+            return fits(self, unit, before, Frame(self.ctx), c)
+    if node.type == "conditional_expression":
+        cons, alt = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
+        last = self.last_iteration(node.child_by_field_name("condition"), frame)
+        if last is not None:  # only the last iteration takes the other branch
+            return fits(self, unit, alt if last else cons, frame, c)
+        return fits(self, unit, cons, frame, c) and fits(self, unit, alt, frame, c)
+    if unit == "byte":
+        if node.type == "binary_expression" and p.text(node.child_by_field_name("operator")) == "*":
+            for a, b in ((node.child_by_field_name("left"), node.child_by_field_name("right")),
+                         (node.child_by_field_name("right"), node.child_by_field_name("left"))):
+                if unparen(b).type == "sizeof_expression":
+                    return fits(self, "elem", a, frame, c)
+        return False
+    v = self.value(node, frame)
+    if v is None:
+        return False
+    if v == c or v == -c:
+        return True
+    lv, cv = v.constant(), c.constant()
+    return lv is not None and cv is not None and 0 <= lv <= abs(cv)
+
+def last_only(self: _Loop) -> set[str]:
+    """Keys the loop writes only under a last-iteration guard (``if (i == bound - 1)``): every
+    other iteration reads the value the code before the loop set, on every core alike."""
+    writes: dict[str, bool] = {}
+    for k, kind, path in self.events:
+        if kind == "w":
+            writes[k] = writes.get(k, True) and any(len(e) == 3 for e in path)
+    return {k for k, v in writes.items() if v}
+
+def value_before_loop(self: _Loop, member: str) -> Node | None:
+    """The value of the last unconditional ``member = v;`` before the loop in its function."""
+    got = None
+    for st in statements_before(self.loop, self.ctx.fn):
+        e = st.named_children[0] if st.type == "expression_statement" and st.named_children else None
+        if e is not None and e.type == "assignment_expression" and self.p.text(e.child_by_field_name("operator")) == "=" \
+                and base_name(self.p, e.child_by_field_name("left")) == member:
+            got = e.child_by_field_name("right")
+    return got

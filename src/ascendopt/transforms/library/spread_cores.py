@@ -46,7 +46,7 @@ from tree_sitter import Node
 from ascendopt.cxx.affine import counted_loop
 from ascendopt.cxx.kpath import Program
 from ascendopt.cxx.parallel_check import independent
-from ascendopt.cxx.parse import Parsed, declarator_name, int_literal, of_type, unparen
+from ascendopt.cxx.parse import Parsed, declarator_name, of_type, unparen
 from ascendopt.cxx.poly import Poly
 from ascendopt.cxx.scope import Ctx
 from ascendopt.cxx.syntax import LOOPS, call_args, calls, enclosing, function_of, own_nodes, receiver, root_name
