@@ -10,7 +10,7 @@ header of the operator), by the declared type of the receiver, and walks them tr
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
@@ -32,6 +32,14 @@ class Program:
     """The parsed kernel files of one operator."""
 
     files: list[Parsed]
+    _memo: dict = field(default_factory=dict, repr=False)
+
+    def ctx(self, p: Parsed, fn: Node) -> Ctx:
+        """The context of ``fn`` (one per function)."""
+        key = ("ctx", fn.id)
+        if key not in self._memo:
+            self._memo[key] = make_ctx(p, fn)
+        return self._memo[key]
 
     def entries(self) -> list[Ctx]:
         """``__global__`` functions (the kernel entries), as contexts."""
@@ -42,7 +50,7 @@ class Program:
                 head = fn.parent if fn.parent is not None and fn.parent.type == "linkage_specification" else fn
                 start = max(p.src.rfind(b";", 0, head.start_byte), p.src.rfind(b"}", 0, head.start_byte), 0)
                 if b"__global__" in p.src[min(start, head.start_byte):body.start_byte]:
-                    out.append(make_ctx(p, fn))
+                    out.append(self.ctx(p, fn))
         return out
 
     def classes(self, name: str) -> list[tuple[Parsed, Node]]:
@@ -58,31 +66,42 @@ class Program:
 
     def methods_of(self, name: str, method: str) -> list[Ctx]:
         """Contexts of ``method`` in every class named ``name``."""
+        key = ("methods", name, method)
+        if key not in self._memo:
+            self._memo[key] = self._methods_of(name, method)
+        return self._memo[key]
+
+    def _methods_of(self, name: str, method: str) -> list[Ctx]:
         out = []
         for p, cls in self.classes(name):
             for fn in function_defs(p):
                 if function_name(p, fn) != method:
                     continue
-                c = make_ctx(p, fn)
+                c = self.ctx(p, fn)
                 if c.cls is not None and c.cls.id == cls.id:
                     out.append(c)
         return out
 
     def free_function(self, name: str) -> Ctx | None:
-        for p in self.files:
-            for fn in function_defs(p):
-                if function_name(p, fn) == name:
-                    c = make_ctx(p, fn)
-                    if c.cls is None:
-                        return c
-        return None
+        key = ("free", name)
+        if key not in self._memo:
+            self._memo[key] = None
+            for p in self.files:
+                for fn in function_defs(p):
+                    if function_name(p, fn) == name and self.ctx(p, fn).cls is None:
+                        self._memo[key] = self.ctx(p, fn)
+                        break
+                if self._memo[key] is not None:
+                    break
+        return self._memo[key]
 
     def callees(self, ctx: Ctx, root: Node) -> Iterator[tuple[Node, Ctx]]:
         """(call, callee context) for calls under ``root`` (in ``ctx``) this program defines."""
-        for c in own_calls(root):
-            for callee in self.resolve(ctx, c):
-                if callee.fn.id != ctx.fn.id:
-                    yield c, callee
+        key = ("callees", ctx.fn.id, root.id)
+        if key not in self._memo:
+            self._memo[key] = [(c, callee) for c in own_calls(root) for callee in self.resolve(ctx, c)
+                               if callee.fn.id != ctx.fn.id]
+        yield from self._memo[key]
 
     def resolve(self, ctx: Ctx, call: Node) -> list[Ctx]:
         """The definitions a call may run: a method of the same class, a free function, or a
