@@ -12,9 +12,9 @@ from ascendopt.cxx.kpath import Program
 from ascendopt.cxx.parallel import _CUBE_TEXT, _REFUSED_CALLS, I, Frame, Verdict, _Loop
 from ascendopt.cxx.poly import Poly
 from ascendopt.cxx.scope import Ctx, parameters, statements_before
-from ascendopt.cxx.syntax import (base_name, call_args, callee_name, identifiers, method_receiver, own_calls,
-                                  own_nodes, receiver)
-from ascendopt.cxx.parse import declarator_name, unparen
+from ascendopt.cxx.syntax import (base_name, call_args, callee_name, enclosing, identifiers, method_receiver,
+                                  own_nodes, receiver, references)
+from ascendopt.cxx.parse import declarator_name, of_type, unparen
 
 
 def independent(prog: Program, ctx: Ctx, loop: Node) -> Verdict:
@@ -52,7 +52,7 @@ def independent(prog: Program, ctx: Ctx, loop: Node) -> Verdict:
 
 def kernel_refusal(prog: Program) -> str:
     """Why no loop of this kernel may be split, or '': it reads its block index, synchronises
-    cores, uses atomics, the workspace or the cube pipes (anywhere on the entries' path)."""
+    cores, uses atomics, the workspace or the cube pipes (anywhere in its files)."""
     for p in prog.files:
         if _CUBE_TEXT.search(p.src.decode(errors="replace")):
             return "kernel uses the cube pipes"
@@ -61,11 +61,11 @@ def kernel_refusal(prog: Program) -> str:
         prms = parameters(e.fn)
         if len(prms) >= 2:
             ws = declarator_name(e.p, prms[-2].child_by_field_name("declarator"))
-            if ws and ws in identifiers(e.p, e.fn.child_by_field_name("body")):
+            if ws and any(not _workspace_boilerplate(e.p, r) for r in references(e.p, e.fn.child_by_field_name("body"), ws)):
                 return "kernel uses the workspace"
-    for c in prog.reach(entries):
-        for call in own_calls(c.fn.child_by_field_name("body")):
-            name = callee_name(c.p, call).removeprefix("template ").strip()
+    for p in prog.files:  # every kernel file, not only the resolved path: nothing unresolved slips by
+        for call in of_type(p, "call_expression"):
+            name = callee_name(p, call).removeprefix("template ").strip()
             if name == "GetBlockIdx":
                 return "kernel already reads GetBlockIdx (split over cores)"
             if _REFUSED_CALLS.match(name) and name != "InitGlobalMemory":
@@ -286,3 +286,13 @@ def value_before_loop(self: _Loop, member: str) -> Node | None:
                 and base_name(self.p, e.child_by_field_name("left")) == member:
             got = e.child_by_field_name("right")
     return got
+
+
+def _workspace_boilerplate(p, ref: Node) -> bool:
+    """A use of the workspace argument that hands nothing to the kernel: a null check
+    (``workspace == nullptr``) or ``SetSysWorkspace(workspace)``."""
+    par = ref.parent
+    if par is not None and par.type == "binary_expression" and p.text(par.child_by_field_name("operator")) in ("==", "!="):
+        return True
+    call = enclosing(ref, "call_expression")
+    return call is not None and callee_name(p, call) == "SetSysWorkspace"
