@@ -122,6 +122,8 @@ def _constant(p: Parsed, call: Node, arg: Node) -> str | None:
     if arg.type != "identifier":
         return None
     fn = function_of(call)
+    if fn is None or fn.child_by_field_name("body") is None:
+        return None
     name = p.text(arg)
     last = None
     for n in own_nodes(fn.child_by_field_name("body")):
