@@ -73,3 +73,22 @@ def test_tail_length_only_on_the_last_iteration():
     [(_, last)] = verdicts(kernel(body % "(i + 1 == tiles)"))
     [(_, first)] = verdicts(kernel(body % "(i == 0)"))
     assert last.ok and not first.ok
+
+
+def test_tensors_viewing_one_gm_argument_are_one_tensor():
+    """An in-place form: ``zGm`` and ``yGm`` view the same GM argument; reading ``zGm[i + 1]``
+    reads what iteration ``i + 1`` writes through ``yGm``."""
+    body = """
+    __aicore__ inline void Init(GM_ADDR y) {
+        yGm.SetGlobalBuffer((__gm__ float*)y, len);
+        zGm.SetGlobalBuffer((__gm__ float*)y, len);
+    }
+    __aicore__ inline void Process() {
+        for (uint32_t i = 0; i < tiles; i++) yGm.SetValue(i, zGm.GetValue(i + 1));
+    }
+    AscendC::GlobalTensor<float> zGm;"""
+    [(_, v)] = verdicts(kernel(body))
+    assert not v.ok and "read at another iteration's index" in v.reason
+    [(_, v2)] = verdicts(kernel(body.replace("zGm.SetGlobalBuffer((__gm__ float*)y", "zGm.SetGlobalBuffer((__gm__ float*)z")
+                                .replace("GM_ADDR y)", "GM_ADDR y, GM_ADDR z)")))
+    assert v2.ok

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from ascendopt.cxx.parse import Parsed, of_type, unparen
-from ascendopt.cxx.scope import Ctx, make_ctx, type_of
-from ascendopt.cxx.syntax import callee_name, function_defs, function_name, is_method_call, method_receiver, own_calls
+from ascendopt.cxx.parse import Parsed, declarator_name, of_type, unparen
+from ascendopt.cxx.scope import Ctx, make_ctx, parameters, type_of
+from ascendopt.cxx.syntax import (base_name, call_args, callee_name, function_defs, function_name, function_of, identifiers,
+                                  is_method_call, method_receiver, own_calls)
 
 
 def class_of_name(type_text: str) -> str:
@@ -140,6 +141,32 @@ class Program:
             if body is not None:
                 todo.extend(callee for _, callee in self.callees(c, body))
         return list(seen.values())
+
+    def gm_sources(self) -> dict[str, str]:
+        """GlobalTensor name -> the name of the class of tensors bound to the same GM argument
+        (``xGm.SetGlobalBuffer((__gm__ T*)x + off)`` and ``yGm.SetGlobalBuffer((__gm__ T*)x)``
+        both view ``x``): tensors that may overlap share one name."""
+        if "gm" in self._memo:
+            return self._memo["gm"]
+        edges: list[tuple[str, str]] = []
+        for p in self.files:
+            for call in of_type(p, "call_expression"):
+                if callee_name(p, call) != "SetGlobalBuffer" or not call_args(call):
+                    continue
+                recv = base_name(p, method_receiver(call))
+                fn = function_of(call)
+                if recv is None or fn is None:
+                    continue
+                prms = {declarator_name(p, d.child_by_field_name("declarator")) for d in parameters(fn)}
+                edges += [(recv, f"@{a}") for a in identifiers(p, call_args(call)[0]) if a in prms]
+        classes: dict[str, set[str]] = {}
+        for a, b in edges:
+            merged = classes.get(a, {a}) | classes.get(b, {b})
+            for x in merged:
+                classes[x] = merged
+        self._memo["gm"] = {k: min(x for x in v if not x.startswith("@")) for k, v in classes.items()
+                            if not k.startswith("@")}
+        return self._memo["gm"]
 
     def call_sites(self, ctxs: list[Ctx], target: Node) -> list[tuple[Ctx, Node]]:
         """Calls to function ``target`` from the functions ``ctxs``."""

@@ -313,7 +313,7 @@ class _Loop:
         if name in frame.binds:
             arg, caller = frame.binds[name]
             return self.gm_tensor(caller, arg)
-        return f"g:{name}"
+        return f"g:{self.prog.gm_sources().get(name, name)}"
 
     def gm_index(self, frame: Frame, expr: Node, extra: Node | None) -> Poly | None:
         """Element index of ``gm[off]`` (plus ``extra``) through parameter bindings."""

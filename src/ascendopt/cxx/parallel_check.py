@@ -127,7 +127,9 @@ def _gm_check(a: _Loop) -> tuple[Poly, set[str]] | str:
         if not fits(a, unit, node, frame, got[0] * step):
             return f"{x.tensor[2:]} read past the iteration's range"
     stride = next(iter(forms.values()))[0] * step
-    return stride, {t[2:] for t in forms}
+    sources = a.prog.gm_sources()
+    names = {t[2:] for t in forms}
+    return stride, names | {m for m, src in sources.items() if src in names}
 
 
 def _carried(a: _Loop) -> str:
