@@ -92,3 +92,25 @@ def test_tensors_viewing_one_gm_argument_are_one_tensor():
     [(_, v2)] = verdicts(kernel(body.replace("zGm.SetGlobalBuffer((__gm__ float*)y", "zGm.SetGlobalBuffer((__gm__ float*)z")
                                 .replace("GM_ADDR y)", "GM_ADDR y, GM_ADDR z)")))
     assert v2.ok
+
+
+POINTER_COPY = """
+    __aicore__ inline void Copy(__gm__ float *x, __gm__ float *y) {
+        for (uint32_t i = 0; i < len; ++i) {
+            *(y + i) = *(x + i) * 2.0f;
+        }
+    }
+    __aicore__ inline void Process() { Copy(xp, yp); }
+    __gm__ float *xp;
+    __gm__ float *yp;"""
+
+
+def test_writes_through_gm_pointers():
+    [(name, v)] = verdicts(kernel(POINTER_COPY))
+    assert name == "Copy" and v.ok and str(v.stride) == "1"
+    [(_, shifted)] = verdicts(kernel(POINTER_COPY.replace("*(x + i) * 2.0f", "*(y + i + 1)")))
+    assert not shifted.ok and "read at another iteration's index" in shifted.reason
+    [(_, gathered)] = verdicts(kernel(POINTER_COPY.replace("*(y + i) =", "y[static_cast<int32_t>(*(x + i))] =")))
+    assert not gathered.ok
+    [(_, after)] = verdicts(kernel(POINTER_COPY.replace("Copy(xp, yp); }", "Copy(xp, yp); xp[0] = yp[1]; }")))
+    assert not after.ok and "outside the loop" in after.reason

@@ -105,6 +105,7 @@ class _Loop:
         self.inlined: set[int] = set()
         self.scalar_keys: set[str] = set()
         self.inner_loops: dict[str, tuple[Node, Frame]] = {}
+        self.pointer_types: dict[str, str] = {}
 
     # ------------------------------------------------------------------ values
     def local_decl(self, frame: Frame, name: str, at: Node) -> Node | None:
@@ -264,7 +265,7 @@ class _Loop:
                 self.event(frame, left, "r", cond)
             if unparen(left).type in ("pointer_expression", "subscript_expression") \
                     and self.is_pointer(frame, unparen(left)):
-                self.problems.append(f"write through a pointer: {p.text(left)[:40]}")
+                self.pointer_access(unparen(left), frame, True)
             for c in left.named_children:
                 if left.type == "subscript_expression" and c.type != "identifier":
                     self.visit(c, frame, cond, depth)
@@ -287,8 +288,9 @@ class _Loop:
         if t == "call_expression":
             self.call(node, frame, cond, depth)
             return
-        if t == "pointer_expression" and self.is_pointer(frame, node):
-            self.problems.append(f"read through a pointer: {p.text(node)[:40]}")
+        if t in ("pointer_expression", "subscript_expression") and self.is_pointer(frame, node) \
+                and (t == "subscript_expression" or p.text(node).lstrip().startswith("*")):
+            self.pointer_access(node, frame, False)
         for i, c in enumerate(node.children):
             branch = (t in _CONDITIONAL and c.type not in ("condition_clause", "(", ")")
                       and node.child_by_field_name("condition") != c
@@ -298,6 +300,19 @@ class _Loop:
             last = t == "if_statement" and c == node.child_by_field_name("consequence") \
                 and self.last_iteration(node.child_by_field_name("condition"), frame) is True
             self.visit(c, frame, cond + ((node.id, i, "last") if last else (node.id, i),) if branch else cond, depth)
+
+    def pointer_access(self, node: Node, frame: Frame, write: bool) -> None:
+        """A GM access through a raw pointer (:mod:`ascendopt.cxx.gmptr`), one element."""
+        from ascendopt.cxx.gmptr import deref
+        got = deref(self, node, frame)
+        if got is None:
+            self.problems.append(f"{'write' if write else 'read'} through a pointer not resolved: "
+                                 f"{self.p_of(frame).text(node)[:40]}")
+            return
+        base, elem, index = got
+        if self.pointer_types.setdefault(base, elem) != elem:
+            self.problems.append(f"{base[4:]} accessed as {elem} and {self.pointer_types[base]}")
+        self.accesses.append(Access(base, write, index, ("one", None, None), node))
 
     def is_pointer(self, frame: Frame, node: Node) -> bool:
         """``node`` uses a pointer variable (a local, parameter or member declared ``T*`` or

@@ -102,6 +102,9 @@ def _gm_check(a: _Loop) -> tuple[Poly, set[str]] | str:
     writes = [x for x in a.accesses if x.write]
     if not writes:
         return "no GM write in the loop"
+    kinds = {x.tensor.split(":")[0] for x in a.accesses if x.tensor}
+    if kinds == {"g", "ptr"}:
+        return "GM accessed both as GlobalTensors and through raw pointers (aliasing not known)"
     forms: dict[str, tuple[Poly, Poly]] = {}
     for x in writes:
         if x.tensor is None:
@@ -113,7 +116,7 @@ def _gm_check(a: _Loop) -> tuple[Poly, set[str]] | str:
             return got
         c, b, inner = got
         if forms.setdefault(x.tensor, (c, b)) != (c, b):
-            return f"{x.tensor[2:]} written at two index forms"
+            return f"{x.tensor.split(':', 1)[1]} written at two index forms"
         unit, node, frame = inner if inner is not None else x.length
         if not fits(a, unit, node, frame, c * step):
             return f"write length not provably <= the stride {c}"
@@ -122,13 +125,13 @@ def _gm_check(a: _Loop) -> tuple[Poly, set[str]] | str:
             continue
         got = None if x.index is None else _split(a, x.index)
         if got is None or isinstance(got, str) or got[:2] != forms[x.tensor]:
-            return f"{x.tensor[2:]} read at another iteration's index"
+            return f"{x.tensor.split(':', 1)[1]} read at another iteration's index"
         unit, node, frame = got[2] if got[2] is not None else x.length
         if not fits(a, unit, node, frame, got[0] * step):
-            return f"{x.tensor[2:]} read past the iteration's range"
+            return f"{x.tensor.split(':', 1)[1]} read past the iteration's range"
     stride = next(iter(forms.values()))[0] * step
     sources = a.prog.gm_sources()
-    names = {t[2:] for t in forms}
+    names = {t.split(":", 1)[1] for t in forms}
     return stride, names | {m for m, src in sources.items() if src in names}
 
 
@@ -199,6 +202,9 @@ def _outside_node(c: Ctx, n: Node, gm_written: set[str], scalars: set[str], queu
             return f"{p.text(n)[:40]}: reads outside the loop what the loop writes"
         if name in ("EnQue", "DeQue", "AllocTensor") and receiver(p, n).removeprefix("this->") in queues:
             return f"queue {receiver(p, n)} also used outside the loop"
+    if n.type in ("pointer_expression", "subscript_expression") and a.is_pointer(Frame(c), n) \
+            and identifiers(p, n) & gm_written:
+        return f"{p.text(n)[:40]}: reads outside the loop what the loop writes"
     if n.type == "assignment_expression":
         left = unparen(n.child_by_field_name("left"))
         if left.type == "pointer_expression" or (left.type == "subscript_expression"
