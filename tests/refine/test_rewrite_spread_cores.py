@@ -222,3 +222,55 @@ def test_host_without_a_platform_object_constructs_one():
     host = rw.apply(op, rw.find(op)[0]).files["op_host/abs_custom.cpp"]
     assert "SetBlockDim(platform_ascendc::PlatformAscendC(context->GetPlatformInfo()).GetCoreNum())" in host
     assert '#include "tiling/platform/platform_ascendc.h"' in host
+
+
+SCALAR_ABS = """#include "kernel_operator.h"
+template <typename T> class KernelAbsScalar {
+public:
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t n)
+    {
+        len = n;
+        xGm.SetGlobalBuffer((__gm__ T*)x, n);
+        yGm.SetGlobalBuffer((__gm__ T*)y, n);
+    }
+    __aicore__ inline void Process()
+    {
+        for (uint32_t i = 0; i < len; i++) {
+            T v = xGm.GetValue(i);
+            yGm.SetValue(i, v < 0 ? -v : v);
+        }
+    }
+private:
+    AscendC::GlobalTensor<T> xGm, yGm;
+    uint32_t len = 0;
+};
+
+extern "C" __global__ __aicore__ void abs_custom(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
+{
+    GET_TILING_DATA(td, tiling);
+    KernelAbsScalar<DTYPE_X> op;
+    op.Init(x, y, td.lastCoreDataNum);
+    op.Process();
+}
+"""
+
+
+def test_scalar_gm_loop_split_in_64_element_shares(check):
+    """A pure scalar GM loop on one core (the form bev_pool's zeroing loop has): split in shares
+    of 64 elements, correct on the cases whose length is not a multiple of 64."""
+    from ascendopt.cases import load_op_cases
+
+    op = load("level1/abs_custom")
+    h = op.files["op_host/abs_custom.cpp"].replace("uint32_t maxCoreNum = coreNum;", "uint32_t maxCoreNum = 1;")
+    h = h.replace(LAUNCH, "context->SetBlockDim(1);")
+    slow = op.with_file(op.kernel_file, SCALAR_ABS).with_file("op_host/abs_custom.cpp", h)
+    rw = REWRITES.get("spread_cores")
+    [site] = rw.find(slow)
+    fast = rw.apply(slow, site)
+    assert "aoChunk = (aoChunk + 64 - 1) / 64 * 64;" in fast.files[fast.kernel_file]
+    cases = [c for c in load_op_cases(op.root) if c.name.endswith("_float")
+             and 64 < c.inputs[0].size < 5000 and c.inputs[0].size % 64]
+    assert cases
+    before, after = check(slow, cases), check(fast, cases)
+    assert all(r.status == "ok" for r in before + after), [r.message for r in before + after]
+    assert after[-1].block_dim == 48 and after[-1].task_duration_us < before[-1].task_duration_us
