@@ -114,3 +114,13 @@ def test_writes_through_gm_pointers():
     assert not gathered.ok
     [(_, after)] = verdicts(kernel(POINTER_COPY.replace("Copy(xp, yp); }", "Copy(xp, yp); xp[0] = yp[1]; }")))
     assert not after.ok and "outside the loop" in after.reason
+
+
+def test_a_non_affine_use_of_the_loop_variable_is_not_an_invariant():
+    """``i + i / 2`` is not ``c*i + b``: ``i / 2`` varies with ``i``, it is no invariant offset."""
+    body = """
+    __aicore__ inline void Process() {
+        for (uint32_t i = 0; i < len; i++) yGm.SetValue(i + i / 2, xGm.GetValue(i));
+    }"""
+    [(_, v)] = verdicts(kernel(body))
+    assert not v.ok and "not affine" in v.reason

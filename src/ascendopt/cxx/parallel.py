@@ -178,9 +178,9 @@ class _Loop:
             if n.type == "identifier" and not (n.parent is not None and n.parent.type == "call_expression"
                                                and n.parent.child_by_field_name("function") == n):
                 v = self.name_value(p.text(n), n, frame)
-                if v is None:
-                    return None
-                local = local or any(s.startswith(("l:", "@")) for s in v.symbols)
+                if v is None or any(s.startswith("@") for s in v.symbols):
+                    return None  # varies (the loop variable, an inner loop's, a written value)
+                local = local or any(s.startswith("l:") for s in v.symbols)
         text = "".join(p.text(node).split())
         return Poly.sym(f"{text}#{frame.ctx.fn.id}" if local else text)
 
