@@ -124,3 +124,16 @@ def test_a_non_affine_use_of_the_loop_variable_is_not_an_invariant():
     }"""
     [(_, v)] = verdicts(kernel(body))
     assert not v.ok and "not affine" in v.reason
+
+
+def test_a_global_tensor_rebound_in_the_loop_is_refused():
+    body = """
+    __aicore__ inline void Process() {
+        for (uint32_t i = 0; i < tiles; i++) {
+            yGm.SetGlobalBuffer((__gm__ float*)base + i * 7, len);
+            yGm.SetValue(i, 1.0f);
+        }
+    }
+    GM_ADDR base;"""
+    [(_, v)] = verdicts(kernel(body))
+    assert not v.ok and "rebound" in v.reason

@@ -260,6 +260,8 @@ class _Loop:
             self.problems.append(f"{t.split('_')[0]} inside the loop")
         if t == "assignment_expression":
             left = node.child_by_field_name("left")
+            if unparen(left).type in ("identifier", "field_expression") and tensor_kind(frame.ctx, unparen(left)) == "global":
+                self.problems.append("GlobalTensor rebound in the loop")
             self.visit(node.child_by_field_name("right"), frame, cond, depth)
             if p.text(node.child_by_field_name("operator")) != "=":
                 self.event(frame, left, "r", cond)
@@ -397,6 +399,8 @@ class _Loop:
             return
         if _REFUSED_CALLS.match(name):
             self.problems.append(f"{name} in the loop")
+        if name == "SetGlobalBuffer":  # the tensor's indices would be relative to a moving base
+            self.problems.append("GlobalTensor rebound in the loop (SetGlobalBuffer)")
         callees = self.prog.resolve(frame.ctx, node)
         if len(callees) == 1 and depth < 6:
             callee = callees[0]
