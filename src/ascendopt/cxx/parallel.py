@@ -218,7 +218,7 @@ class _Loop:
         if name is None:
             return None
         if expr.type == "field_expression":
-            return f"m:{name}"
+            return self.member_key(frame, name)
         if frame.ctx.fn.id == self.ctx.fn.id and name == self.cl.var and not frame.inside:
             return None
         if name in frame.binds:
@@ -237,7 +237,15 @@ class _Loop:
             return None
         if any(declarator_name(p, prm.child_by_field_name("declarator")) == name for prm in parameters(frame.ctx.fn)):
             return None
-        return f"m:{name}" if name in frame.ctx.fields else None
+        return self.member_key(frame, name) if name in frame.ctx.fields else None
+
+    def member_key(self, frame: Frame, name: str) -> str:
+        """``m:x`` for a member of the loop's class, ``m:K.x`` for one of another class ``K``."""
+        cls = frame.ctx.cls
+        if cls is None or self.ctx.cls is not None and cls.id == self.ctx.cls.id:
+            return f"m:{name}"
+        nm = cls.child_by_field_name("name")
+        return f"m:{frame.ctx.p.text(nm) if nm is not None else cls.id}.{name}"
 
     def event(self, frame: Frame, expr: Node | None, kind: str, cond: tuple) -> None:
         k = self.key(frame, expr) if expr is not None else None

@@ -157,6 +157,7 @@ def _outside(prog: Program, a: _Loop, gm_written: set[str]) -> str:
     """Problems in the code every core runs outside the loop."""
     written_keys = {k for k, kind, _ in a.events if kind == "w"}
     scalars = {k for k in a.scalar_keys & written_keys}
+    scalars |= {"m:" + k.rsplit(".", 1)[1] for k in scalars if k.startswith("m:") and "." in k}
     queues = {k[2:] for k, _, _ in a.events}
     entries = prog.entries()
     seen: set[int] = set()
