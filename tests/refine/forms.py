@@ -352,3 +352,19 @@ S["FLAG_FOR_BUFFER_LOAD"] = ("""
     }
     __aicore__ inline void Process() { for (uint32_t i = 0; i < tiles; i++) { Compute(); } }
 """, "")
+S["SPREAD_SCALAR_GM_LOOP"] = ("""
+    __aicore__ inline void Process() {
+        for (uint32_t i = 0; i < len; i++) {
+            yGm.SetValue(i, xGm.GetValue(i) * 2.0f);
+        }
+    }
+""", "")
+S["SPREAD_SCALAR_GM_CARRIED"] = ("""
+    __aicore__ inline void Process() {
+        float acc = 0.0f;
+        for (uint32_t i = 0; i < len; i++) {
+            acc += xGm.GetValue(i);
+            yGm.SetValue(i, acc);
+        }
+    }
+""", "")

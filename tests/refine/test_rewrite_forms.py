@@ -75,6 +75,10 @@ CASES = [
     ("FLAG_AFTER_DEQUE", "drop_redundant_sync",
      ["SetFlag/WaitFlag<MTE2_V>(EVENT_ID0) implied by the VECIN queues in Compute"]),
     ("FLAG_FOR_BUFFER_LOAD", "drop_redundant_sync", []),
+    # spread_cores: an element loop over GM with independent iterations; not a running sum
+    ("SPREAD_SCALAR_GM_LOOP", "spread_cores",
+     ["split loop over i in Process over GetBlockNum() cores (host launch unchanged)"]),
+    ("SPREAD_SCALAR_GM_CARRIED", "spread_cores", []),
 ]
 
 

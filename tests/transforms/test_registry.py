@@ -9,7 +9,7 @@ from ascendopt.transforms.families import FAMILIES
 
 def test_every_optimization_has_a_transform_and_states_its_facts_once():
     opts = optimizations()
-    assert len(opts) == 19
+    assert len(opts) == 20
     for name, o in opts.items():
         assert o.family in FAMILIES and o.title and o.mechanism and o.bottleneck and o.scope in ("kernel", "host")
         assert o.motif is not None or o.rewrite is not None
