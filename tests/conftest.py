@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,39 @@ def pytest_configure(config):
         sandbox.configure(sandbox.Sandbox(allow_unsafe=True))
         print(f"\nWARNING: sandbox unavailable ({support.reason}); tests run candidates unconfined, "
               "tests/sandbox will fail")
+
+
+def usable_cores() -> int:
+    """CPUs this process may run on, bounded by a cgroup CPU quota (a container limited to 2
+    cores may still see every CPU of the host in its affinity mask)."""
+    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    quota = cgroup_cpu_quota()
+    return max(1, min(n, quota) if quota else n)
+
+
+def cgroup_cpu_quota() -> int:
+    """Whole CPUs the cgroup's quota allows (cgroup v2 ``cpu.max``, v1 ``cpu.cfs_*``), 0: none."""
+    v2 = _read("/sys/fs/cgroup/cpu.max").split()
+    v1 = [_read(f"/sys/fs/cgroup/cpu/cpu.cfs_{f}_us").strip() for f in ("quota", "period")]
+    for quota, period in (v2[:2] if len(v2) >= 2 else ("", ""), v1):
+        if quota.lstrip("-").isdigit() and period.isdigit() and int(quota) > 0 and int(period) > 0:
+            return max(1, int(quota) // int(period))
+    return 0
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text()
+    except OSError:
+        return ""
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    """``-n auto`` (pyproject's addopts): one test worker per usable core. Each worker has its
+    own session fixtures (simulator backend and build cache)."""
+    return usable_cores()
+
+
 FIXTURE_OPS = Path(__file__).resolve().parent / "fixtures" / "ops"
 
 
