@@ -14,6 +14,12 @@ Stage I rewrites.
 
     python benchmarks/stage1_targets.py run --half held_out --src <cann-ops>/src --out bench_s1_held
     python benchmarks/stage1_targets.py table --half held_out --src <cann-ops>/src --out bench_s1_held
+
+``sites``: over every cann-ops operator that passes (the ``ok`` rows of
+``results/timing_issue30/cannops_headroom_after.jsonl``), the share with at least one offline
+proposal, and the operators per rewrite.
+
+    python benchmarks/stage1_targets.py sites --src <cann-ops>/src
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from collections import defaultdict
 from pathlib import Path
 
 SPLIT = Path(__file__).resolve().parent / "results" / "stage1_split.json"
+PASSING = Path(__file__).resolve().parent / "results" / "timing_issue30" / "cannops_headroom_after.jsonl"
 METHODS = "stage1,full,stage2"
 
 
@@ -141,15 +148,35 @@ def table(args: argparse.Namespace) -> int:
     return 0
 
 
+def passing_ops() -> list[str]:
+    rows = [json.loads(line) for line in PASSING.read_text().splitlines() if line.strip()]
+    return [r["op"] for r in rows if r.get("status") == "ok"]
+
+
+def sites(args: argparse.Namespace) -> int:
+    ops = passing_ops()
+    found = sites_by_rewrite(args.src, ops)
+    with_site = {o for s in found.values() for o in s}
+    print(f"passing cann-ops operators with at least one offline proposal: {len(with_site)} of {len(ops)} "
+          f"({100.0 * len(with_site) / max(1, len(ops)):.1f} %)")
+    for r in sorted(found):
+        print(f"{r}: {len(found[r])}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=("run", "table"))
-    ap.add_argument("--half", choices=("tune", "held_out"), required=True)
+    ap.add_argument("what", choices=("run", "table", "sites"))
+    ap.add_argument("--half", choices=("tune", "held_out"))
     ap.add_argument("--src", required=True, help="cann-ops checkout's src/")
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out")
     ap.add_argument("--budget", type=int, default=60)
     ap.add_argument("--workers", type=int, default=1)
     args = ap.parse_args()
+    if args.what == "sites":
+        return sites(args)
+    if not args.half or not args.out:
+        ap.error(f"{args.what} needs --half and --out")
     return run(args) if args.what == "run" else table(args)
 
 
