@@ -74,6 +74,7 @@ class Frame:
     ctx: Ctx
     binds: dict[str, tuple[Node, "Frame"]] = field(default_factory=dict)
     inside: bool = False
+    site: int | None = None  # start byte of the loop-body call this activation descends from
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,7 @@ class Verdict:
     ok: bool
     reason: str = ""
     stride: Poly | None = None
+    inductions: tuple = ()  # the loop's basic induction variables (cxx.induction.Induction)
 
 
 class _Loop:
@@ -106,6 +108,7 @@ class _Loop:
         self.scalar_keys: set[str] = set()
         self.inner_loops: dict[str, tuple[Node, Frame]] = {}
         self.pointer_types: dict[str, str] = {}
+        self.inductions: dict = {}  # key -> (Induction, step Poly): see cxx.induction
 
     # ------------------------------------------------------------------ values
     def local_decl(self, frame: Frame, name: str, at: Node) -> Node | None:
@@ -186,6 +189,11 @@ class _Loop:
 
     def name_value(self, name: str, at: Node, frame: Frame, member: bool = False) -> Poly | None:
         p = self.p_of(frame)
+        if self.inductions:
+            from ascendopt.cxx.induction import induction_value
+            got = induction_value(self, name, at, frame, member)
+            if got is not None:
+                return got
         if not member:
             if frame.ctx.fn.id == self.ctx.fn.id and not frame.inside and name == self.cl.var \
                     and self.in_loop(frame, at):
@@ -423,7 +431,8 @@ class _Loop:
                     self.problems.append(f"{callee.name} writes its reference parameter {nm}")
             body = callee.fn.child_by_field_name("body")
             if body is not None:
-                self.visit(body, Frame(callee, binds, True), cond, depth + 1)
+                site = frame.site if frame.inside else node.start_byte
+                self.visit(body, Frame(callee, binds, True, site), cond, depth + 1)
         elif callees or (any(tensor_kind(frame.ctx, a) == "global" for a in args) and name not in _PURE_CALLS):
             self.problems.append(f"call {name} not followed")
 

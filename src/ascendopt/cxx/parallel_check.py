@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from ascendopt.cxx import induction
 from ascendopt.cxx.affine import counted_loop
 from ascendopt.cxx.defuse import assigned_names
 from ascendopt.cxx.instructions import DMA_OPS
@@ -25,12 +26,11 @@ def independent(prog: Program, ctx: Ctx, loop: Node) -> Verdict:
     refused = kernel_refusal(prog)
     if refused:
         return Verdict(False, refused)
-    a = _Loop(prog, ctx, loop, cl)
-    top = Frame(ctx)
+    a, top = _Loop(prog, ctx, loop, cl), Frame(ctx)
     for part in (cl.start, cl.bound, cl.step):
         if part is not None and a.value(part, top) is None:
             return Verdict(False, f"loop bound {ctx.p.text(part)} not invariant")
-    a.visit(loop.child_by_field_name("body"), top, ())
+    a = _visited(prog, ctx, loop, cl)
     if a.problems:
         return Verdict(False, a.problems[0])
     carried = _carried(a)
@@ -47,7 +47,24 @@ def independent(prog: Program, ctx: Ctx, loop: Node) -> Verdict:
     outside = _outside(prog, a, written)
     if outside:
         return Verdict(False, outside)
-    return Verdict(True, "", stride)
+    return Verdict(True, "", stride, tuple(ind for ind, _, _ in a.inductions.values()))
+
+
+def _visited(prog: Program, ctx: Ctx, loop: Node, cl) -> _Loop:
+    """The loop's body visited with its basic induction variables in closed form
+    (:mod:`ascendopt.cxx.induction`); a candidate the body writes more than once is dropped
+    and the body visited again without it."""
+    drop: set[str] = set()
+    while True:
+        a, top = _Loop(prog, ctx, loop, cl), Frame(ctx)
+        induction.register(a, top)
+        for k in drop:
+            a.inductions.pop(k, None)
+        a.visit(loop.child_by_field_name("body"), top, ())
+        bad = induction.unconfirmed(a)
+        if not bad:
+            return a
+        drop |= set(bad)
 
 
 def kernel_refusal(prog: Program) -> str:
@@ -148,7 +165,7 @@ def _carried(a: _Loop) -> str:
             exposed.append(k)
     guarded = last_only(a)
     for k in exposed:
-        if k in writes and k not in guarded:
+        if k in writes and k not in guarded and k not in a.inductions:
             return f"{k[2:]} carried across iterations"
     return ""
 

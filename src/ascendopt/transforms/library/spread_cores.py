@@ -51,7 +51,7 @@ from ascendopt.cxx.poly import Poly
 from ascendopt.cxx.scope import Ctx
 from ascendopt.cxx.syntax import LOOPS, call_args, calls, enclosing, function_of, own_nodes, receiver, root_name
 from ascendopt.operator import Operator
-from ascendopt.transforms.base import Edit, Rewrite, Site, find_node, host_parsed, kernel_parsed, line_indent
+from ascendopt.transforms.base import Edit, MotifError, Rewrite, Site, find_node, host_parsed, kernel_parsed, line_indent
 from ascendopt.transforms.registry import Optimization, register
 
 OPTIMIZATION = Optimization(
@@ -81,8 +81,9 @@ class Launch:
     constant: str | None  # text of the constant it launches, None when computed
 
 
-def work_loops(op: Operator) -> list[tuple[Ctx, Node, Poly]]:
-    """(function, loop, write stride) of every independent outermost work loop on the path."""
+def work_loops(op: Operator) -> list[tuple[Ctx, Node, Poly, tuple]]:
+    """(function, loop, write stride, induction variables) of every independent outermost work
+    loop on the path."""
     prog = Program(kernel_parsed(op))
     path = prog.reach(prog.entries())
     out = []
@@ -99,7 +100,7 @@ def work_loops(op: Operator) -> list[tuple[Ctx, Node, Poly]]:
                 continue
             v = independent(prog, ctx, n)
             if v.ok:
-                out.append((ctx, n, v.stride))
+                out.append((ctx, n, v.stride, v.inductions))
     return sorted(out, key=lambda t: (t[0].p.file, t[1].start_byte))
 
 
@@ -179,7 +180,7 @@ def host_edits(op: Operator) -> tuple[list[Edit], str]:
     return edits, "host launch unchanged"
 
 
-def loop_edits(p: Parsed, loop: Node, stride: Poly) -> list[Edit]:
+def loop_edits(p: Parsed, loop: Node, stride: Poly, inductions: tuple = ()) -> list[Edit]:
     cl = counted_loop(p, loop)
     body = loop.child_by_field_name("body")
     init = loop.child_by_field_name("initializer")
@@ -202,6 +203,9 @@ def loop_edits(p: Parsed, loop: Node, stride: Poly) -> list[Edit]:
         lines.append(f"aoChunk = (aoChunk + {align} - 1) / {align} * {align};")
     lines += ["const int64_t aoFirst = aoBegin + static_cast<int64_t>(AscendC::GetBlockIdx()) * aoChunk * aoStep;",
               "const int64_t aoLast = aoFirst + aoChunk * aoStep < aoEnd ? aoFirst + aoChunk * aoStep : aoEnd;"]
+    for iv in inductions:  # v0 + (aoFirst - aoBegin) / aoStep * e: its value at this core's first iteration
+        lines.append(f"{p.text(iv.lhs)} {'+=' if iv.sign > 0 else '-='} "
+                     f"(aoFirst - aoBegin) / aoStep * static_cast<int64_t>({iv.step_text(p)});")
     upd = p.text(loop.child_by_field_name("update"))
     text = ("{  // spread_cores: this core's share of the iterations\n"
             + "".join(f"{ind}    {ln}\n" for ln in lines)
@@ -221,7 +225,7 @@ class SpreadCores(Rewrite):
             return []
         _, host = host_edits(op)
         sites = []
-        for ctx, loop, stride in found:
+        for ctx, loop, stride, _ in found:
             var = counted_loop(ctx.p, loop).var
             sites.append(self.site(ctx.p, loop, f"split loop over {var} in {ctx.name} over GetBlockNum() cores ({host})",
                                    detail=str(stride)))
@@ -230,7 +234,7 @@ class SpreadCores(Rewrite):
     def edits(self, op: Operator, site: Site) -> list[Edit]:
         p = next(q for q in kernel_parsed(op) if q.file == site.file)
         loop = find_node(p, site.start, site.end, "for_statement")
-        stride = next((s for c, n, s in work_loops(op) if n.id == loop.id), None)
-        if stride is None:
-            stride = Poly.const(1) if site.detail == "1" else Poly.const(0)
-        return loop_edits(p, loop, stride) + host_edits(op)[0]
+        got = next(((s, ivs) for c, n, s, ivs in work_loops(op) if n.id == loop.id), None)
+        if got is None:  # not independent (any more): no edit of the loop rests on a stale verdict
+            raise MotifError(f"spread_cores: the loop of {site.label!r} is not independent")
+        return loop_edits(p, loop, *got) + host_edits(op)[0]
