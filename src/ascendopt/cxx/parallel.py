@@ -20,7 +20,10 @@ to the arguments, :mod:`ascendopt.cxx.kpath`) and asks, in program order:
 (c) nothing is carried from one iteration to the next: every member or outer local (scalar,
     UB tensor, ``TBuf`` view) and every queue the body uses is, on first use in the iteration,
     written unconditionally (a queue: allocated or enqueued, not dequeued first); a scalar the
-    loop writes is not read after it; the body has no ``break``/``return``/``goto``.
+    loop writes is not read after it; the body has no ``break``/``return``/``goto``. A basic
+    induction variable (``v += e`` once per iteration, :mod:`ascendopt.cxx.induction`) is no
+    carried value: its uses are read in closed form ``v0 + k*e`` (``v0 + (k+1)*e`` after the
+    update), so indices built from it are affine in ``i``.
 
 Kernels are refused outright when they read ``GetBlockIdx`` (already split), synchronise cores
 (``SyncAll``), use atomics (``SetAtomic*``), the workspace, or the cube pipes.

@@ -22,6 +22,10 @@ multiple of 64 elements, i.e. of 64 bytes or more for every element type, so no 
 write the same 32-byte DMA block or 64-byte cache line (a scalar ``SetValue`` to GM goes through
 the core's data cache and writes back whole lines), and a later rewrite that stages a share
 through UB starts its DMAs aligned. Tile loops (stride >= a tile) are not rounded.
+A basic induction variable of the loop (``v += e`` once per iteration at the top level of the
+body, :mod:`ascendopt.cxx.induction`) holds ``v0 + k*e`` at iteration ``k``; each core's share
+starts at iteration ``(lo - start) / s``, so the rewrite emits ``v += (lo - start) / s * e``
+before the core's loop (``-=`` for a decrement); a ``v`` read after the loop is refused.
 The host's ``SetBlockDim(<literal>)`` or ``SetBlockDim(x)`` with ``x`` last set to a literal
 becomes ``SetBlockDim(<platform>.GetCoreNum())``, reusing the host's ``PlatformAscendC`` object
 if it has one; a host that computes the count from the shape is left alone. Tiling data is
@@ -32,7 +36,9 @@ ranges, read GM only where no other iteration writes, and take nothing from earl
 (scalars, UB buffers and queues are rewritten before they are read in each iteration); the code
 outside the loop writes no GM and reads nothing the loop writes. So running the shares on
 ``GetBlockNum()`` cores in any interleaving writes each element exactly as the single loop does,
-and every core running the code outside the loop changes no result. The shares cover
+and every core running the code outside the loop changes no result. An induction variable
+enters each core's first iteration ``k0`` holding ``v0 + k0*e``, the value the single loop gives
+it there (integer ``+``/``*`` wrap alike), and advances by ``e`` per iteration as before. The shares cover
 ``[start, bound)`` exactly once for any core count (``GetBlockNum()`` is read at run time), so
 the rewritten kernel is correct whatever the host launches.
 """
