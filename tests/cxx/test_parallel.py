@@ -189,3 +189,25 @@ def test_an_offset_step_not_a_multiple_of_the_loop_step_is_refused():
     """With ``i += len`` and ``offset += 3``, ``offset0 + 3 * i / len`` is no polynomial."""
     [(_, v)] = verdicts(kernel(OFFSET_TILE_STEP.replace("offset += len;", "offset += 3;")))
     assert not v.ok and "offset carried across iterations" in v.reason
+
+
+def test_counted_while_loop_is_opt_in():
+    """``counted_loop`` reads a ``while`` loop only when asked (the other rewrites edit ``for``
+    headers); the independence verdict of one, and why the refused forms are refused."""
+    from ascendopt.cxx.affine import counted_loop
+
+    from ..refine.test_rewrite_spread_cores import WHILE, WHILE_MUST_NOT
+
+    def while_verdicts(op):
+        prog = Program(kernel_parsed(op))
+        return [(counted_loop(c.p, n), independent(prog, c, n)) for c in prog.reach(prog.entries())
+                for n in of_type(c.p, "while_statement") if function_of(n) == c.fn]
+
+    [(plain, v)] = while_verdicts(kernel(WHILE))
+    assert plain is None and v.ok and str(v.stride) == "m:len"
+    reasons = {name: while_verdicts(kernel(body))[0][1].reason for name, body in WHILE_MUST_NOT.items()}
+    assert reasons == {"continue skips the update": "not a counted loop",
+                       "update not the last statement": "not a counted loop",
+                       "updated twice": "not a counted loop",
+                       "start not set just before": "not a counted loop",
+                       "read after the loop": "loop variable i read after the loop"}

@@ -409,3 +409,42 @@ def test_single_core_muls_with_an_offset_induction_variable_is_split_and_faster(
     assert all(r.status == "ok" for r in before + after), [r.message for r in before + after]
     assert after[-1].block_dim == 48 and before[-1].block_dim == 1
     assert after[-1].task_duration_us < before[-1].task_duration_us / 4
+
+
+# ----------------------------------------------------------------------------- counted while loops
+WHILE = """
+    __aicore__ inline void Process() {
+        uint32_t i = 0;
+        while (i < tiles) {
+            AscendC::LocalTensor<float> x = inQ.AllocTensor<float>();
+            AscendC::DataCopy(x, xGm[i * len], len);
+            inQ.EnQue(x);
+            x = inQ.DeQue<float>();
+            AscendC::DataCopy(yGm[i * len], x, len);
+            inQ.FreeTensor(x);
+            i++;
+        }
+    }"""
+WHILE_MUST_NOT = {
+    "continue skips the update": WHILE.replace("            i++;", "            if (len > 4) { continue; }\n            i++;"),
+    "update not the last statement": WHILE.replace("            i++;", "            i++;\n            tail = 1;"),
+    "updated twice": WHILE.replace("inQ.EnQue(x);", "inQ.EnQue(x);\n            i += 0;"),
+    "start not set just before": WHILE.replace("uint32_t i = 0;", "uint32_t i = 0;\n        tail = 3;"),
+    "read after the loop": WHILE.replace("i++;\n        }\n", "i++;\n        }\n        tail = i;\n"),
+}
+
+
+def test_counted_while_loop_applies():
+    """``i = 0; while (i < n) { ...; i++; }`` is the counted loop ``for (i = 0; i < n; i++)``:
+    the core's loop is a ``for`` from its first iteration whose body keeps the update."""
+    op = kernel(WHILE)
+    [site] = _sites(op)
+    assert site.label == "split loop over i in Process over GetBlockNum() cores (host launch unchanged)"
+    out = REWRITES.get("spread_cores").apply(op, site).files[op.kernel_file]
+    assert "for (i = static_cast<decltype(i)>(aoFirst); i < static_cast<decltype(i)>(aoLast); ) {" in out
+    assert "while" not in out and out.count("i++;") == 1
+
+
+@pytest.mark.parametrize("name", list(WHILE_MUST_NOT))
+def test_counted_while_loop_refused(name):
+    assert _sites(kernel(WHILE_MUST_NOT[name])) == []

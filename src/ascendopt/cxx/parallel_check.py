@@ -20,7 +20,7 @@ from ascendopt.cxx.parse import declarator_name, of_type, unparen
 
 def independent(prog: Program, ctx: Ctx, loop: Node) -> Verdict:
     """Whether the iterations of ``loop`` (in function ``ctx``) may run on different cores."""
-    cl = counted_loop(ctx.p, loop)
+    cl = counted_loop(ctx.p, loop, allow_while=True)
     if cl is None:
         return Verdict(False, "not a counted loop")
     refused = kernel_refusal(prog)
@@ -40,7 +40,7 @@ def independent(prog: Program, ctx: Ctx, loop: Node) -> Verdict:
     if isinstance(got, str):
         return Verdict(False, got)
     stride, written = got
-    if loop.child_by_field_name("initializer").type != "declaration" \
+    if (cl.init is not None or loop.child_by_field_name("initializer").type != "declaration") \
             and any(ctx.p.text(n) == cl.var for n in own_nodes(ctx.fn.child_by_field_name("body"))
                     if n.type == "identifier" and n.start_byte >= loop.end_byte):
         return Verdict(False, f"loop variable {cl.var} read after the loop")

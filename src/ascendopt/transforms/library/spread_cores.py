@@ -100,9 +100,9 @@ def work_loops(op: Operator) -> list[tuple[Ctx, Node, Poly, tuple]]:
             continue
         body = ctx.fn.child_by_field_name("body")
         for n in own_nodes(body):
-            if n.type != "for_statement" or enclosing(n, LOOPS) is not None and function_of(enclosing(n, LOOPS)) == ctx.fn:
+            if n.type not in ("for_statement", "while_statement") or enclosing(n, LOOPS) is not None and function_of(enclosing(n, LOOPS)) == ctx.fn:
                 continue
-            if counted_loop(ctx.p, n) is None:
+            if counted_loop(ctx.p, n, allow_while=True) is None:
                 continue
             v = independent(prog, ctx, n)
             if v.ok:
@@ -187,12 +187,12 @@ def host_edits(op: Operator) -> tuple[list[Edit], str]:
 
 
 def loop_edits(p: Parsed, loop: Node, stride: Poly, inductions: tuple = ()) -> list[Edit]:
-    cl = counted_loop(p, loop)
+    cl = counted_loop(p, loop, allow_while=True)
     body = loop.child_by_field_name("body")
     init = loop.child_by_field_name("initializer")
     ind = line_indent(p, loop.start_byte)
     var = cl.var
-    if init.type == "declaration":
+    if init is not None and init.type == "declaration":
         head = f"{p.text(init.child_by_field_name('type'))} {var} = static_cast<{p.text(init.child_by_field_name('type'))}>(aoFirst)"
         cast = p.text(init.child_by_field_name("type"))
     else:
@@ -212,7 +212,7 @@ def loop_edits(p: Parsed, loop: Node, stride: Poly, inductions: tuple = ()) -> l
     for iv in inductions:  # v0 + (aoFirst - aoBegin) / aoStep * e: its value at this core's first iteration
         lines.append(f"{p.text(iv.lhs)} {'+=' if iv.sign > 0 else '-='} "
                      f"(aoFirst - aoBegin) / aoStep * static_cast<int64_t>({iv.step_text(p)});")
-    upd = p.text(loop.child_by_field_name("update"))
+    upd = "" if cl.update is not None else p.text(loop.child_by_field_name("update"))  # a while loop keeps its own
     text = ("{  // spread_cores: this core's share of the iterations\n"
             + "".join(f"{ind}    {ln}\n" for ln in lines)
             + f"{ind}    for ({head}; {var} < static_cast<{cast}>(aoLast); {upd}) ")
@@ -223,7 +223,7 @@ def loop_edits(p: Parsed, loop: Node, stride: Poly, inductions: tuple = ()) -> l
 class SpreadCores(Rewrite):
     name = "spread_cores"
     optimization = OPTIMIZATION
-    anchors = ("for_statement",)
+    anchors = ("for_statement", "while_statement")
 
     def find(self, op: Operator) -> list[Site]:
         found = work_loops(op)
@@ -232,14 +232,15 @@ class SpreadCores(Rewrite):
         _, host = host_edits(op)
         sites = []
         for ctx, loop, stride, _ in found:
-            var = counted_loop(ctx.p, loop).var
+            var = counted_loop(ctx.p, loop, allow_while=True).var
             sites.append(self.site(ctx.p, loop, f"split loop over {var} in {ctx.name} over GetBlockNum() cores ({host})",
                                    detail=str(stride)))
         return sites
 
     def edits(self, op: Operator, site: Site) -> list[Edit]:
         p = next(q for q in kernel_parsed(op) if q.file == site.file)
-        loop = find_node(p, site.start, site.end, "for_statement")
+        loop = find_node(p, site.start, site.end, "while_statement" if p.src[site.start:site.start + 5] == b"while"
+                         else "for_statement")
         got = next(((s, ivs) for c, n, s, ivs in work_loops(op) if n.id == loop.id), None)
         if got is None:  # not independent (any more): no edit of the loop rests on a stale verdict
             raise MotifError(f"spread_cores: the loop of {site.label!r} is not independent")
