@@ -16,11 +16,15 @@ type and invariance with its own evaluator), :func:`closed_form` gives the polyn
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
 from ascendopt.cxx.parse import INT_TYPES, Parsed, declarator_name, unparen
 from ascendopt.cxx.poly import Poly
+
+if TYPE_CHECKING:
+    from ascendopt.cxx.parallel import Frame, _Loop
 
 
 @dataclass(frozen=True)
@@ -135,7 +139,7 @@ def closed_form(v0: Poly, sign: int, per_iter: Poly, step: Poly, after: bool) ->
 I = "@i"
 
 
-def register(a, top) -> None:
+def register(a: "_Loop", top: "Frame") -> None:
     """Record in ``a`` (a :class:`ascendopt.cxx.parallel._Loop`, before its body is visited)
     the candidates that are integer locals declared before the loop or members of the loop's
     class, with an invariant step declared outside the loop whose ``k * step`` is a polynomial."""
@@ -159,7 +163,7 @@ def register(a, top) -> None:
             a.inductions[key] = (ind, step, per)
 
 
-def _declared_in_loop(a, top, node: Node | None) -> bool:
+def _declared_in_loop(a: "_Loop", top: "Frame", node: Node | None) -> bool:
     stack = [node] if node is not None else []
     while stack:
         n = stack.pop()
@@ -171,12 +175,12 @@ def _declared_in_loop(a, top, node: Node | None) -> bool:
     return False
 
 
-def unconfirmed(a) -> list[str]:
+def unconfirmed(a: "_Loop") -> list[str]:
     """Registered keys the visited body writes other than exactly once (the update itself)."""
     return [k for k in a.inductions if sum(1 for e, kind, _ in a.events if e == k and kind == "w") != 1]
 
 
-def induction_value(a, name: str, at: Node, frame, member: bool) -> Poly | None:
+def induction_value(a: "_Loop", name: str, at: Node, frame: "Frame", member: bool) -> Poly | None:
     """The closed form of an induction variable ``name`` used at ``at`` in ``frame`` (a use in
     a called method is placed at the loop-body call it descends from), or None."""
     from ascendopt.cxx.scope import parameters

@@ -6,7 +6,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ascendopt.cxx import induction
-from ascendopt.cxx.affine import counted_loop
+from ascendopt.cxx.affine import CountedLoop, counted_loop
 from ascendopt.cxx.defuse import assigned_names
 from ascendopt.cxx.instructions import DMA_OPS
 from ascendopt.cxx.kpath import Program
@@ -50,7 +50,7 @@ def independent(prog: Program, ctx: Ctx, loop: Node) -> Verdict:
     return Verdict(True, "", stride, tuple(ind for ind, _, _ in a.inductions.values()))
 
 
-def _visited(prog: Program, ctx: Ctx, loop: Node, cl) -> _Loop:
+def _visited(prog: Program, ctx: Ctx, loop: Node, cl: CountedLoop) -> _Loop:
     """The loop's body visited with its basic induction variables in closed form
     (:mod:`ascendopt.cxx.induction`); a candidate the body writes more than once is dropped
     and the body visited again without it."""
