@@ -155,6 +155,7 @@ INDUCTION_REASONS = {
     "updated twice": "offset carried across iterations",
     "read after the loop": "offset written in the loop and read after it",
     "reads the next iteration's output": "yGm read at another iteration's index",
+    "16-bit offset (wraps)": "offset carried across iterations",
     "float accumulator": "t carried across iterations",
     "updated in a called method": "gmOff carried across iterations",
 }

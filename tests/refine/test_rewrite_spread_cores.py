@@ -321,6 +321,9 @@ OFFSET_MEMBER = """
         outQ.FreeTensor(y);
     }
     uint64_t gmOff;"""
+#: A decreasing offset: tiles written from the end.
+OFFSET_DOWN = OFFSET.replace("uint32_t offset = 0;", "int64_t offset = tail;").replace("offset += len;", "offset -= len;") \
+    .replace("yGm[offset - len]", "yGm[offset + len]")
 #: The loop variable steps by a tile, the offset by the same tile.
 OFFSET_TILE_STEP = """
     __aicore__ inline void Process() {
@@ -343,6 +346,7 @@ INDUCTION_MUST_NOT = {
     "read after the loop": OFFSET.replace("inQ.FreeTensor(x);\n        }\n", "inQ.FreeTensor(x);\n        }\n        tail = offset;\n"),
     "reads the next iteration's output": OFFSET.replace("xGm[offset], len", "yGm[offset], len")
                                                .replace("yGm[offset - len]", "yGm[offset]"),
+    "16-bit offset (wraps)": OFFSET.replace("uint32_t offset = 0;", "uint16_t offset = 0;"),
     "float accumulator": """
     __aicore__ inline void Process() {
         float t = 0;
@@ -357,13 +361,13 @@ INDUCTION_MUST_NOT = {
 _CORE_START = "offset += (aoFirst - aoBegin) / aoStep * static_cast<int64_t>(len);"
 
 
-@pytest.mark.parametrize("body,lhs", [(OFFSET, "offset"), (OFFSET_MEMBER, "this->gmOff"),
-                                      (OFFSET_TILE_STEP, "offset")], ids=["local", "member", "tile-step"])
+@pytest.mark.parametrize("body,lhs", [(OFFSET, "offset"), (OFFSET_MEMBER, "this->gmOff"), (OFFSET_TILE_STEP, "offset"),
+                                      (OFFSET_DOWN, "offset")], ids=["local", "member", "tile-step", "decrement"])
 def test_induction_variable_applies_and_starts_at_the_cores_first_iteration(body, lhs):
     op = kernel(body)
     [site] = _sites(op)
     out = REWRITES.get("spread_cores").apply(op, site).files[op.kernel_file]
-    start = _CORE_START.replace("offset", lhs)
+    start = _CORE_START.replace("offset", lhs).replace("+=", "-=" if body is OFFSET_DOWN else "+=")
     assert start in out
     assert out.index("const int64_t aoLast") < out.index(start) < out.index("for (uint32_t i = static_cast")
     assert out.count(start) == 1

@@ -3,9 +3,9 @@
 In ``for (i = start; i < bound; i += s) { ...; v += e; ... }`` the scalar ``v`` is a *basic
 induction variable* when its only write in the loop (the body and every method it calls) is
 one unconditional ``v += e`` / ``v -= e`` / ``v = v + e`` / ``v = v - e`` / ``++v`` / ``v--``
-statement at the top level of the body, ``v`` has an integer type, its address is not taken,
-and ``e`` is loop-invariant (free of the loop variable and of every value the loop writes,
-and declared outside the loop). At the start of iteration ``k = (i - start) / s`` it then holds
+statement at the top level of the body, ``v`` has an integer type of 32 bits or more, its
+address is not taken, and ``e`` is loop-invariant (free of the loop variable and of every value
+the loop writes, and declared outside the loop). At the start of iteration ``k = (i - start) / s`` it then holds
 ``v0 + k*e`` (``v0``: its value on entry to the loop); a use after the update statement in the
 same iteration sees ``v0 + (k+1)*e``. Integer wrap-around is the same either way (``+``
 and ``*`` modulo ``2^bits``), so the closed form is exact. :class:`Induction` records one such
@@ -105,15 +105,20 @@ def _address_taken(p: Parsed, body: Node, name: str) -> bool:
     return False
 
 
+#: Integer types too narrow for an offset: ``v0 + k*e`` would wrap after a few iterations, the
+#: polynomial (which does not wrap) would call colliding indices distinct.
+_NARROW = frozenset({"int8_t", "int16_t", "uint8_t", "uint16_t", "short", "auto"})
+
+
 def integer_type(t: str | None) -> bool:
-    """``t`` (declared type text) is an integer scalar type."""
+    """``t`` (declared type text) is an integer scalar type of 32 bits or more."""
     if t is None:
         return False
     base = t.replace("const", "").replace("volatile", "").strip()
-    if base.endswith("*") or "&" in base:
+    if base.endswith("*") or "&" in base or "short" in base or "char" in base:
         return False
     base = base.split("::")[-1].strip()
-    return base in INT_TYPES - {"auto"} or base.startswith("unsigned ") or base.startswith("long ")
+    return base in INT_TYPES - _NARROW or base.startswith("unsigned ") or base.startswith("long ")
 
 
 def iterations(i: Poly, start: Poly, loop_step: Poly, step: Poly) -> Poly | None:
