@@ -10,7 +10,8 @@ from ascendopt.cxx.syntax import LOOPS, enclosing, function_of
 from ascendopt.transforms.base import kernel_parsed
 
 from ..refine.forms import kernel
-from ..refine.test_rewrite_spread_cores import MUST_NOT, ROWS, SCALAR, TILE_HELPERS
+from ..refine.test_rewrite_spread_cores import (INDUCTION_MUST_NOT, MUST_NOT, OFFSET, OFFSET_MEMBER,
+                                                OFFSET_TILE_STEP, ROWS, SCALAR, TILE_HELPERS)
 
 
 def verdicts(op):
@@ -137,3 +138,77 @@ def test_a_global_tensor_rebound_in_the_loop_is_refused():
     GM_ADDR base;"""
     [(_, v)] = verdicts(kernel(body))
     assert not v.ok and "rebound" in v.reason
+
+
+@pytest.mark.parametrize("body,name", [(OFFSET, "offset"), (OFFSET_MEMBER, "gmOff"), (OFFSET_TILE_STEP, "offset")])
+def test_induction_variable_is_affine_in_the_loop_variable(body, name):
+    """``v += len`` once per iteration: GM at ``v`` is ``v0 + i*len`` (stride len); with
+    ``i += len`` the iteration count is ``i / len`` and ``v`` is ``v0 + i``."""
+    [(_, v)] = verdicts(kernel(body))
+    assert v.ok and [iv.name for iv in v.inductions] == [name]
+    assert str(v.stride) == "m:len"
+
+
+INDUCTION_REASONS = {
+    "conditional update": "offset carried across iterations",
+    "update by a value written in the loop": "offset carried across iterations",
+    "updated twice": "offset carried across iterations",
+    "read after the loop": "offset written in the loop and read after it",
+    "reads the next iteration's output": "yGm read at another iteration's index",
+    "16-bit offset (wraps)": "offset carried across iterations",
+    "float accumulator": "t carried across iterations",
+    "updated in a called method": "gmOff carried across iterations",
+}
+
+
+@pytest.mark.parametrize("name", list(INDUCTION_MUST_NOT))
+def test_induction_refusal_reason(name):
+    [(_, v)] = verdicts(kernel(INDUCTION_MUST_NOT[name]))
+    assert not v.ok and INDUCTION_REASONS[name] in v.reason
+
+
+def test_a_use_after_the_update_sees_the_next_value():
+    """Before the update ``offset`` is ``offset0 + i*len``, after it ``offset0 + (i+1)*len``:
+    writing ``yGm[offset]`` before and reading ``yGm[offset - len]`` after is one place; reading
+    ``yGm[offset]`` after the update is the next iteration's place."""
+    body = """
+    __aicore__ inline void Process() {
+        uint32_t offset = 0;
+        for (uint32_t i = 0; i < len; i++) {
+            yGm.SetValue(offset, xGm.GetValue(offset));
+            offset += 1;
+            xGm.SetValue(offset - 1, yGm.GetValue(%s));
+        }
+    }"""
+    [(_, same)] = verdicts(kernel(body % "offset - 1"))
+    [(_, nxt)] = verdicts(kernel(body % "offset"))
+    assert same.ok and str(same.stride) == "1"
+    assert not nxt.ok and "yGm read at another iteration's index" in nxt.reason
+
+
+def test_an_offset_step_not_a_multiple_of_the_loop_step_is_refused():
+    """With ``i += len`` and ``offset += 3``, ``offset0 + 3 * i / len`` is no polynomial."""
+    [(_, v)] = verdicts(kernel(OFFSET_TILE_STEP.replace("offset += len;", "offset += 3;")))
+    assert not v.ok and "offset carried across iterations" in v.reason
+
+
+def test_counted_while_loop_is_opt_in():
+    """``counted_loop`` reads a ``while`` loop only when asked (the other rewrites edit ``for``
+    headers); the independence verdict of one, and why the refused forms are refused."""
+    from ascendopt.cxx.affine import counted_loop
+
+    from ..refine.test_rewrite_spread_cores import WHILE, WHILE_MUST_NOT
+
+    def while_verdicts(op):
+        prog = Program(kernel_parsed(op))
+        return [(counted_loop(c.p, n), independent(prog, c, n)) for c in prog.reach(prog.entries())
+                for n in of_type(c.p, "while_statement") if function_of(n) == c.fn]
+
+    [(plain, v)] = while_verdicts(kernel(WHILE))
+    assert plain is None and v.ok and str(v.stride) == "m:len"
+    reasons = {name: while_verdicts(kernel(body))[0][1].reason for name, body in WHILE_MUST_NOT.items()}
+    assert reasons == {"continue skips the update": "not a counted loop",
+                       "update not the last statement": "not a counted loop",
+                       "updated twice": "not a counted loop",
+                       "start not set just before": "not a counted loop",
+                       "read after the loop": "loop variable i read after the loop"}

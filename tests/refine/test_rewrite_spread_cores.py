@@ -274,3 +274,181 @@ def test_scalar_gm_loop_split_in_64_element_shares(check):
     before, after = check(slow, cases), check(fast, cases)
     assert all(r.status == "ok" for r in before + after), [r.message for r in before + after]
     assert after[-1].block_dim == 48 and after[-1].task_duration_us < before[-1].task_duration_us
+
+
+# ----------------------------------------------------------------------------- induction variables
+#: ``offset += len`` at the top level of the body: a basic induction variable, ``offset0 + k*len``
+#: at iteration ``k`` (cxx.induction); its uses after the update see ``offset0 + (k+1)*len``.
+OFFSET = """
+    __aicore__ inline void Process() {
+        uint32_t offset = 0;
+        for (uint32_t i = 0; i < tiles; i++) {
+            AscendC::LocalTensor<float> x = inQ.AllocTensor<float>();
+            AscendC::DataCopy(x, xGm[offset], len);
+            inQ.EnQue(x);
+            x = inQ.DeQue<float>();
+            offset += len;
+            AscendC::DataCopy(yGm[offset - len], x, len);
+            inQ.FreeTensor(x);
+        }
+    }"""
+#: A member updated in the loop and read in the helpers it calls (the forms cann-ops use).
+OFFSET_MEMBER = """
+    __aicore__ inline void Process() {
+        gmOff = 0;
+        for (uint32_t i = 0; i < tiles; i++) {
+            CopyIn();
+            Compute();
+            CopyOut();
+            this->gmOff = this->gmOff + len;
+        }
+    }
+    __aicore__ inline void CopyIn() {
+        AscendC::LocalTensor<float> x = inQ.AllocTensor<float>();
+        AscendC::DataCopy(x, xGm[gmOff], len);
+        inQ.EnQue(x);
+    }
+    __aicore__ inline void Compute() {
+        AscendC::LocalTensor<float> x = inQ.DeQue<float>();
+        AscendC::LocalTensor<float> y = outQ.AllocTensor<float>();
+        AscendC::Abs(y, x, len);
+        outQ.EnQue(y);
+        inQ.FreeTensor(x);
+    }
+    __aicore__ inline void CopyOut() {
+        AscendC::LocalTensor<float> y = outQ.DeQue<float>();
+        AscendC::DataCopy(yGm[gmOff], y, len);
+        outQ.FreeTensor(y);
+    }
+    uint64_t gmOff;"""
+#: A decreasing offset: tiles written from the end.
+OFFSET_DOWN = OFFSET.replace("uint32_t offset = 0;", "int64_t offset = tail;").replace("offset += len;", "offset -= len;") \
+    .replace("yGm[offset - len]", "yGm[offset + len]")
+#: The loop variable steps by a tile, the offset by the same tile.
+OFFSET_TILE_STEP = """
+    __aicore__ inline void Process() {
+        uint32_t offset = 0;
+        for (uint32_t i = 0; i < tail; i += len) {
+            AscendC::LocalTensor<float> x = inQ.AllocTensor<float>();
+            AscendC::DataCopy(x, xGm[offset], len);
+            inQ.EnQue(x);
+            x = inQ.DeQue<float>();
+            AscendC::DataCopy(yGm[offset], x, len);
+            inQ.FreeTensor(x);
+            offset += len;
+        }
+    }"""
+INDUCTION_MUST_NOT = {
+    "conditional update": OFFSET.replace("offset += len;", "if (i % 2 == 0) offset += len;"),
+    "update by a value written in the loop": OFFSET.replace("offset += len;", "step = i * len;\n            offset += step;")
+                                                   .replace("uint32_t offset = 0;", "uint32_t offset = 0, step = 0;"),
+    "updated twice": OFFSET.replace("offset += len;", "offset += len;\n            offset += 1;"),
+    "read after the loop": OFFSET.replace("inQ.FreeTensor(x);\n        }\n", "inQ.FreeTensor(x);\n        }\n        tail = offset;\n"),
+    "reads the next iteration's output": OFFSET.replace("xGm[offset], len", "yGm[offset], len")
+                                               .replace("yGm[offset - len]", "yGm[offset]"),
+    "16-bit offset (wraps)": OFFSET.replace("uint32_t offset = 0;", "uint16_t offset = 0;"),
+    "float accumulator": """
+    __aicore__ inline void Process() {
+        float t = 0;
+        for (uint32_t i = 0; i < len; i++) {
+            yGm.SetValue(i, t);
+            t += 0.5f;
+        }
+    }""",
+    "updated in a called method": OFFSET_MEMBER.replace("this->gmOff = this->gmOff + len;", "")
+                                               .replace("outQ.FreeTensor(y);\n    }", "outQ.FreeTensor(y);\n        gmOff += len;\n    }"),
+}
+_CORE_START = "offset += (aoFirst - aoBegin) / aoStep * static_cast<int64_t>(len);"
+
+
+@pytest.mark.parametrize("body,lhs", [(OFFSET, "offset"), (OFFSET_MEMBER, "this->gmOff"), (OFFSET_TILE_STEP, "offset"),
+                                      (OFFSET_DOWN, "offset")], ids=["local", "member", "tile-step", "decrement"])
+def test_induction_variable_applies_and_starts_at_the_cores_first_iteration(body, lhs):
+    op = kernel(body)
+    [site] = _sites(op)
+    out = REWRITES.get("spread_cores").apply(op, site).files[op.kernel_file]
+    start = _CORE_START.replace("offset", lhs).replace("+=", "-=" if body is OFFSET_DOWN else "+=")
+    assert start in out
+    assert out.index("const int64_t aoLast") < out.index(start) < out.index("for (uint32_t i = static_cast")
+    assert out.count(start) == 1
+
+
+@pytest.mark.parametrize("name", list(INDUCTION_MUST_NOT))
+def test_induction_variable_refused(name):
+    assert _sites(kernel(INDUCTION_MUST_NOT[name])) == []
+
+
+def single_core_muls_offset():
+    """single_core_muls whose loop carries its GM offset: ``offset += tileDataNum`` after the
+    tile, the helpers taking the offset instead of the tile number."""
+    op = single_core_muls()
+    k = op.files[op.kernel_file]
+    old_loop = """        for (uint32_t i = 0; i < tileNum; ++i) {
+            uint32_t count = (i + 1 == tileNum) ? tailDataNum : tileDataNum;
+            CopyIn(i, count);
+            Compute(count);
+            CopyOut(i, count);
+        }"""
+    assert old_loop in k and k.count("uint64_t gmOffset = static_cast<uint64_t>(progress) * tileDataNum;\n") == 2
+    k = k.replace(old_loop, """        uint64_t offset = 0;
+        for (uint32_t i = 0; i < tileNum; ++i) {
+            uint32_t count = (i + 1 == tileNum) ? tailDataNum : tileDataNum;
+            CopyIn(offset, count);
+            Compute(count);
+            CopyOut(offset, count);
+            offset += tileDataNum;
+        }""")
+    k = k.replace("        uint64_t gmOffset = static_cast<uint64_t>(progress) * tileDataNum;\n", "")
+    k = k.replace("uint32_t progress, uint32_t count", "uint64_t gmOffset, uint32_t count")
+    return op.with_file(op.kernel_file, k)
+
+
+def test_single_core_muls_with_an_offset_induction_variable_is_split_and_faster(check):
+    slow = single_core_muls_offset()
+    rw = REWRITES.get("spread_cores")
+    [site] = rw.find(slow)
+    fast = rw.apply(slow, site)
+    assert "offset += (aoFirst - aoBegin) / aoStep * static_cast<int64_t>(tileDataNum);" in fast.files[fast.kernel_file]
+    before, after = check(slow), check(fast)
+    assert all(r.status == "ok" for r in before + after), [r.message for r in before + after]
+    assert after[-1].block_dim == 48 and before[-1].block_dim == 1
+    assert after[-1].task_duration_us < before[-1].task_duration_us / 4
+
+
+# ----------------------------------------------------------------------------- counted while loops
+WHILE = """
+    __aicore__ inline void Process() {
+        uint32_t i = 0;
+        while (i < tiles) {
+            AscendC::LocalTensor<float> x = inQ.AllocTensor<float>();
+            AscendC::DataCopy(x, xGm[i * len], len);
+            inQ.EnQue(x);
+            x = inQ.DeQue<float>();
+            AscendC::DataCopy(yGm[i * len], x, len);
+            inQ.FreeTensor(x);
+            i++;
+        }
+    }"""
+WHILE_MUST_NOT = {
+    "continue skips the update": WHILE.replace("            i++;", "            if (len > 4) { continue; }\n            i++;"),
+    "update not the last statement": WHILE.replace("            i++;", "            i++;\n            tail = 1;"),
+    "updated twice": WHILE.replace("inQ.EnQue(x);", "inQ.EnQue(x);\n            i += 0;"),
+    "start not set just before": WHILE.replace("uint32_t i = 0;", "uint32_t i = 0;\n        tail = 3;"),
+    "read after the loop": WHILE.replace("i++;\n        }\n", "i++;\n        }\n        tail = i;\n"),
+}
+
+
+def test_counted_while_loop_applies():
+    """``i = 0; while (i < n) { ...; i++; }`` is the counted loop ``for (i = 0; i < n; i++)``:
+    the core's loop is a ``for`` from its first iteration whose body keeps the update."""
+    op = kernel(WHILE)
+    [site] = _sites(op)
+    assert site.label == "split loop over i in Process over GetBlockNum() cores (host launch unchanged)"
+    out = REWRITES.get("spread_cores").apply(op, site).files[op.kernel_file]
+    assert "for (i = static_cast<decltype(i)>(aoFirst); i < static_cast<decltype(i)>(aoLast); ) {" in out
+    assert "while" not in out and out.count("i++;") == 1
+
+
+@pytest.mark.parametrize("name", list(WHILE_MUST_NOT))
+def test_counted_while_loop_refused(name):
+    assert _sites(kernel(WHILE_MUST_NOT[name])) == []

@@ -17,22 +17,69 @@ from ascendopt.cxx.syntax import LOOPS, enclosing, function_name, function_of, i
 
 @dataclass(frozen=True)
 class CountedLoop:
-    """``for (<T> var = start; var < bound; <step>)``; ``step`` is None for ``++var``/``var++``."""
+    """``for (<T> var = start; var < bound; <step>)``; ``step`` is None for ``++var``/``var++``.
+    For a counted ``while`` loop, ``init`` is the statement before it that sets ``var = start``
+    and ``update`` the body's last statement (the step)."""
 
     node: Node
     var: str
     start: Node
     bound: Node
     step: Node | None
+    init: Node | None = None
+    update: Node | None = None
 
 
-def counted_loop(p: Parsed, loop: Node) -> CountedLoop | None:
-    """The header of a counted ``for`` loop, or None when it has another shape."""
+def counted_loop(p: Parsed, loop: Node, allow_while: bool = False) -> CountedLoop | None:
+    """The header of a counted ``for`` loop, or None when it has another shape. With
+    ``allow_while``, also ``T var = start; while (var < bound) { ...; var += s; }``: the
+    statement just before the loop sets ``var``, the body's last statement (unconditional) is
+    its only update and the body has no ``continue`` of this loop (it would skip the update)."""
+    if loop.type == "while_statement" and allow_while:
+        return _counted_while(p, loop)
     if loop.type != "for_statement":
         return None
     init, cond, upd = (loop.child_by_field_name(f) for f in ("initializer", "condition", "update"))
     if init is None or cond is None or upd is None:
         return None
+    got = _header(p, init, cond, upd)
+    return None if got is None else CountedLoop(loop, *got)
+
+
+def _counted_while(p: Parsed, loop: Node) -> CountedLoop | None:
+    from ascendopt.cxx.defuse import assigned_names
+    body, cond, prev = loop.child_by_field_name("body"), loop.child_by_field_name("condition"), loop.prev_named_sibling
+    while prev is not None and prev.type == "comment":
+        prev = prev.prev_named_sibling
+    if body is None or body.type != "compound_statement" or cond is None or prev is None:
+        return None
+    stmts = [c for c in body.named_children if c.type != "comment"]
+    if not stmts or stmts[-1].type != "expression_statement" or not stmts[-1].named_children:
+        return None
+    upd = stmts[-1].named_children[0]
+    init = prev.named_children[0] if prev.type == "expression_statement" and prev.named_children else prev
+    if init.type == "declaration" and len([d for d in init.named_children if d.type == "init_declarator"]) != 1:
+        return None
+    got = _header(p, init, cond.child_by_field_name("value") or cond, upd)
+    if got is None or any(got[0] in assigned_names(p, s) for s in stmts[:-1]) or _continues(loop):
+        return None
+    return CountedLoop(loop, *got, init=prev, update=stmts[-1])
+
+
+def _continues(loop: Node) -> bool:
+    """A ``continue`` of ``loop`` (not of a loop nested in it)."""
+    stack = list(loop.child_by_field_name("body").children)
+    while stack:
+        n = stack.pop()
+        if n.type == "continue_statement":
+            return True
+        if n.type not in LOOPS and n.type not in ("lambda_expression", "function_definition"):
+            stack.extend(n.children)
+    return False
+
+
+def _header(p: Parsed, init: Node, cond: Node, upd: Node) -> tuple[str, Node, Node, Node | None] | None:
+    """(var, start, bound, step) of an initializer, condition and update."""
     var = start = None
     if init.type == "declaration":
         decls = [d for d in init.named_children if d.type == "init_declarator"]
@@ -72,7 +119,7 @@ def counted_loop(p: Parsed, loop: Node) -> CountedLoop | None:
         return None
     if step is not None and p.text(step).strip() == "1":
         step = None
-    return CountedLoop(loop, var, start, bound, step)
+    return var, start, bound, step
 
 
 def index_base(p: Parsed, index: Node, var: str) -> tuple[bool, Node | None]:

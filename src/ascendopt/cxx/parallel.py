@@ -20,7 +20,10 @@ to the arguments, :mod:`ascendopt.cxx.kpath`) and asks, in program order:
 (c) nothing is carried from one iteration to the next: every member or outer local (scalar,
     UB tensor, ``TBuf`` view) and every queue the body uses is, on first use in the iteration,
     written unconditionally (a queue: allocated or enqueued, not dequeued first); a scalar the
-    loop writes is not read after it; the body has no ``break``/``return``/``goto``.
+    loop writes is not read after it; the body has no ``break``/``return``/``goto``. A basic
+    induction variable (``v += e`` once per iteration, :mod:`ascendopt.cxx.induction`) is no
+    carried value: its uses are read in closed form ``v0 + k*e`` (``v0 + (k+1)*e`` after the
+    update), so indices built from it are affine in ``i``.
 
 Kernels are refused outright when they read ``GetBlockIdx`` (already split), synchronise cores
 (``SyncAll``), use atomics (``SetAtomic*``), the workspace, or the cube pipes.
@@ -74,6 +77,7 @@ class Frame:
     ctx: Ctx
     binds: dict[str, tuple[Node, "Frame"]] = field(default_factory=dict)
     inside: bool = False
+    site: int | None = None  # start byte of the loop-body call this activation descends from
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,7 @@ class Verdict:
     ok: bool
     reason: str = ""
     stride: Poly | None = None
+    inductions: tuple = ()  # the loop's basic induction variables (cxx.induction.Induction)
 
 
 class _Loop:
@@ -106,6 +111,7 @@ class _Loop:
         self.scalar_keys: set[str] = set()
         self.inner_loops: dict[str, tuple[Node, Frame]] = {}
         self.pointer_types: dict[str, str] = {}
+        self.inductions: dict = {}  # key -> (Induction, step Poly): see cxx.induction
 
     # ------------------------------------------------------------------ values
     def local_decl(self, frame: Frame, name: str, at: Node) -> Node | None:
@@ -186,6 +192,11 @@ class _Loop:
 
     def name_value(self, name: str, at: Node, frame: Frame, member: bool = False) -> Poly | None:
         p = self.p_of(frame)
+        if self.inductions:
+            from ascendopt.cxx.induction import induction_value
+            got = induction_value(self, name, at, frame, member)
+            if got is not None:
+                return got
         if not member:
             if frame.ctx.fn.id == self.ctx.fn.id and not frame.inside and name == self.cl.var \
                     and self.in_loop(frame, at):
@@ -423,7 +434,8 @@ class _Loop:
                     self.problems.append(f"{callee.name} writes its reference parameter {nm}")
             body = callee.fn.child_by_field_name("body")
             if body is not None:
-                self.visit(body, Frame(callee, binds, True), cond, depth + 1)
+                site = frame.site if frame.inside else node.start_byte
+                self.visit(body, Frame(callee, binds, True, site), cond, depth + 1)
         elif callees or (any(tensor_kind(frame.ctx, a) == "global" for a in args) and name not in _PURE_CALLS):
             self.problems.append(f"call {name} not followed")
 

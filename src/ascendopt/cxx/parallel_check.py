@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from ascendopt.cxx.affine import counted_loop
+from ascendopt.cxx import induction
+from ascendopt.cxx.affine import CountedLoop, counted_loop
 from ascendopt.cxx.defuse import assigned_names
 from ascendopt.cxx.instructions import DMA_OPS
 from ascendopt.cxx.kpath import Program
@@ -19,18 +20,17 @@ from ascendopt.cxx.parse import declarator_name, of_type, unparen
 
 def independent(prog: Program, ctx: Ctx, loop: Node) -> Verdict:
     """Whether the iterations of ``loop`` (in function ``ctx``) may run on different cores."""
-    cl = counted_loop(ctx.p, loop)
+    cl = counted_loop(ctx.p, loop, allow_while=True)
     if cl is None:
         return Verdict(False, "not a counted loop")
     refused = kernel_refusal(prog)
     if refused:
         return Verdict(False, refused)
-    a = _Loop(prog, ctx, loop, cl)
-    top = Frame(ctx)
+    a, top = _Loop(prog, ctx, loop, cl), Frame(ctx)
     for part in (cl.start, cl.bound, cl.step):
         if part is not None and a.value(part, top) is None:
             return Verdict(False, f"loop bound {ctx.p.text(part)} not invariant")
-    a.visit(loop.child_by_field_name("body"), top, ())
+    a = _visited(prog, ctx, loop, cl)
     if a.problems:
         return Verdict(False, a.problems[0])
     carried = _carried(a)
@@ -40,14 +40,31 @@ def independent(prog: Program, ctx: Ctx, loop: Node) -> Verdict:
     if isinstance(got, str):
         return Verdict(False, got)
     stride, written = got
-    if loop.child_by_field_name("initializer").type != "declaration" \
+    if (cl.init is not None or loop.child_by_field_name("initializer").type != "declaration") \
             and any(ctx.p.text(n) == cl.var for n in own_nodes(ctx.fn.child_by_field_name("body"))
                     if n.type == "identifier" and n.start_byte >= loop.end_byte):
         return Verdict(False, f"loop variable {cl.var} read after the loop")
     outside = _outside(prog, a, written)
     if outside:
         return Verdict(False, outside)
-    return Verdict(True, "", stride)
+    return Verdict(True, "", stride, tuple(ind for ind, _, _ in a.inductions.values()))
+
+
+def _visited(prog: Program, ctx: Ctx, loop: Node, cl: CountedLoop) -> _Loop:
+    """The loop's body visited with its basic induction variables in closed form
+    (:mod:`ascendopt.cxx.induction`); a candidate the body writes more than once is dropped
+    and the body visited again without it."""
+    drop: set[str] = set()
+    while True:
+        a, top = _Loop(prog, ctx, loop, cl), Frame(ctx)
+        induction.register(a, top)
+        for k in drop:
+            a.inductions.pop(k, None)
+        a.visit(loop.child_by_field_name("body"), top, ())
+        bad = induction.unconfirmed(a)
+        if not bad:
+            return a
+        drop |= set(bad)
 
 
 def kernel_refusal(prog: Program) -> str:
@@ -148,7 +165,7 @@ def _carried(a: _Loop) -> str:
             exposed.append(k)
     guarded = last_only(a)
     for k in exposed:
-        if k in writes and k not in guarded:
+        if k in writes and k not in guarded and k not in a.inductions:
             return f"{k[2:]} carried across iterations"
     return ""
 

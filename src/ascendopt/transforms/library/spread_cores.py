@@ -22,6 +22,10 @@ multiple of 64 elements, i.e. of 64 bytes or more for every element type, so no 
 write the same 32-byte DMA block or 64-byte cache line (a scalar ``SetValue`` to GM goes through
 the core's data cache and writes back whole lines), and a later rewrite that stages a share
 through UB starts its DMAs aligned. Tile loops (stride >= a tile) are not rounded.
+A basic induction variable of the loop (``v += e`` once per iteration at the top level of the
+body, :mod:`ascendopt.cxx.induction`) holds ``v0 + k*e`` at iteration ``k``; each core's share
+starts at iteration ``(lo - start) / s``, so the rewrite emits ``v += (lo - start) / s * e``
+before the core's loop (``-=`` for a decrement); a ``v`` read after the loop is refused.
 The host's ``SetBlockDim(<literal>)`` or ``SetBlockDim(x)`` with ``x`` last set to a literal
 becomes ``SetBlockDim(<platform>.GetCoreNum())``, reusing the host's ``PlatformAscendC`` object
 if it has one; a host that computes the count from the shape is left alone. Tiling data is
@@ -32,7 +36,9 @@ ranges, read GM only where no other iteration writes, and take nothing from earl
 (scalars, UB buffers and queues are rewritten before they are read in each iteration); the code
 outside the loop writes no GM and reads nothing the loop writes. So running the shares on
 ``GetBlockNum()`` cores in any interleaving writes each element exactly as the single loop does,
-and every core running the code outside the loop changes no result. The shares cover
+and every core running the code outside the loop changes no result. An induction variable
+enters each core's first iteration ``k0`` holding ``v0 + k0*e``, the value the single loop gives
+it there (integer ``+``/``*`` wrap alike), and advances by ``e`` per iteration as before. The shares cover
 ``[start, bound)`` exactly once for any core count (``GetBlockNum()`` is read at run time), so
 the rewritten kernel is correct whatever the host launches.
 """
@@ -51,7 +57,7 @@ from ascendopt.cxx.poly import Poly
 from ascendopt.cxx.scope import Ctx
 from ascendopt.cxx.syntax import LOOPS, call_args, calls, enclosing, function_of, own_nodes, receiver, root_name
 from ascendopt.operator import Operator
-from ascendopt.transforms.base import Edit, Rewrite, Site, find_node, host_parsed, kernel_parsed, line_indent
+from ascendopt.transforms.base import Edit, MotifError, Rewrite, Site, find_node, host_parsed, kernel_parsed, line_indent
 from ascendopt.transforms.registry import Optimization, register
 
 OPTIMIZATION = Optimization(
@@ -81,8 +87,9 @@ class Launch:
     constant: str | None  # text of the constant it launches, None when computed
 
 
-def work_loops(op: Operator) -> list[tuple[Ctx, Node, Poly]]:
-    """(function, loop, write stride) of every independent outermost work loop on the path."""
+def work_loops(op: Operator) -> list[tuple[Ctx, Node, Poly, tuple]]:
+    """(function, loop, write stride, induction variables) of every independent outermost work
+    loop on the path."""
     prog = Program(kernel_parsed(op))
     path = prog.reach(prog.entries())
     out = []
@@ -93,13 +100,13 @@ def work_loops(op: Operator) -> list[tuple[Ctx, Node, Poly]]:
             continue
         body = ctx.fn.child_by_field_name("body")
         for n in own_nodes(body):
-            if n.type != "for_statement" or enclosing(n, LOOPS) is not None and function_of(enclosing(n, LOOPS)) == ctx.fn:
+            if n.type not in ("for_statement", "while_statement") or enclosing(n, LOOPS) is not None and function_of(enclosing(n, LOOPS)) == ctx.fn:
                 continue
-            if counted_loop(ctx.p, n) is None:
+            if counted_loop(ctx.p, n, allow_while=True) is None:
                 continue
             v = independent(prog, ctx, n)
             if v.ok:
-                out.append((ctx, n, v.stride))
+                out.append((ctx, n, v.stride, v.inductions))
     return sorted(out, key=lambda t: (t[0].p.file, t[1].start_byte))
 
 
@@ -179,13 +186,13 @@ def host_edits(op: Operator) -> tuple[list[Edit], str]:
     return edits, "host launch unchanged"
 
 
-def loop_edits(p: Parsed, loop: Node, stride: Poly) -> list[Edit]:
-    cl = counted_loop(p, loop)
+def loop_edits(p: Parsed, loop: Node, stride: Poly, inductions: tuple = ()) -> list[Edit]:
+    cl = counted_loop(p, loop, allow_while=True)
     body = loop.child_by_field_name("body")
     init = loop.child_by_field_name("initializer")
     ind = line_indent(p, loop.start_byte)
     var = cl.var
-    if init.type == "declaration":
+    if init is not None and init.type == "declaration":
         head = f"{p.text(init.child_by_field_name('type'))} {var} = static_cast<{p.text(init.child_by_field_name('type'))}>(aoFirst)"
         cast = p.text(init.child_by_field_name("type"))
     else:
@@ -202,7 +209,10 @@ def loop_edits(p: Parsed, loop: Node, stride: Poly) -> list[Edit]:
         lines.append(f"aoChunk = (aoChunk + {align} - 1) / {align} * {align};")
     lines += ["const int64_t aoFirst = aoBegin + static_cast<int64_t>(AscendC::GetBlockIdx()) * aoChunk * aoStep;",
               "const int64_t aoLast = aoFirst + aoChunk * aoStep < aoEnd ? aoFirst + aoChunk * aoStep : aoEnd;"]
-    upd = p.text(loop.child_by_field_name("update"))
+    for iv in inductions:  # v0 + (aoFirst - aoBegin) / aoStep * e: its value at this core's first iteration
+        lines.append(f"{p.text(iv.lhs)} {'+=' if iv.sign > 0 else '-='} "
+                     f"(aoFirst - aoBegin) / aoStep * static_cast<int64_t>({iv.step_text(p)});")
+    upd = "" if cl.update is not None else p.text(loop.child_by_field_name("update"))  # a while loop keeps its own
     text = ("{  // spread_cores: this core's share of the iterations\n"
             + "".join(f"{ind}    {ln}\n" for ln in lines)
             + f"{ind}    for ({head}; {var} < static_cast<{cast}>(aoLast); {upd}) ")
@@ -213,7 +223,7 @@ def loop_edits(p: Parsed, loop: Node, stride: Poly) -> list[Edit]:
 class SpreadCores(Rewrite):
     name = "spread_cores"
     optimization = OPTIMIZATION
-    anchors = ("for_statement",)
+    anchors = ("for_statement", "while_statement")
 
     def find(self, op: Operator) -> list[Site]:
         found = work_loops(op)
@@ -221,16 +231,17 @@ class SpreadCores(Rewrite):
             return []
         _, host = host_edits(op)
         sites = []
-        for ctx, loop, stride in found:
-            var = counted_loop(ctx.p, loop).var
+        for ctx, loop, stride, _ in found:
+            var = counted_loop(ctx.p, loop, allow_while=True).var
             sites.append(self.site(ctx.p, loop, f"split loop over {var} in {ctx.name} over GetBlockNum() cores ({host})",
                                    detail=str(stride)))
         return sites
 
     def edits(self, op: Operator, site: Site) -> list[Edit]:
         p = next(q for q in kernel_parsed(op) if q.file == site.file)
-        loop = find_node(p, site.start, site.end, "for_statement")
-        stride = next((s for c, n, s in work_loops(op) if n.id == loop.id), None)
-        if stride is None:
-            stride = Poly.const(1) if site.detail == "1" else Poly.const(0)
-        return loop_edits(p, loop, stride) + host_edits(op)[0]
+        loop = find_node(p, site.start, site.end, "while_statement" if p.src[site.start:site.start + 5] == b"while"
+                         else "for_statement")
+        got = next(((s, ivs) for c, n, s, ivs in work_loops(op) if n.id == loop.id), None)
+        if got is None:  # not independent (any more): no edit of the loop rests on a stale verdict
+            raise MotifError(f"spread_cores: the loop of {site.label!r} is not independent")
+        return loop_edits(p, loop, *got) + host_edits(op)[0]
