@@ -111,6 +111,33 @@ def faster_by_rewrite(out: str) -> tuple[dict[str, set[str]], dict[str, list[lis
     return faster, chains
 
 
+def print_speedups(ledger: Path, n_ops: int) -> None:
+    """Per operator finished with all three methods (from the bench's ledger, which a partial
+    run already has): speedup = reference / fastest correct evaluation of the pair; the GMs."""
+    per: dict[str, dict[str, tuple[float, int]]] = defaultdict(dict)
+    ref: dict[str, float] = {}
+    for line in ledger.read_text().splitlines():
+        t = json.loads(line)["trial"]
+        lat = [us for ok, us in t.get("evals", []) if ok and us]
+        per[t["op"]][t["method"]] = (t["reference_us"] / min(lat) if lat else 1.0, len(t.get("evals", [])))
+        ref[t["op"]] = t["reference_us"]
+    methods = ("stage1", "full", "stage2")
+    done = {o: m for o, m in per.items() if all(k in m for k in methods)}
+
+    def gm(vals: list[float]) -> float:
+        return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else float("nan")
+
+    print("\n| operator | reference us | stage1 | full | stage2 | evaluations (stage1/full/stage2) |")
+    print("|---|---|---|---|---|---|")
+    for o in sorted(done):
+        m = done[o]
+        print(f"| {o} | {ref[o]:.2f} | " + " | ".join(f"{m[k][0]:.3f}x" for k in methods)
+              + " | " + "/".join(str(m[k][1]) for k in methods) + " |")
+    print(f"\nfinished operators: {len(done)} of {n_ops}; "
+          f"stage1 GM {gm([m['stage1'][0] for m in done.values()]):.3f}x; "
+          f"full/stage2 GM {gm([m['full'][0] / m['stage2'][0] for m in done.values()]):.3f}x")
+
+
 def table(args: argparse.Namespace) -> int:
     ops = half_ops(args.half)
     names = sorted({o.split("/")[1] for o in ops})
@@ -124,24 +151,9 @@ def table(args: argparse.Namespace) -> int:
         print(f"| {r} | {len(s)}: {', '.join(s)} | {len(f)}: {', '.join(f)} |")
     with_site = {o for s in sites.values() for o in s}
     print(f"\noperators with at least one offline proposal: {len(with_site)} of {len(names)}")
-    bench = Path(args.out, "bench.json")
-    if bench.exists():
-        rows = json.loads(bench.read_text())["operators"]
-        per = {r["op"]: r["methods"] for r in rows}
-
-        def gm(vals: list[float]) -> float:
-            return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else float("nan")
-
-        s1 = [m["stage1"] for m in per.values() if m.get("stage1")]
-        ratio = [m["full"] / m["stage2"] for m in per.values() if m.get("full") and m.get("stage2")]
-        print(f"operators finished: {len(per)} of {len(names)}")
-        print(f"stage1 GM speedup: {gm(s1):.3f}x over {len(s1)} operators")
-        print(f"full / stage2 GM: {gm(ratio):.3f}x over {len(ratio)} operators")
-        print("\n| operator | stage1 | full | stage2 |\n|---|---|---|---|")
-        for op in sorted(per):
-            m = per[op]
-            print(f"| {op} | " + " | ".join(f"{m[k]:.3f}x" if m.get(k) else "-" for k in ("stage1", "full", "stage2"))
-                  + " |")
+    ledger = Path(args.out, "ledger.jsonl")
+    if ledger.exists():
+        print_speedups(ledger, len(names))
     for op in sorted(chains):
         for c in chains[op]:
             print(f"chain on {op}: {' -> '.join(c)}")
