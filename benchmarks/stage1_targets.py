@@ -20,6 +20,14 @@ Stage I rewrites.
 proposal, and the operators per rewrite.
 
     python benchmarks/stage1_targets.py sites --src <cann-ops>/src
+
+``share``: over the same passing operators, the share where Stage I alone finds a faster
+correct kernel: ``ascendopt bench --methods stage1`` at ``--budget`` (20 by default; resumable)
+on every passing operator, then the operators where some ``stage1/*`` candidate passed its
+cases, added no hazard and beat its parent by more than tau (the verdict ``table`` uses).
+Operators without an offline proposal cost one reference evaluation each.
+
+    python benchmarks/stage1_targets.py share --src <cann-ops>/src --out bench_s1_all [--budget 20]
 """
 
 from __future__ import annotations
@@ -41,15 +49,19 @@ def half_ops(half: str) -> list[str]:
     return list(json.loads(SPLIT.read_text())[half])
 
 
-def run(args: argparse.Namespace) -> int:
-    ops = half_ops(args.half)
+def bench(args: argparse.Namespace, ops: list[str], methods: str) -> int:
+    """``ascendopt bench`` of ``ops`` into ``args.out``, resumed when it already has a store."""
     cmd = [sys.executable, "-m", "ascendopt.cli", "bench", "--suite", "cannops", "--src", args.src,
-           "--methods", METHODS, "--budget", str(args.budget), "--seeds", "1", "--workers", str(args.workers),
+           "--methods", methods, "--budget", str(args.budget), "--seeds", "1", "--workers", str(args.workers),
            "--out", args.out, "--ops", ",".join(ops)]
     if Path(args.out, "bench.db").exists():
         cmd.append("--resume")
     print(" ".join(cmd), flush=True)
     return subprocess.call(cmd)
+
+
+def run(args: argparse.Namespace) -> int:
+    return bench(args, half_ops(args.half), METHODS)
 
 
 def sites_by_rewrite(src: str, ops: list[str]) -> dict[str, set[str]]:
@@ -176,17 +188,44 @@ def sites(args: argparse.Namespace) -> int:
     return 0
 
 
+def share(args: argparse.Namespace) -> int:
+    ops = passing_ops()
+    rc = bench(args, ops, "stage1")
+    if rc != 0:
+        print(f"bench exited with {rc}; the figures below cover the finished operators", flush=True)
+    faster, chains = faster_by_rewrite(args.out)
+    won = {o for s in faster.values() for o in s}
+    ledger = Path(args.out, "ledger.jsonl")
+    done = {json.loads(line)["trial"]["op"] for line in ledger.read_text().splitlines() if line.strip()} \
+        if ledger.exists() else set()
+    print(f"Stage I alone (bench --methods stage1 --budget {args.budget}): a faster correct kernel on "
+          f"{len(won)} of {len(done)} finished passing operators ({100.0 * len(won) / max(1, len(done)):.1f} %); "
+          f"{len(ops)} passing in all")
+    for r in sorted(faster):
+        print(f"{r}: {len(faster[r])}: {', '.join(sorted(faster[r]))}")
+    for op in sorted(chains):
+        for c in chains[op]:
+            print(f"chain on {op}: {' -> '.join(c)}")
+    return rc
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=("run", "table", "sites"))
+    ap.add_argument("what", choices=("run", "table", "sites", "share"))
     ap.add_argument("--half", choices=("tune", "held_out"))
     ap.add_argument("--src", required=True, help="cann-ops checkout's src/")
     ap.add_argument("--out")
-    ap.add_argument("--budget", type=int, default=60)
+    ap.add_argument("--budget", type=int, help="evaluations per pair (60 for run, 20 for share)")
     ap.add_argument("--workers", type=int, default=1)
     args = ap.parse_args()
     if args.what == "sites":
         return sites(args)
+    if args.what == "share":
+        if not args.out:
+            ap.error("share needs --out")
+        args.budget = args.budget or 20
+        return share(args)
+    args.budget = args.budget or 60
     if not args.half or not args.out:
         ap.error(f"{args.what} needs --half and --out")
     return run(args) if args.what == "run" else table(args)
