@@ -40,7 +40,7 @@ def test_independent(body, stride):
 
 
 REASONS = {
-    "scatter by data index": "GM write index not affine",
+    "scatter by data index, row not scaled by the column count": "GM write index not affine",
     "accumulation across iterations": "sum carried across iterations",
     "reads the previous output": "yGm read at another iteration's index",
     "already split by block index": "already reads GetBlockIdx",

@@ -97,11 +97,11 @@ ROWS = """
     }
 """
 MUST_NOT = {
-    "scatter by data index": """
+    "scatter by data index, row not scaled by the column count": """
     __aicore__ inline void Process() {
         for (uint32_t i = 0; i < tiles; i++)
             for (uint32_t j = 0; j < len; j++)
-                yGm.SetValue(static_cast<int32_t>(xGm.GetValue(i)) * len + j, 1.0f);
+                yGm.SetValue(static_cast<int32_t>(xGm.GetValue(i)) + j, 1.0f);
     }""",
     "accumulation across iterations": """
     __aicore__ inline void Process() {
