@@ -124,3 +124,66 @@ def test_column_loop_applies(body, head):
 @pytest.mark.parametrize("name", list(MUST_NOT))
 def test_column_loop_refused(name):
     assert _sites(kernel(MUST_NOT[name])) == []
+
+
+# ----------------------------------------------------------------------------- end to end
+ROWS_ABS = """#include "kernel_operator.h"
+template <typename T> class KernelAbsRows {
+public:
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t n)
+    {
+        cols = n % 1024 == 0 ? 1024 : n;
+        rows = n / cols;
+        xGm.SetGlobalBuffer((__gm__ T*)x, n);
+        yGm.SetGlobalBuffer((__gm__ T*)y, n);
+    }
+    __aicore__ inline void Process()
+    {
+        for (uint32_t i = 0; i < rows; i++) {
+            for (uint32_t j = 0; j < cols; j++) {
+                T first = xGm.GetValue(i * cols);
+                int32_t r = first != first ? 0 : static_cast<int32_t>(i);
+                T v = xGm.GetValue(i * cols + j);
+                yGm.SetValue(r * cols + j, v < 0 ? -v : v);
+            }
+        }
+    }
+private:
+    AscendC::GlobalTensor<T> xGm, yGm;
+    uint32_t rows = 0, cols = 0;
+};
+
+extern "C" __global__ __aicore__ void abs_custom(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
+{
+    GET_TILING_DATA(td, tiling);
+    KernelAbsRows<DTYPE_X> op;
+    op.Init(x, y, td.lastCoreDataNum);
+    op.Process();
+}
+"""
+
+
+def test_scatter_rows_split_by_columns_correct_and_faster(check):
+    """A single-core row loop whose destination row is read from data (a NaN test: the outer
+    loop is refused, two rows may meet) splits its 1024 columns in 16 shares of 64: correct on
+    an 8 x 1024 case (spread) and on the 1000-element case (1000 % 64 != 0: core 0 runs all)."""
+    from dataclasses import replace
+
+    from ascendopt.cases import load_op_cases
+
+    from .conftest import load
+    from .test_rewrite_spread_cores import LAUNCH
+
+    op = load("level1/abs_custom")
+    h = op.files["op_host/abs_custom.cpp"].replace("uint32_t maxCoreNum = coreNum;", "uint32_t maxCoreNum = 1;")
+    slow = op.with_file(op.kernel_file, ROWS_ABS).with_file("op_host/abs_custom.cpp", h.replace(LAUNCH, "context->SetBlockDim(1);"))
+    rw = REWRITES.get("spread_cores")
+    [site] = rw.find(slow)
+    assert site.label.startswith("split columns over j in Process")
+    fast = rw.apply(slow, site)
+    [small] = [c for c in load_op_cases(op.root) if c.name.endswith("_float") and c.inputs[0].size == 1000]
+    wide = replace(small, name="rows_8x1024_float", inputs=[replace(small.inputs[0], shape=(8, 1024))],
+                   outputs=[replace(small.outputs[0], shape=(8, 1024))])
+    before, after = check(slow, [small, wide]), check(fast, [small, wide])
+    assert all(r.status == "ok" for r in before + after), [r.message for r in before + after]
+    assert after[-1].block_dim == 48 and after[-1].task_duration_us < before[-1].task_duration_us / 4
