@@ -21,8 +21,9 @@ from pathlib import Path
 
 from ascendopt.cxx.kpath import Program
 from ascendopt.cxx.parallel_check import independent, kernel_refusal
+from ascendopt.cxx.parallel_minor import inner_loops, minor_independent
 from ascendopt.cxx.parse import of_type
-from ascendopt.cxx.syntax import LOOPS, enclosing, function_of
+from ascendopt.cxx.syntax import LOOPS, callee_name, enclosing, function_of
 from ascendopt.operator import Operator
 from ascendopt.suites import load_suite
 from ascendopt.transforms.base import kernel_parsed
@@ -60,10 +61,33 @@ def why(op: Operator) -> tuple[str, str]:
     if not loops:
         return "no counted loop on the resolved path", ""
     refused = kernel_refusal(prog)
+    if refused.startswith("kernel already reads GetBlockIdx"):
+        return refused, _constant_launch_split(op, prog)
     if refused:
         return refused, ""
     ctx, n = loops[0]
-    return "loop refused", f"{ctx.name}:{ctx.p.line(n.start_byte)} {independent(prog, ctx, n).reason}"
+    cols = [minor_independent(prog, ctx, n, inner).reason for inner in inner_loops(ctx, n)]
+    return "loop refused", (f"{ctx.name}:{ctx.p.line(n.start_byte)} {independent(prog, ctx, n).reason}"
+                            + "".join(f"; column loop: {c}" for c in cols))
+
+
+def _constant_launch_split(op: Operator, prog: Program) -> str:
+    """For a kernel split by its block index under a host that launches a constant: where the
+    per-core share comes from. Only the host launch would change, which is legal only if the
+    kernel's partition covers the work for any block count; that is not proven here, so these
+    stay refused: a share from tiling data computed for the host's constant is a Stage II knob
+    (the tiling must change with the count), a share from ``GetBlockNum()`` needs the coverage
+    proof (``n / GetBlockNum()`` drops the remainder unless the host guarantees divisibility)."""
+    const = [ln.constant for ln in launches(op) if ln.constant is not None]
+    if not const:
+        return ""
+    reads = [c for p in prog.files for c in of_type(p, "call_expression")
+             if callee_name(p, c).removeprefix("template ").strip() == "GetBlockNum"
+             and enclosing(c, ("binary_expression",)) is not None
+             and p.text(enclosing(c, ("binary_expression",)).child_by_field_name("operator")) in ("/", "*", "-", "+", "%")]
+    share = "from GetBlockNum() (coverage for any count not proven)" if reads else \
+        "from tiling data computed for the host's constant: a Stage II knob"
+    return f"host launches {', '.join(const)}; per-core share {share}"
 
 
 def main() -> None:
@@ -101,17 +125,20 @@ def main() -> None:
             reason, detail = why(op)
             reasons[reason if reason != "loop refused" else f"loop refused: {_reason_class(detail)}"] += 1
             print(f"    why: {reason}" + (f" ({detail})" if detail else ""))
+            if detail.startswith("host launches"):
+                reasons[f"{reason}, {detail.split('; ')[1]}"] += 1
+                reasons[reason] -= 1
         if args.loops:
             for v in loop_verdicts(op):
                 print(f"    loop {v}")
     print(f"{with_site} of {total} operators have a site")
-    for reason, n in reasons.most_common():
+    for reason, n in (+reasons).most_common():
         print(f"  {n:4d}  {reason}")
 
 
 def _reason_class(detail: str) -> str:
     """A loop verdict without its location, code and names (for counting)."""
-    text = re.sub(r"\(.*\)", "", detail.split(" ", 1)[1] if " " in detail else detail).strip()
+    text = re.sub(r"\(.*\)", "", detail.split(" ", 1)[1] if " " in detail else detail).split("; column")[0].strip()
     text = min(text.split(": "), key=lambda t: sum(not (c.isalnum() or c in " _'") for c in t))
     return re.sub(r"^\S+ (carried|read|written|accessed|also)\b", r"<name> \1", text)
 
