@@ -255,15 +255,22 @@ extern "C" __global__ __aicore__ void abs_custom(GM_ADDR x, GM_ADDR y, GM_ADDR w
 """
 
 
+def single_core_abs(kernel_src: str):
+    """abs_custom with ``kernel_src`` as its kernel and its host launching one core (the tiling
+    for one core: ``lastCoreDataNum`` is every element)."""
+    op = load("level1/abs_custom")
+    h = op.files["op_host/abs_custom.cpp"].replace("uint32_t maxCoreNum = coreNum;", "uint32_t maxCoreNum = 1;")
+    return op.with_file(op.kernel_file, kernel_src).with_file("op_host/abs_custom.cpp",
+                                                               h.replace(LAUNCH, "context->SetBlockDim(1);"))
+
+
 def test_scalar_gm_loop_split_in_64_element_shares(check):
     """A pure scalar GM loop on one core (the form bev_pool's zeroing loop has): split in shares
     of 64 elements, correct on the cases whose length is not a multiple of 64."""
     from ascendopt.cases import load_op_cases
 
     op = load("level1/abs_custom")
-    h = op.files["op_host/abs_custom.cpp"].replace("uint32_t maxCoreNum = coreNum;", "uint32_t maxCoreNum = 1;")
-    h = h.replace(LAUNCH, "context->SetBlockDim(1);")
-    slow = op.with_file(op.kernel_file, SCALAR_ABS).with_file("op_host/abs_custom.cpp", h)
+    slow = single_core_abs(SCALAR_ABS)
     rw = REWRITES.get("spread_cores")
     [site] = rw.find(slow)
     fast = rw.apply(slow, site)

@@ -6,6 +6,7 @@ import pytest
 from ascendopt.transforms import REWRITES
 
 from .forms import kernel
+from .test_rewrite_spread_cores import SCALAR_ABS, single_core_abs
 
 #: scatter_sub's unaligned form: the row comes from an index tensor, read-modify-write of var.
 SCATTER = """
@@ -152,15 +153,7 @@ private:
     AscendC::GlobalTensor<T> xGm, yGm;
     uint32_t rows = 0, cols = 0;
 };
-
-extern "C" __global__ __aicore__ void abs_custom(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
-{
-    GET_TILING_DATA(td, tiling);
-    KernelAbsRows<DTYPE_X> op;
-    op.Init(x, y, td.lastCoreDataNum);
-    op.Process();
-}
-"""
+""" + SCALAR_ABS[SCALAR_ABS.index("\nextern"):].replace("KernelAbsScalar", "KernelAbsRows")
 
 
 def test_scatter_rows_split_by_columns_correct_and_faster(check):
@@ -171,17 +164,12 @@ def test_scatter_rows_split_by_columns_correct_and_faster(check):
 
     from ascendopt.cases import load_op_cases
 
-    from .conftest import load
-    from .test_rewrite_spread_cores import LAUNCH
-
-    op = load("level1/abs_custom")
-    h = op.files["op_host/abs_custom.cpp"].replace("uint32_t maxCoreNum = coreNum;", "uint32_t maxCoreNum = 1;")
-    slow = op.with_file(op.kernel_file, ROWS_ABS).with_file("op_host/abs_custom.cpp", h.replace(LAUNCH, "context->SetBlockDim(1);"))
+    slow = single_core_abs(ROWS_ABS)
     rw = REWRITES.get("spread_cores")
     [site] = rw.find(slow)
     assert site.label.startswith("split columns over j in Process")
     fast = rw.apply(slow, site)
-    [small] = [c for c in load_op_cases(op.root) if c.name.endswith("_float") and c.inputs[0].size == 1000]
+    [small] = [c for c in load_op_cases(slow.root) if c.name.endswith("_float") and c.inputs[0].size == 1000]
     wide = replace(small, name="rows_8x1024_float", inputs=[replace(small.inputs[0], shape=(8, 1024))],
                    outputs=[replace(small.outputs[0], shape=(8, 1024))])
     before, after = check(slow, [small, wide]), check(fast, [small, wide])

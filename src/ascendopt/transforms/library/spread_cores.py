@@ -12,7 +12,14 @@ Sites: every outermost counted ``for`` loop of a function on the kernel's call p
 called once, not from inside a loop) whose iterations are independent
 (:func:`ascendopt.cxx.parallel_check.independent`: affine, pairwise disjoint GM writes, no read
 of another iteration's output, nothing carried between iterations, no GM access outside the
-loop to what it writes, no ``GetBlockIdx``/``SyncAll``/atomics/workspace/cube in the kernel).
+loop to what it writes, no ``GetBlockIdx``/``SyncAll``/atomics/workspace/cube in the kernel); and,
+inside such a loop that is not independent, an inner *column loop* ``for (ii = 0; ii < n; ++ii)``
+whose accesses to what it writes are ``X*n + ii`` with any integer row ``X`` (a scatter's
+data-dependent row: :func:`ascendopt.cxx.parallel_minor.minor_independent`, whose docstring
+gives the argument): each core runs every row but only its columns. A column loop spreads only
+when ``n % 64 == 0`` at run time (``aoCores`` is 1 otherwise: core 0 runs every column), so every
+row's share boundary is 64-element aligned; template row types get a
+``static_assert(std::is_integral<T>::value)``.
 
 Edit: ``for (T i = start; i < bound; i += s)`` becomes the loop over this core's share,
 ``[lo, hi)`` with ``chunk = ceil(iterations / GetBlockNum())``, ``lo = start + GetBlockIdx() *
