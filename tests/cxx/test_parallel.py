@@ -44,6 +44,8 @@ REASONS = {
     "accumulation across iterations": "sum carried across iterations",
     "reads the previous output": "yGm read at another iteration's index",
     "already split by block index": "already reads GetBlockIdx",
+    "already split by the block_idx device variable": "already reads GetBlockIdx",
+    "already split by get_block_idx()": "already reads GetBlockIdx",
     "SyncAll": "kernel calls SyncAll",
     "copy longer than the stride": "write length not provably <= the stride",
     "GM written outside the loop": "GM written outside the loop",

@@ -120,6 +120,16 @@ MUST_NOT = {
         uint32_t off = AscendC::GetBlockIdx() * len;
         for (uint32_t i = 0; i < len; i++) yGm.SetValue(off + i, xGm.GetValue(off + i));
     }""",
+    "already split by the block_idx device variable": """
+    __aicore__ inline void Process() {
+        uint32_t off = block_idx * len;
+        for (uint32_t i = 0; i < len; i++) yGm.SetValue(off + i, xGm.GetValue(off + i));
+    }""",
+    "already split by get_block_idx()": """
+    __aicore__ inline void Process() {
+        uint32_t off = get_block_idx() * len;
+        for (uint32_t i = 0; i < len; i++) yGm.SetValue(off + i, xGm.GetValue(off + i));
+    }""",
     "SyncAll": """
     __aicore__ inline void Process() {
         for (uint32_t i = 0; i < len; i++) yGm.SetValue(i, xGm.GetValue(i));

@@ -68,8 +68,9 @@ def _visited(prog: Program, ctx: Ctx, loop: Node, cl: CountedLoop) -> _Loop:
 
 
 def kernel_refusal(prog: Program) -> str:
-    """Why no loop of this kernel may be split, or '': it reads its block index, synchronises
-    cores, uses atomics, the workspace or the cube pipes (anywhere in its files)."""
+    """Why no loop of this kernel may be split, or '': it reads its block index (``GetBlockIdx()``,
+    ``get_block_idx()`` or the ``block_idx`` device variable), synchronises cores, uses atomics,
+    the workspace or the cube pipes (anywhere in its files)."""
     for p in prog.files:
         if _CUBE_TEXT.search(p.src.decode(errors="replace")):
             return "kernel uses the cube pipes"
@@ -81,9 +82,11 @@ def kernel_refusal(prog: Program) -> str:
             if ws and any(not _workspace_boilerplate(e.p, r) for r in references(e.p, e.fn.child_by_field_name("body"), ws)):
                 return "kernel uses the workspace"
     for p in prog.files:  # every kernel file, not only the resolved path: nothing unresolved slips by
+        if any(p.text(n) == "block_idx" for n in of_type(p, "identifier")):  # the device variable
+            return "kernel already reads GetBlockIdx (split over cores)"
         for call in of_type(p, "call_expression"):
             name = callee_name(p, call).removeprefix("template ").strip()
-            if name == "GetBlockIdx":
+            if name in ("GetBlockIdx", "get_block_idx"):
                 return "kernel already reads GetBlockIdx (split over cores)"
             if _REFUSED_CALLS.match(name) and name != "InitGlobalMemory":
                 return f"kernel calls {name}"
@@ -204,7 +207,7 @@ def _outside_node(c: Ctx, n: Node, gm_written: set[str], scalars: set[str], queu
     if n.type == "call_expression":
         name = callee_name(p, n).removeprefix("template ").strip()
         args = call_args(n)
-        if name == "GetBlockIdx":
+        if name in ("GetBlockIdx", "get_block_idx"):
             return "kernel already reads GetBlockIdx (split over cores)"
         if _REFUSED_CALLS.match(name):
             return f"kernel calls {name}"
