@@ -10,6 +10,7 @@ from ascendopt.cxx.affine import CountedLoop, counted_loop
 from ascendopt.cxx.defuse import assigned_names
 from ascendopt.cxx.instructions import DMA_OPS
 from ascendopt.cxx.kpath import Program
+from ascendopt.cxx.parallel_branch import guarded_branches, in_guard
 from ascendopt.cxx.parallel import _CUBE_TEXT, _REFUSED_CALLS, I, Frame, Verdict, _Loop
 from ascendopt.cxx.poly import Poly
 from ascendopt.cxx.scope import Ctx, parameters, statements_before
@@ -174,12 +175,14 @@ def _carried(a: _Loop) -> str:
 
 
 def _outside(prog: Program, a: _Loop, gm_written: set[str]) -> str:
-    """Problems in the code every core runs outside the loop."""
+    """Problems in the code every core runs outside the loop (a branch of the entry that is
+    exclusive with the loop's runs on core 0 only after the rewrite, and is not looked at)."""
     written_keys = {k for k, kind, _ in a.events if kind == "w"}
     scalars = {k for k in a.scalar_keys & written_keys}
     scalars |= {"m:" + k.rsplit(".", 1)[1] for k in scalars if k.startswith("m:") and "." in k}
     queues = {k[2:] for k, _, _ in a.events}
     entries = prog.entries()
+    guards = guarded_branches(prog, a.ctx.fn)  # never run beside the loop (cxx.parallel_branch)
     seen: set[int] = set()
     todo = list(entries)
     while todo:
@@ -191,7 +194,8 @@ def _outside(prog: Program, a: _Loop, gm_written: set[str]) -> str:
         if body is None:
             continue
         for n in own_nodes(body):
-            if c.fn.id == a.ctx.fn.id and a.loop.start_byte <= n.start_byte < a.loop.end_byte:
+            if c.fn.id == a.ctx.fn.id and a.loop.start_byte <= n.start_byte < a.loop.end_byte \
+                    or guards and in_guard(guards, c.p, n):
                 continue
             why = _outside_node(c, n, gm_written, scalars, queues, a)
             if why:

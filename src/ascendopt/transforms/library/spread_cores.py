@@ -58,6 +58,7 @@ from tree_sitter import Node
 
 from ascendopt.cxx.affine import counted_loop
 from ascendopt.cxx.kpath import Program
+from ascendopt.cxx.parallel_branch import guard_text, guarded_branches
 from ascendopt.cxx.parallel_check import independent
 from ascendopt.cxx.parallel_minor import inner_loops, minor_independent
 from ascendopt.cxx.parse import Parsed, declarator_name, of_type, unparen
@@ -285,4 +286,7 @@ class SpreadCores(Rewrite):
         got = next((w for w in work_loops(op) if w.loop.id == loop.id), None)
         if got is None:  # not independent (any more): no edit of the loop rests on a stale verdict
             raise MotifError(f"spread_cores: the loop of {site.label!r} is not independent")
-        return loop_edits(p, got) + host_edits(op)[0]
+        prog = Program(kernel_parsed(op))
+        guards = [Edit(g.p.file, g.stmt.start_byte, g.stmt.end_byte, guard_text(g.p, g.stmt))
+                  for g in guarded_branches(prog, got.ctx.fn)]
+        return loop_edits(p, got) + guards + host_edits(op)[0]
