@@ -130,6 +130,12 @@ MUST_NOT = {
         uint32_t off = get_block_idx() * len;
         for (uint32_t i = 0; i < len; i++) yGm.SetValue(off + i, xGm.GetValue(off + i));
     }""",
+    "already split inside a macro": """
+#define MY_BLOCK (AscendC::get_block_idx())
+    __aicore__ inline void Process() {
+        uint32_t off = MY_BLOCK * len;
+        for (uint32_t i = 0; i < len; i++) yGm.SetValue(off + i, xGm.GetValue(off + i));
+    }""",
     "SyncAll": """
     __aicore__ inline void Process() {
         for (uint32_t i = 0; i < len; i++) yGm.SetValue(i, xGm.GetValue(i));

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from ascendopt.cxx import induction
@@ -16,7 +18,7 @@ from ascendopt.cxx.poly import Poly
 from ascendopt.cxx.scope import Ctx, parameters, statements_before
 from ascendopt.cxx.syntax import (base_name, call_args, callee_name, enclosing, identifiers, method_receiver,
                                   own_nodes, receiver, references)
-from ascendopt.cxx.parse import declarator_name, of_type, unparen
+from ascendopt.cxx.parse import declarator_name, of_type, unparen, walk
 
 
 def independent(prog: Program, ctx: Ctx, loop: Node) -> Verdict:
@@ -85,12 +87,34 @@ def kernel_refusal(prog: Program) -> str:
     for p in prog.files:  # every kernel file, not only the resolved path: nothing unresolved slips by
         if any(p.text(n) == "block_idx" for n in of_type(p, "identifier")):  # the device variable
             return "kernel already reads GetBlockIdx (split over cores)"
+        why = _macro_refusal(p)
+        if why:
+            return why
         for call in of_type(p, "call_expression"):
             name = callee_name(p, call).removeprefix("template ").strip()
             if name in ("GetBlockIdx", "get_block_idx"):
                 return "kernel already reads GetBlockIdx (split over cores)"
             if _REFUSED_CALLS.match(name) and name != "InitGlobalMemory":
                 return f"kernel calls {name}"
+    return ""
+
+
+_BLOCK_TEXT = re.compile(r"\b(GetBlockIdx|get_block_idx|block_idx)\b")
+_CALL_TEXT = re.compile(r"\b(\w+)\s*(<[^;()]*>)?\s*\(")
+
+
+def _macro_refusal(p) -> str:
+    """The refusals of :func:`kernel_refusal` inside ``#define`` bodies, which the parser keeps
+    as text (a macro that reads ``get_block_idx()`` splits the kernel as surely as a call)."""
+    for n in walk(p.tree.root_node):
+        if n.type not in ("preproc_def", "preproc_function_def") or n.child_by_field_name("value") is None:
+            continue
+        body = p.text(n.child_by_field_name("value"))
+        if _BLOCK_TEXT.search(body):
+            return "kernel already reads GetBlockIdx (split over cores)"
+        for m in _CALL_TEXT.finditer(body):
+            if _REFUSED_CALLS.match(m.group(1)) and m.group(1) != "InitGlobalMemory":
+                return f"kernel calls {m.group(1)}"
     return ""
 
 
