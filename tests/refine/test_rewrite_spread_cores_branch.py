@@ -10,6 +10,7 @@ from .test_rewrite_spread_cores import single_core_abs
 #: Variant A (even sizes): an independent scalar loop; variant B (odd sizes): copy, then abs in
 #: place -- each of its loops sees the other write GM, so B is not split.
 TWO_PATHS = """#include "kernel_operator.h"
+#define RUN(k) KernelA<DTYPE_X>().Process()
 template <typename T> class KernelA {
 public:
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t n)
@@ -73,6 +74,12 @@ MUST_NOT = {
     "no else: both variants may run": ("    } else {\n        KernelB", "    }\n    {\n        KernelB"),
     "both branches reach the loop": ("KernelB<DTYPE_X> op;", "KernelA<DTYPE_X> op;"),
     "condition reads a local": (IF, "    uint32_t k = td.lastCoreDataNum;\n    if (k % 2 == 0) {"),
+    "other branch may run the loop's function (unresolved call)": (
+        "KernelB<DTYPE_X> op;\n        op.Init(x, y, td.lastCoreDataNum);\n        op.Process();",
+        "KernelB<DTYPE_X> op;\n        op.Init(x, y, td.lastCoreDataNum);\n        op.Process();\n        Unknown().Process();"),
+    "other branch uses a macro naming the loop's function": (
+        "KernelB<DTYPE_X> op;\n        op.Init(x, y, td.lastCoreDataNum);\n        op.Process();",
+        "KernelB<DTYPE_X> op;\n        op.Init(x, y, td.lastCoreDataNum);\n        op.Process();\n        RUN(op);"),
 }
 
 

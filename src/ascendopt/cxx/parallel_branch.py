@@ -19,11 +19,14 @@ branch. An ``else if`` chain is handled link by link.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 from tree_sitter import Node
 
 from ascendopt.cxx.kpath import Program
+from ascendopt.cxx.macros import function_macros
 from ascendopt.cxx.parse import Parsed, int_literal, unparen, walk
 from ascendopt.cxx.scope import Ctx
 from ascendopt.cxx.syntax import call_args, callee_name, function_of, own_calls, own_nodes
@@ -42,8 +45,8 @@ class Guard:
     stmt: Node
 
 
-def guarded_branches(prog: Program, loop_fn: Node) -> list[Guard]:
-    """The entries' branches that are exclusive with the branch reaching ``loop_fn``."""
+def guarded_branches(prog: Program, loop: Ctx) -> list[Guard]:
+    """The entries' branches that are exclusive with the branch reaching ``loop``'s function."""
     out = []
     for e in prog.entries():
         body = e.fn.child_by_field_name("body")
@@ -57,7 +60,7 @@ def guarded_branches(prog: Program, loop_fn: Node) -> list[Guard]:
             alt_stmt = next((c for c in alt.named_children if c.type != "comment"), None)
             if alt_stmt is None:
                 continue
-            a, b = _reaches(prog, e, cons, loop_fn), _reaches(prog, e, alt_stmt, loop_fn)
+            a, b = _reaches(prog, e, cons, loop), _reaches(prog, e, alt_stmt, loop)
             if a and not b:
                 out.append(Guard(e.p, alt_stmt))
             elif b and not a:
@@ -74,9 +77,19 @@ def guard_text(p: Parsed, stmt: Node) -> str:
     return f"{{ if (AscendC::GetBlockIdx() == 0) {{ {p.text(stmt)} }} }}"
 
 
-def _reaches(prog: Program, e: Ctx, root: Node, target: Node) -> bool:
-    starts = [callee for c in own_calls(root) for callee in prog.resolve(e, c)]
-    return any(c.fn.id == target.id for c in prog.reach(starts))
+def _reaches(prog: Program, e: Ctx, root: Node, target: Ctx) -> bool:
+    """``root`` may run ``target``: through the calls the program resolves, or (to be safe) a
+    call named like ``target`` that resolves to nothing, or a use of a macro whose body names it."""
+    starts = []
+    macros = function_macros(e.p)
+    for c in own_calls(root):
+        name = callee_name(e.p, c).removeprefix("template ").strip()
+        got = prog.resolve(e, c)
+        if not got and name == target.name or name in macros and re.search(rf"\b{re.escape(target.name)}\b",
+                                                                            macros[name].body):
+            return True
+        starts += got
+    return any(c.fn.id == target.fn.id for c in prog.reach(starts))
 
 
 def _tiling_names(e: Ctx) -> set[str]:

@@ -206,7 +206,7 @@ def _outside(prog: Program, a: _Loop, gm_written: set[str]) -> str:
     scalars |= {"m:" + k.rsplit(".", 1)[1] for k in scalars if k.startswith("m:") and "." in k}
     queues = {k[2:] for k, _, _ in a.events}
     entries = prog.entries()
-    guards = guarded_branches(prog, a.ctx.fn)  # never run beside the loop (cxx.parallel_branch)
+    guards = guarded_branches(prog, a.ctx)  # never run beside the loop (cxx.parallel_branch)
     seen: set[int] = set()
     todo = list(entries)
     while todo:

@@ -288,5 +288,5 @@ class SpreadCores(Rewrite):
             raise MotifError(f"spread_cores: the loop of {site.label!r} is not independent")
         prog = Program(kernel_parsed(op))
         guards = [Edit(g.p.file, g.stmt.start_byte, g.stmt.end_byte, guard_text(g.p, g.stmt))
-                  for g in guarded_branches(prog, got.ctx.fn)]
+                  for g in guarded_branches(prog, got.ctx)]
         return loop_edits(p, got) + guards + host_edits(op)[0]
