@@ -136,6 +136,11 @@ MUST_NOT = {
         uint32_t off = MY_BLOCK * len;
         for (uint32_t i = 0; i < len; i++) yGm.SetValue(off + i, xGm.GetValue(off + i));
     }""",
+    "outside the loop GM handed to a function not in the kernel's files": """
+    __aicore__ inline void Process() {
+        ZeroFill(xGm, len);
+        for (uint32_t i = 0; i < len; i++) yGm.SetValue(i, xGm.GetValue(i));
+    }""",
     "SyncAll": """
     __aicore__ inline void Process() {
         for (uint32_t i = 0; i < len; i++) yGm.SetValue(i, xGm.GetValue(i));

@@ -225,8 +225,27 @@ def _outside(prog: Program, a: _Loop, gm_written: set[str]) -> str:
             if why:
                 return why
             if n.type == "call_expression":
-                todo.extend(prog.resolve(c, n))
+                got = prog.resolve(c, n)
+                if not got and _hands_gm(c, n, a):
+                    return f"call {callee_name(c.p, n)} not followed (outside the loop, GM passed to it)"
+                todo.extend(got)
     return ""
+
+
+#: AscendC calls that take GM arguments and whose effect the analysis models (or that only read
+#: the tiling / bind a tensor): an unresolved call outside these that is handed GM may write it.
+_GM_API = frozenset({"SetGlobalBuffer", "GetValue", "SetValue", "SetSysWorkspace", "GET_TILING_DATA",
+                     "GET_TILING_DATA_WITH_STRUCT", "GET_TILING_DATA_MEMBER", "static_cast", "reinterpret_cast"})
+
+
+def _hands_gm(c: Ctx, call: Node, a: _Loop) -> bool:
+    """An unresolved, unmodelled call that is handed a GlobalTensor or a raw GM pointer."""
+    from ascendopt.cxx.instructions import TABLE
+    from ascendopt.cxx.scope import tensor_kind
+    name = callee_name(c.p, call).removeprefix("template ").strip()
+    if name in _GM_API or name in DMA_OPS or name in TABLE or _REFUSED_CALLS.match(name):
+        return False
+    return any(tensor_kind(c, arg) == "global" or a.is_pointer(Frame(c), arg) for arg in call_args(call))
 
 
 def _outside_node(c: Ctx, n: Node, gm_written: set[str], scalars: set[str], queues: set[str], a: _Loop) -> str:
