@@ -46,7 +46,7 @@ REASONS = {
     "already split by block index": "already reads GetBlockIdx",
     "already split by the block_idx device variable": "already reads GetBlockIdx",
     "already split by get_block_idx()": "already reads GetBlockIdx",
-    "already split inside a macro": "already reads GetBlockIdx",
+    "already split by a macro": "already reads GetBlockIdx",
     "outside the loop GM handed to a function not in the kernel's files": "call ZeroFill not followed",
     "SyncAll": "kernel calls SyncAll",
     "copy longer than the stride": "write length not provably <= the stride",

@@ -115,27 +115,14 @@ MUST_NOT = {
     __aicore__ inline void Process() {
         for (uint32_t i = 1; i < len; i++) yGm.SetValue(i, yGm.GetValue(i - 1) + xGm.GetValue(i));
     }""",
-    "already split by block index": """
-    __aicore__ inline void Process() {
-        uint32_t off = AscendC::GetBlockIdx() * len;
+    **{f"already split by {what}": f"""{head}
+    __aicore__ inline void Process() {{
+        uint32_t off = {read} * len;
         for (uint32_t i = 0; i < len; i++) yGm.SetValue(off + i, xGm.GetValue(off + i));
-    }""",
-    "already split by the block_idx device variable": """
-    __aicore__ inline void Process() {
-        uint32_t off = block_idx * len;
-        for (uint32_t i = 0; i < len; i++) yGm.SetValue(off + i, xGm.GetValue(off + i));
-    }""",
-    "already split by get_block_idx()": """
-    __aicore__ inline void Process() {
-        uint32_t off = get_block_idx() * len;
-        for (uint32_t i = 0; i < len; i++) yGm.SetValue(off + i, xGm.GetValue(off + i));
-    }""",
-    "already split inside a macro": """
-#define MY_BLOCK (AscendC::get_block_idx())
-    __aicore__ inline void Process() {
-        uint32_t off = MY_BLOCK * len;
-        for (uint32_t i = 0; i < len; i++) yGm.SetValue(off + i, xGm.GetValue(off + i));
-    }""",
+    }}""" for what, head, read in (
+        ("block index", "", "AscendC::GetBlockIdx()"), ("the block_idx device variable", "", "block_idx"),
+        ("get_block_idx()", "", "get_block_idx()"),
+        ("a macro", "#define MY_BLOCK (AscendC::get_block_idx())", "MY_BLOCK"))},
     "outside the loop GM handed to a function not in the kernel's files": """
     __aicore__ inline void Process() {
         ZeroFill(xGm, len);

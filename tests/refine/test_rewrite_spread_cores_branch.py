@@ -5,55 +5,28 @@ import pytest
 
 from ascendopt.transforms import REWRITES
 
-from .test_rewrite_spread_cores import single_core_abs
+from .test_rewrite_spread_cores import SCALAR_ABS, single_core_abs
 
 #: Variant A (even sizes): an independent scalar loop; variant B (odd sizes): copy, then abs in
 #: place -- each of its loops sees the other write GM, so B is not split.
-TWO_PATHS = """#include "kernel_operator.h"
-#define RUN(k) KernelA<DTYPE_X>().Process()
-template <typename T> class KernelA {
-public:
-    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t n)
-    {
-        len = n;
-        xGm.SetGlobalBuffer((__gm__ T*)x, n);
-        yGm.SetGlobalBuffer((__gm__ T*)y, n);
-    }
-    __aicore__ inline void Process()
-    {
-        for (uint32_t i = 0; i < len; i++) {
+_CLASS = SCALAR_ABS[SCALAR_ABS.index("template"):SCALAR_ABS.index("\nextern")]
+_A_LOOP = """        for (uint32_t i = 0; i < len; i++) {
             T v = xGm.GetValue(i);
             yGm.SetValue(i, v < 0 ? -v : v);
         }
-    }
-private:
-    AscendC::GlobalTensor<T> xGm, yGm;
-    uint32_t len = 0;
-};
-
-template <typename T> class KernelB {
-public:
-    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t n)
-    {
-        len = n;
-        xGm.SetGlobalBuffer((__gm__ T*)x, n);
-        yGm.SetGlobalBuffer((__gm__ T*)y, n);
-    }
-    __aicore__ inline void Process()
-    {
-        for (uint32_t i = 0; i < len; i++) {
+"""
+_B_LOOPS = """        for (uint32_t i = 0; i < len; i++) {
             yGm.SetValue(i, xGm.GetValue(i));
         }
         for (uint32_t i = 0; i < len; i++) {
             T v = yGm.GetValue(i);
             yGm.SetValue(i, v < 0 ? -v : v);
         }
-    }
-private:
-    AscendC::GlobalTensor<T> xGm, yGm;
-    uint32_t len = 0;
-};
-
+"""
+assert _A_LOOP in _CLASS
+TWO_PATHS = ("#include \"kernel_operator.h\"\n#define RUN(k) KernelA<DTYPE_X>().Process()\n"
+             + _CLASS.replace("KernelAbsScalar", "KernelA") + "\n"
+             + _CLASS.replace("KernelAbsScalar", "KernelB").replace(_A_LOOP, _B_LOOPS) + """
 extern "C" __global__ __aicore__ void abs_custom(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
 {
     GET_TILING_DATA(td, tiling);
@@ -67,7 +40,7 @@ extern "C" __global__ __aicore__ void abs_custom(GM_ADDR x, GM_ADDR y, GM_ADDR w
         op.Process();
     }
 }
-"""
+""")
 IF = "    if (td.lastCoreDataNum % 2 == 0) {"
 MUST_NOT = {
     "condition reads GM": (IF, "    if (*((__gm__ float *)x) > 0) {"),
