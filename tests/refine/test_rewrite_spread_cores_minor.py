@@ -68,6 +68,13 @@ MUST_NOT = {
                 yGm.SetValue(r * len + ii, 1.0f);
             }
     }""",
+    "row through a float parameter": """
+    __aicore__ inline void Put(float r, int32_t ii) { yGm.SetValue(r * len + ii, 1.0f); }
+    __aicore__ inline void Process() {
+        for (int32_t i = 0; i < tiles; i++)
+            for (int32_t ii = 0; ii < len; ii++)
+                Put(static_cast<int32_t>(xGm.GetValue(i)), ii);
+    }""",
     "written tensor read at another column": """
     __aicore__ inline void Process() {
         for (int32_t i = 0; i < tiles; i++)

@@ -79,6 +79,10 @@ class _Minor(_Loop):
             self.lenient = False
 
     def value(self, node: Node, frame: Frame) -> Poly | None:
+        node = unparen(node)
+        if self.lenient and node.type == "identifier" and self.p_of(frame).text(node) in frame.binds \
+                and not self.integral(node, frame):  # a parameter of a non-integer type converts its argument
+            return None
         got = super().value(node, frame)
         if got is None and self.lenient and self.integral(node, frame):
             return Poly.sym(f"?{node.id}")
@@ -101,12 +105,15 @@ class _Minor(_Loop):
         name = None
         if node.type == "identifier":
             name = p.text(node)
-            if name in frame.binds:
-                arg, caller = frame.binds[name]
-                return self.integral(arg, caller)
         elif node.type == "field_expression" and node.child_by_field_name("argument").type == "this":
             name = p.text(node.child_by_field_name("field"))
-        return name is not None and self.int_type(type_of(frame.ctx, name, node.start_byte), frame)
+        if name is None:
+            return False
+        t = type_of(frame.ctx, name, node.start_byte)  # a parameter's own type: the call converts to it
+        if t is None and name in frame.binds:
+            arg, caller = frame.binds[name]
+            return self.integral(arg, caller)
+        return self.int_type(t, frame)
 
     def int_type(self, t: str | None, frame: Frame) -> bool:
         if t is None:
@@ -115,12 +122,12 @@ class _Minor(_Loop):
         if base.endswith("*") or "&" in base:
             return False
         base = base.split("::")[-1].strip()
-        if base in INT_TYPES - {"auto"} or base.startswith(("unsigned ", "long ")):
+        if base in INT_TYPES - {"auto"} or base.startswith(("unsigned ", "long ")) and "double" not in base:
             return True
         same_scope = frame.ctx.fn.id == self.ctx.fn.id or (frame.ctx.cls is not None and self.ctx.cls is not None
                                                            and frame.ctx.cls.id == self.ctx.cls.id)
-        if base.isidentifier() and base not in SCALAR_TYPES and same_scope:  # a template parameter or alias visible at the loop
-            self.asserts.add(base)
+        if base.isidentifier() and base not in SCALAR_TYPES and same_scope:  # a template parameter or alias
+            self.asserts.add(base)  # visible at the loop (else the assert does not compile: no wrong result)
             return True
         return False
 
