@@ -40,10 +40,14 @@ def test_independent(body, stride):
 
 
 REASONS = {
-    "scatter by data index": "GM write index not affine",
+    "scatter by data index, row not scaled by the column count": "GM write index not affine",
     "accumulation across iterations": "sum carried across iterations",
     "reads the previous output": "yGm read at another iteration's index",
     "already split by block index": "already reads GetBlockIdx",
+    "already split by the block_idx device variable": "already reads GetBlockIdx",
+    "already split by get_block_idx()": "already reads GetBlockIdx",
+    "already split by a macro": "already reads GetBlockIdx",
+    "outside the loop GM handed to a function not in the kernel's files": "call ZeroFill not followed",
     "SyncAll": "kernel calls SyncAll",
     "copy longer than the stride": "write length not provably <= the stride",
     "GM written outside the loop": "GM written outside the loop",

@@ -97,11 +97,11 @@ ROWS = """
     }
 """
 MUST_NOT = {
-    "scatter by data index": """
+    "scatter by data index, row not scaled by the column count": """
     __aicore__ inline void Process() {
         for (uint32_t i = 0; i < tiles; i++)
             for (uint32_t j = 0; j < len; j++)
-                yGm.SetValue(static_cast<int32_t>(xGm.GetValue(i)) * len + j, 1.0f);
+                yGm.SetValue(static_cast<int32_t>(xGm.GetValue(i)) + j, 1.0f);
     }""",
     "accumulation across iterations": """
     __aicore__ inline void Process() {
@@ -115,10 +115,18 @@ MUST_NOT = {
     __aicore__ inline void Process() {
         for (uint32_t i = 1; i < len; i++) yGm.SetValue(i, yGm.GetValue(i - 1) + xGm.GetValue(i));
     }""",
-    "already split by block index": """
-    __aicore__ inline void Process() {
-        uint32_t off = AscendC::GetBlockIdx() * len;
+    **{f"already split by {what}": f"""{head}
+    __aicore__ inline void Process() {{
+        uint32_t off = {read} * len;
         for (uint32_t i = 0; i < len; i++) yGm.SetValue(off + i, xGm.GetValue(off + i));
+    }}""" for what, head, read in (
+        ("block index", "", "AscendC::GetBlockIdx()"), ("the block_idx device variable", "", "block_idx"),
+        ("get_block_idx()", "", "get_block_idx()"),
+        ("a macro", "#define MY_BLOCK (AscendC::get_block_idx())", "MY_BLOCK"))},
+    "outside the loop GM handed to a function not in the kernel's files": """
+    __aicore__ inline void Process() {
+        ZeroFill(xGm, len);
+        for (uint32_t i = 0; i < len; i++) yGm.SetValue(i, xGm.GetValue(i));
     }""",
     "SyncAll": """
     __aicore__ inline void Process() {
@@ -255,15 +263,22 @@ extern "C" __global__ __aicore__ void abs_custom(GM_ADDR x, GM_ADDR y, GM_ADDR w
 """
 
 
+def single_core_abs(kernel_src: str):
+    """abs_custom with ``kernel_src`` as its kernel and its host launching one core (the tiling
+    for one core: ``lastCoreDataNum`` is every element)."""
+    op = load("level1/abs_custom")
+    h = op.files["op_host/abs_custom.cpp"].replace("uint32_t maxCoreNum = coreNum;", "uint32_t maxCoreNum = 1;")
+    return op.with_file(op.kernel_file, kernel_src).with_file("op_host/abs_custom.cpp",
+                                                               h.replace(LAUNCH, "context->SetBlockDim(1);"))
+
+
 def test_scalar_gm_loop_split_in_64_element_shares(check):
     """A pure scalar GM loop on one core (the form bev_pool's zeroing loop has): split in shares
     of 64 elements, correct on the cases whose length is not a multiple of 64."""
     from ascendopt.cases import load_op_cases
 
     op = load("level1/abs_custom")
-    h = op.files["op_host/abs_custom.cpp"].replace("uint32_t maxCoreNum = coreNum;", "uint32_t maxCoreNum = 1;")
-    h = h.replace(LAUNCH, "context->SetBlockDim(1);")
-    slow = op.with_file(op.kernel_file, SCALAR_ABS).with_file("op_host/abs_custom.cpp", h)
+    slow = single_core_abs(SCALAR_ABS)
     rw = REWRITES.get("spread_cores")
     [site] = rw.find(slow)
     fast = rw.apply(slow, site)

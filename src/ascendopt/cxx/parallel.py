@@ -50,7 +50,7 @@ from ascendopt.cxx.syntax import (LOOPS, base_name, call_args, callee_name, encl
 
 I = "@i"
 #: Kernels using these are refused: cross-core synchronisation, atomics, the cube pipes.
-_REFUSED_CALLS = re.compile(r"^(GetBlockIdx|SyncAll|IBSet|IBWait|SetAtomic\w*|Mmad|LoadData|Fixpipe|"
+_REFUSED_CALLS = re.compile(r"^(GetBlockIdx|get_block_idx|SyncAll|IBSet|IBWait|SetAtomic\w*|Mmad|LoadData|Fixpipe|"
                             r"GetUserWorkspace|GetSysWorkSpacePtr|InitGlobalMemory|CrossCoreSetFlag)$")
 _CUBE_TEXT = re.compile(r"TPosition::(A1|A2|B1|B2|CO1|CO2)\b|REGIST_MATMUL_OBJ|\bmatmul::")
 _PURE_CALLS = frozenset({"static_cast", "reinterpret_cast", "min", "max", "Min", "Max", "CeilDiv", "DivCeil"})

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from ascendopt.cxx import induction
@@ -10,12 +12,13 @@ from ascendopt.cxx.affine import CountedLoop, counted_loop
 from ascendopt.cxx.defuse import assigned_names
 from ascendopt.cxx.instructions import DMA_OPS
 from ascendopt.cxx.kpath import Program
+from ascendopt.cxx.parallel_branch import guarded_branches, in_guard
 from ascendopt.cxx.parallel import _CUBE_TEXT, _REFUSED_CALLS, I, Frame, Verdict, _Loop
 from ascendopt.cxx.poly import Poly
 from ascendopt.cxx.scope import Ctx, parameters, statements_before
 from ascendopt.cxx.syntax import (base_name, call_args, callee_name, enclosing, identifiers, method_receiver,
                                   own_nodes, receiver, references)
-from ascendopt.cxx.parse import declarator_name, of_type, unparen
+from ascendopt.cxx.parse import declarator_name, of_type, unparen, walk
 
 
 def independent(prog: Program, ctx: Ctx, loop: Node) -> Verdict:
@@ -68,8 +71,9 @@ def _visited(prog: Program, ctx: Ctx, loop: Node, cl: CountedLoop) -> _Loop:
 
 
 def kernel_refusal(prog: Program) -> str:
-    """Why no loop of this kernel may be split, or '': it reads its block index, synchronises
-    cores, uses atomics, the workspace or the cube pipes (anywhere in its files)."""
+    """Why no loop of this kernel may be split, or '': it reads its block index (``GetBlockIdx()``,
+    ``get_block_idx()`` or the ``block_idx`` device variable), synchronises cores, uses atomics,
+    the workspace or the cube pipes (anywhere in its files)."""
     for p in prog.files:
         if _CUBE_TEXT.search(p.src.decode(errors="replace")):
             return "kernel uses the cube pipes"
@@ -81,12 +85,36 @@ def kernel_refusal(prog: Program) -> str:
             if ws and any(not _workspace_boilerplate(e.p, r) for r in references(e.p, e.fn.child_by_field_name("body"), ws)):
                 return "kernel uses the workspace"
     for p in prog.files:  # every kernel file, not only the resolved path: nothing unresolved slips by
+        if any(p.text(n) == "block_idx" for n in of_type(p, "identifier")):  # the device variable
+            return "kernel already reads GetBlockIdx (split over cores)"
+        why = _macro_refusal(p)
+        if why:
+            return why
         for call in of_type(p, "call_expression"):
             name = callee_name(p, call).removeprefix("template ").strip()
-            if name == "GetBlockIdx":
+            if name in ("GetBlockIdx", "get_block_idx"):
                 return "kernel already reads GetBlockIdx (split over cores)"
             if _REFUSED_CALLS.match(name) and name != "InitGlobalMemory":
                 return f"kernel calls {name}"
+    return ""
+
+
+_BLOCK_TEXT = re.compile(r"\b(GetBlockIdx|get_block_idx|block_idx)\b")
+_CALL_TEXT = re.compile(r"\b(\w+)\s*(<[^;()]*>)?\s*\(")
+
+
+def _macro_refusal(p) -> str:
+    """The refusals of :func:`kernel_refusal` inside ``#define`` bodies, which the parser keeps
+    as text (a macro that reads ``get_block_idx()`` splits the kernel as surely as a call)."""
+    for n in walk(p.tree.root_node):
+        if n.type not in ("preproc_def", "preproc_function_def") or n.child_by_field_name("value") is None:
+            continue
+        body = p.text(n.child_by_field_name("value"))
+        if _BLOCK_TEXT.search(body):
+            return "kernel already reads GetBlockIdx (split over cores)"
+        for m in _CALL_TEXT.finditer(body):
+            if _REFUSED_CALLS.match(m.group(1)) and m.group(1) != "InitGlobalMemory":
+                return f"kernel calls {m.group(1)}"
     return ""
 
 
@@ -171,12 +199,14 @@ def _carried(a: _Loop) -> str:
 
 
 def _outside(prog: Program, a: _Loop, gm_written: set[str]) -> str:
-    """Problems in the code every core runs outside the loop."""
+    """Problems in the code every core runs outside the loop (a branch of the entry that is
+    exclusive with the loop's runs on core 0 only after the rewrite, and is not looked at)."""
     written_keys = {k for k, kind, _ in a.events if kind == "w"}
     scalars = {k for k in a.scalar_keys & written_keys}
     scalars |= {"m:" + k.rsplit(".", 1)[1] for k in scalars if k.startswith("m:") and "." in k}
     queues = {k[2:] for k, _, _ in a.events}
     entries = prog.entries()
+    guards = guarded_branches(prog, a.ctx)  # never run beside the loop (cxx.parallel_branch)
     seen: set[int] = set()
     todo = list(entries)
     while todo:
@@ -188,14 +218,34 @@ def _outside(prog: Program, a: _Loop, gm_written: set[str]) -> str:
         if body is None:
             continue
         for n in own_nodes(body):
-            if c.fn.id == a.ctx.fn.id and a.loop.start_byte <= n.start_byte < a.loop.end_byte:
+            if c.fn.id == a.ctx.fn.id and a.loop.start_byte <= n.start_byte < a.loop.end_byte \
+                    or guards and in_guard(guards, c.p, n):
                 continue
             why = _outside_node(c, n, gm_written, scalars, queues, a)
             if why:
                 return why
             if n.type == "call_expression":
-                todo.extend(prog.resolve(c, n))
+                got = prog.resolve(c, n)
+                if not got and _hands_gm(c, n, a):
+                    return f"call {callee_name(c.p, n)} not followed (outside the loop, GM passed to it)"
+                todo.extend(got)
     return ""
+
+
+#: AscendC calls that take GM arguments and whose effect the analysis models (or that only read
+#: the tiling / bind a tensor): an unresolved call outside these that is handed GM may write it.
+_GM_API = frozenset({"SetGlobalBuffer", "GetValue", "SetValue", "SetSysWorkspace", "GET_TILING_DATA",
+                     "GET_TILING_DATA_WITH_STRUCT", "GET_TILING_DATA_MEMBER", "static_cast", "reinterpret_cast"})
+
+
+def _hands_gm(c: Ctx, call: Node, a: _Loop) -> bool:
+    """An unresolved, unmodelled call that is handed a GlobalTensor or a raw GM pointer."""
+    from ascendopt.cxx.instructions import TABLE
+    from ascendopt.cxx.scope import tensor_kind
+    name = callee_name(c.p, call).removeprefix("template ").strip()
+    if name in _GM_API or name in DMA_OPS or name in TABLE or _REFUSED_CALLS.match(name):
+        return False
+    return any(tensor_kind(c, arg) == "global" or a.is_pointer(Frame(c), arg) for arg in call_args(call))
 
 
 def _outside_node(c: Ctx, n: Node, gm_written: set[str], scalars: set[str], queues: set[str], a: _Loop) -> str:
@@ -204,7 +254,7 @@ def _outside_node(c: Ctx, n: Node, gm_written: set[str], scalars: set[str], queu
     if n.type == "call_expression":
         name = callee_name(p, n).removeprefix("template ").strip()
         args = call_args(n)
-        if name == "GetBlockIdx":
+        if name in ("GetBlockIdx", "get_block_idx"):
             return "kernel already reads GetBlockIdx (split over cores)"
         if _REFUSED_CALLS.match(name):
             return f"kernel calls {name}"

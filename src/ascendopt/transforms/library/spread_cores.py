@@ -12,7 +12,14 @@ Sites: every outermost counted ``for`` loop of a function on the kernel's call p
 called once, not from inside a loop) whose iterations are independent
 (:func:`ascendopt.cxx.parallel_check.independent`: affine, pairwise disjoint GM writes, no read
 of another iteration's output, nothing carried between iterations, no GM access outside the
-loop to what it writes, no ``GetBlockIdx``/``SyncAll``/atomics/workspace/cube in the kernel).
+loop to what it writes, no ``GetBlockIdx``/``SyncAll``/atomics/workspace/cube in the kernel); and,
+inside such a loop that is not independent, an inner *column loop* ``for (ii = 0; ii < n; ++ii)``
+whose accesses to what it writes are ``X*n + ii`` with any integer row ``X`` (a scatter's
+data-dependent row: :func:`ascendopt.cxx.parallel_minor.minor_independent`, whose docstring
+gives the argument): each core runs every row but only its columns. A column loop spreads only
+when ``n % 64 == 0`` at run time (``aoCores`` is 1 otherwise: core 0 runs every column), so every
+row's share boundary is 64-element aligned; template row types get a
+``static_assert(std::is_integral<T>::value)``.
 
 Edit: ``for (T i = start; i < bound; i += s)`` becomes the loop over this core's share,
 ``[lo, hi)`` with ``chunk = ceil(iterations / GetBlockNum())``, ``lo = start + GetBlockIdx() *
@@ -51,7 +58,9 @@ from tree_sitter import Node
 
 from ascendopt.cxx.affine import counted_loop
 from ascendopt.cxx.kpath import Program
+from ascendopt.cxx.parallel_branch import guard_text, guarded_branches
 from ascendopt.cxx.parallel_check import independent
+from ascendopt.cxx.parallel_minor import inner_loops, minor_independent
 from ascendopt.cxx.parse import Parsed, declarator_name, of_type, unparen
 from ascendopt.cxx.poly import Poly
 from ascendopt.cxx.scope import Ctx
@@ -87,10 +96,9 @@ class Launch:
     constant: str | None  # text of the constant it launches, None when computed
 
 
-def work_loops(op: Operator) -> list[tuple[Ctx, Node, Poly, tuple]]:
-    """(function, loop, write stride, induction variables) of every independent outermost work
-    loop on the path."""
-    prog = Program(kernel_parsed(op))
+def candidate_loops(prog: Program) -> list[tuple[Ctx, Node]]:
+    """(function, loop) of every outermost counted loop of a function on the kernel's path that
+    runs once per kernel (called from one place, not from inside a loop)."""
     path = prog.reach(prog.entries())
     out = []
     for ctx in path:
@@ -102,12 +110,40 @@ def work_loops(op: Operator) -> list[tuple[Ctx, Node, Poly, tuple]]:
         for n in own_nodes(body):
             if n.type not in ("for_statement", "while_statement") or enclosing(n, LOOPS) is not None and function_of(enclosing(n, LOOPS)) == ctx.fn:
                 continue
-            if counted_loop(ctx.p, n, allow_while=True) is None:
-                continue
-            v = independent(prog, ctx, n)
-            if v.ok:
-                out.append((ctx, n, v.stride, v.inductions))
-    return sorted(out, key=lambda t: (t[0].p.file, t[1].start_byte))
+            if counted_loop(ctx.p, n, allow_while=True) is not None:
+                out.append((ctx, n))
+    return out
+
+
+@dataclass(frozen=True)
+class Work:
+    """A loop to split: its function, the loop, the write stride, its induction variables, and
+    for a column loop (:mod:`ascendopt.cxx.parallel_minor`) its column count and the template
+    types asserted integral."""
+
+    ctx: Ctx
+    loop: Node
+    stride: Poly
+    inductions: tuple = ()
+    columns: Node | None = None
+    asserts: tuple[str, ...] = ()
+
+
+def work_loops(op: Operator) -> list[Work]:
+    """Every independent outermost work loop on the path and, inside an outermost loop that is
+    not independent, every inner column loop (``X*n + ii`` accesses) that is."""
+    prog = Program(kernel_parsed(op))
+    out = []
+    for ctx, n in candidate_loops(prog):
+        v = independent(prog, ctx, n)
+        if v.ok:
+            out.append(Work(ctx, n, v.stride, v.inductions))
+            continue
+        for inner in inner_loops(ctx, n):
+            m = minor_independent(prog, ctx, n, inner)
+            if m.ok:
+                out.append(Work(ctx, inner, m.stride, (), counted_loop(ctx.p, inner).bound, m.asserts))
+    return sorted(out, key=lambda w: (w.ctx.p.file, w.loop.start_byte))
 
 
 def launches(op: Operator) -> list[Launch]:
@@ -186,7 +222,8 @@ def host_edits(op: Operator) -> tuple[list[Edit], str]:
     return edits, "host launch unchanged"
 
 
-def loop_edits(p: Parsed, loop: Node, stride: Poly, inductions: tuple = ()) -> list[Edit]:
+def loop_edits(p: Parsed, w: Work) -> list[Edit]:
+    loop, stride, inductions = w.loop, w.stride, w.inductions
     cl = counted_loop(p, loop, allow_while=True)
     body = loop.child_by_field_name("body")
     init = loop.child_by_field_name("initializer")
@@ -203,10 +240,14 @@ def loop_edits(p: Parsed, loop: Node, stride: Poly, inductions: tuple = ()) -> l
              f"const int64_t aoEnd = static_cast<int64_t>({p.text(cl.bound)});",
              f"const int64_t aoStep = {step};",
              "const int64_t aoIters = aoEnd > aoBegin ? (aoEnd - aoBegin + aoStep - 1) / aoStep : 0;",
-             "const int64_t aoCores = static_cast<int64_t>(AscendC::GetBlockNum());",
+             "const int64_t aoCores = static_cast<int64_t>(AscendC::GetBlockNum());" if w.columns is None else
+             # a column loop spreads only when every row's share boundary is 64-element aligned
+             f"const int64_t aoCores = aoEnd % {ELEMENT_ALIGN} == 0 ? static_cast<int64_t>(AscendC::GetBlockNum()) : 1;",
              "int64_t aoChunk = (aoIters + aoCores - 1) / aoCores;"]
     if align > 1:
         lines.append(f"aoChunk = (aoChunk + {align} - 1) / {align} * {align};")
+    lines += [f'static_assert(std::is_integral<{t}>::value, "spread_cores: a column index needs an integer row");'
+              for t in w.asserts]
     lines += ["const int64_t aoFirst = aoBegin + static_cast<int64_t>(AscendC::GetBlockIdx()) * aoChunk * aoStep;",
               "const int64_t aoLast = aoFirst + aoChunk * aoStep < aoEnd ? aoFirst + aoChunk * aoStep : aoEnd;"]
     for iv in inductions:  # v0 + (aoFirst - aoBegin) / aoStep * e: its value at this core's first iteration
@@ -231,17 +272,21 @@ class SpreadCores(Rewrite):
             return []
         _, host = host_edits(op)
         sites = []
-        for ctx, loop, stride, _ in found:
-            var = counted_loop(ctx.p, loop, allow_while=True).var
-            sites.append(self.site(ctx.p, loop, f"split loop over {var} in {ctx.name} over GetBlockNum() cores ({host})",
-                                   detail=str(stride)))
+        for w in found:
+            var = counted_loop(w.ctx.p, w.loop, allow_while=True).var
+            what = "columns" if w.columns is not None else "loop"
+            sites.append(self.site(w.ctx.p, w.loop, f"split {what} over {var} in {w.ctx.name} over GetBlockNum() cores "
+                                                    f"({host})", detail=str(w.stride)))
         return sites
 
     def edits(self, op: Operator, site: Site) -> list[Edit]:
         p = next(q for q in kernel_parsed(op) if q.file == site.file)
         loop = find_node(p, site.start, site.end, "while_statement" if p.src[site.start:site.start + 5] == b"while"
                          else "for_statement")
-        got = next(((s, ivs) for c, n, s, ivs in work_loops(op) if n.id == loop.id), None)
+        got = next((w for w in work_loops(op) if w.loop.id == loop.id), None)
         if got is None:  # not independent (any more): no edit of the loop rests on a stale verdict
             raise MotifError(f"spread_cores: the loop of {site.label!r} is not independent")
-        return loop_edits(p, loop, *got) + host_edits(op)[0]
+        prog = Program(kernel_parsed(op))
+        guards = [Edit(g.p.file, g.stmt.start_byte, g.stmt.end_byte, guard_text(g.p, g.stmt))
+                  for g in guarded_branches(prog, got.ctx)]
+        return loop_edits(p, got) + guards + host_edits(op)[0]
