@@ -40,7 +40,7 @@ OUTCOMES = ("faster", "neutral", "not_faster", "wrong_result", "hazard", "build_
 REWIND_OUTCOMES = ("kept", "not_slower", "new_hazard", "failed")
 #: (success, failure) weight of each outcome class.
 SUCCESS_WEIGHT: dict[str, tuple[float, float]] = {"faster": (1.0, 0.0), "kept": (1.0, 0.0), "neutral": (0.0, 0.5)}
-EXPLORATION = 0.5
+EXPLORATION = 0.25
 _BUILD = ("compile_error", "tiling_error")
 _ADD_VALUE = ("INSERT INTO exp_values (exp_id, role, successes, failures, tries) VALUES (?, ?, ?, ?, ?) "
               "ON CONFLICT (exp_id, role) DO UPDATE SET successes = successes + excluded.successes, "
@@ -90,8 +90,8 @@ class Value:
 
 
 def ucb(v: Value, total_tries: int, c: float = EXPLORATION) -> float:
-    """``min(1, mean + c * sqrt(ln(1 + N) / (1 + n)))`` (module docstring)."""
-    return min(1.0, v.mean + c * math.sqrt(math.log(1.0 + total_tries) / (1.0 + v.tries)))
+    """``mean + c * sqrt(ln(1 + N) / (1 + n))`` (module docstring)."""
+    return v.mean + c * math.sqrt(math.log(1.0 + total_tries) / (1.0 + v.tries))
 
 
 def outcome_class(reason: str, status: str = "", error_kind: str = "") -> str:

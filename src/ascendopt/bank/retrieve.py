@@ -19,7 +19,7 @@ or a local sentence-embedding model) adds a fourth part behind the same interfac
 With ``mode="value"`` (the default; ``"similarity"`` is the ablation) a **value** part is added:
 what the experience's guidance has been worth in the role so far, with an exploration bonus
 for experiences seldom tried (:func:`ascendopt.bank.outcomes.ucb`: the Beta posterior mean of
-its outcomes plus a UCB1 term, capped at 1).
+its outcomes plus a UCB1 term; 0.5 for every experience before any outcome).
 
 An experience whose Stage I rewrite is known and finds no site in the kernel (``applies`` 0)
 cannot be what the rewriter does next: it ranks after every experience that applies or whose
