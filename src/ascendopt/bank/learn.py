@@ -55,10 +55,10 @@ class DiffSite:
     line: int
 
 
-def diff_site(label: str, diff: str, default_file: str) -> DiffSite:
+def diff_site(label: str, diff: str) -> DiffSite:
     """The first changed file and line of a unified diff, labelled ``label``."""
     f, h = _FILE.search(diff), _HUNK.search(diff)
-    return DiffSite(label, f.group(1) if f else default_file, int(h.group(1)) if h else 0)
+    return DiffSite(label, f.group(1) if f else "-", int(h.group(1)) if h else 0)
 
 
 def proposal_facts(proposal: Any, slow_ev: Evaluation, fast_ev: Evaluation, cores: int) -> ProposalFacts:
@@ -84,7 +84,7 @@ def online_experience(proposal: Any, parent: Operator, parent_ev: Evaluation, ne
         facts, site, rewrite = proposal.transform, proposal.site_obj, proposal.rewrite
     else:
         facts = proposal_facts(proposal, parent_ev, new_ev, cores)
-        site, rewrite = diff_site(facts.title, new.diff(parent), parent.kernel_file), proposal.rewrite
+        site, rewrite = diff_site(facts.title, new.diff(parent)), proposal.rewrite
     pair = Pair(facts, site, new, parent, new_ev, parent_ev, noise_threshold(parent_ev), cores, 1, rewrite,
                 [proposal.site])
     exp = (distiller or OfflineDistiller()).distill(pair)
