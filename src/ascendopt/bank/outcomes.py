@@ -47,6 +47,11 @@ _ADD_VALUE = ("INSERT INTO exp_values (exp_id, role, successes, failures, tries)
               "failures = failures + excluded.failures, tries = tries + excluded.tries")
 
 
+def known_fields(cls: type, d: dict[str, Any]) -> Any:
+    """``cls`` built from the keys of ``d`` that are its dataclass fields (others ignored)."""
+    return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+
+
 @dataclass
 class Outcome:
     """One evaluated proposal and what came of it (see the module docstring)."""
@@ -71,8 +76,7 @@ class Outcome:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Outcome":
-        known = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in d.items() if k in known})
+        return known_fields(cls, d)
 
 
 @dataclass(frozen=True)

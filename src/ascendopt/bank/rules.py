@@ -70,8 +70,9 @@ class Rule:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Rule":
-        known = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in d.items() if k in known})
+        from ascendopt.bank.outcomes import known_fields
+
+        return known_fields(cls, d)
 
 
 def rule_id(rewrite: str, family: str, fails: str) -> str:
