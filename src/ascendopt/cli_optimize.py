@@ -39,7 +39,9 @@ def optimize_command(
     only: Optional[str] = typer.Option(None, "--only", help="stage1 or stage2."),
     bank_file: Path = typer.Option(DEFAULT_BANK_FILE, "--bank", help="Experience bank (created from the shipped bank if missing)."),
     freeze_bank: bool = typer.Option(False, "--freeze-bank", help="Never add experiences (ablations)."),
-    retrieval: str = typer.Option("value", "--retrieval", help="Rank retrieved experiences by similarity and learnt value (value) or similarity only (similarity; ablation)."),
+    retrieval: str = typer.Option("value", "--retrieval",
+                                  help="Rank retrieved experiences by similarity and learnt value (value) or "
+                                       "by similarity only (similarity; ablation)."),
     llm: Optional[Path] = typer.Option(None, "--llm", help="LLM config file (default: offline rewriters)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default ./optimize_<op>)."),
     workers: int = typer.Option(1, "--workers", min=1, help="Candidates evaluated in parallel (processes)."),

@@ -108,7 +108,8 @@ def lineage(result: OptimizeResult) -> list[dict[str, Any]]:
                 t = next((t for t in s.get("tried", ()) if t["digest"] == link["digest"]), None)
                 if s.get("stage") == "stage1" and t is not None:
                     out.append({"accepted": a.digest, "digest": t["digest"], "rewrite": t["rewrite"],
-                                "site": t["site"], "diagnosis": s.get("diagnosis", ""), "findings": s.get("findings", []),
+                                "site": t["site"], "diagnosis": s.get("diagnosis", ""),
+                                "findings": s.get("findings", []),
                                 "experiences": t.get("experiences", []), "rules": t.get("rules", []),
                                 "verdict": t["verdict"], "latency_us": t["latency_us"]})
                     break

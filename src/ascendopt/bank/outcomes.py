@@ -142,14 +142,16 @@ def values(bank: ExperienceBank, role: str = "rewrite") -> dict[str, Value]:
     return {r[0]: Value(float(r[1]), float(r[2]), int(r[3])) for r in rows}
 
 
-def outcomes(bank: ExperienceBank, digest: str = "", experience: str = "", role: str = "") -> list[Outcome]:
+def outcomes(bank: ExperienceBank, digest: str = "", experience: str = "", role: str = "",
+             rewrite: str = "") -> list[Outcome]:
     """Outcome rows in order, optionally of one candidate (digest prefix), of proposals one
-    experience led to, or of one role."""
+    experience led to, of one role, of one rewrite."""
     if not bank.learns:
         return []
     q, args = "SELECT record FROM outcomes WHERE digest LIKE ?", [digest + "%"]
-    if role:
-        q, args = q + " AND role = ?", args + [role]
+    for col, val in (("role", role), ("rewrite", rewrite)):
+        if val:
+            q, args = q + f" AND {col} = ?", args + [val]
     out = [Outcome.from_dict(json.loads(r[0])) for r in bank.query(q + " ORDER BY seq", tuple(args))]
     return [o for o in out if not experience or any(e.startswith(experience) for e in o.experiences)]
 

@@ -109,7 +109,7 @@ def learn(bank: ExperienceBank, o: Any) -> Rule | None:
 
     if o.role != "rewrite" or (o.outcome not in VALIDITY_FAILURES and o.outcome != "faster"):
         return None
-    history = [h for h in outcomes(bank, role="rewrite") if _same_rewrite(h, o.rewrite, o.family)]
+    history = [h for h in outcomes(bank, role="rewrite", rewrite=o.rewrite) if _same_rewrite(h, o.rewrite, o.family)]
     kinds = [o.outcome] if o.outcome in VALIDITY_FAILURES else list(VALIDITY_FAILURES)
     made = None
     for fails in kinds:
