@@ -132,3 +132,15 @@ def test_export_import_carry_values(tmp_path):
     other = ExperienceBank()
     other.import_json(out)
     assert values(other) == values(bank) and other.export_dict() == bank.export_dict()
+
+
+def test_a_repeated_lesson_comes_after_every_distinct_one():
+    bank = ExperienceBank()
+    a, _ = bank.add(make(diff="-a\n+b\n", op="abs"))
+    b, _ = bank.add(make(diff="-c\n+d\n", op="silu"))                      # the same lesson, another kernel
+    c, _ = bank.add(make(diff="-e\n+f\n", op="exp", title="Split the work", family="multi_core",
+                         findings=("idle_cores",)))
+    d = Diagnosis(findings=["memory_bound"], pipe_ratios={"V": 0.3, "MTE2": 0.5})
+    by_score = sorted(retrieve(bank, d, 3, mode="similarity"), key=lambda h: -h.score)
+    assert by_score[-1].experience.id == c                                   # least similar
+    assert [h.experience.id for h in retrieve(bank, d, 3, mode="similarity")][1] == c

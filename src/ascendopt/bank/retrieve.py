@@ -24,7 +24,9 @@ its outcomes plus a UCB1 term; 0.5 for every experience before any outcome).
 An experience whose Stage I rewrite is known and finds no site in the kernel (``applies`` 0)
 cannot be what the rewriter does next: it ranks after every experience that applies or whose
 rewrite is unknown, whatever its other parts (so on a kernel with no scalar loop, "use vector
-instructions instead of scalar element loops" is not among the top hits).
+instructions instead of scalar element loops" is not among the top hits). Within each of the
+two groups, a repeat of a lesson already ranked (same title and family, measured on another
+kernel) comes after every lesson's first occurrence, so the top hits are distinct lessons.
 """
 
 from __future__ import annotations
@@ -135,4 +137,17 @@ def retrieve(bank: ExperienceBank, diagnosis: Diagnosis, k: int = 5, op: Operato
             parts["value"] = ucb(vals.get(e.id, Value()), total)
         hits.append(Hit(e, sum(parts.values()), parts))
     hits.sort(key=lambda h: (h.parts["applies"] == 0.0, -h.score, -h.experience.speedup, h.experience.id))
-    return hits[:k]
+    cannot = [h for h in hits if h.parts["applies"] == 0.0]
+    return (diverse([h for h in hits if h.parts["applies"] != 0.0]) + diverse(cannot))[:k]
+
+
+def diverse(hits: list[Hit]) -> list[Hit]:
+    """The hits with repeats of a lesson (same title and family: the same optimization
+    measured on other kernels) moved after every first occurrence, order otherwise kept."""
+    seen: set[tuple[str, str]] = set()
+    first, again = [], []
+    for h in hits:
+        key = (h.experience.title, h.experience.family)
+        (again if key in seen else first).append(h)
+        seen.add(key)
+    return first + again
