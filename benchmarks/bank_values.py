@@ -34,11 +34,14 @@ SPLIT = Path(__file__).resolve().parent / "results" / "stage1_split.json"
 MODES = ("value", "similarity", "none")
 
 
-def half_ops(src: str, half: str) -> list[Any]:
-    """The suite operators of one half of the committed split (matched by category/name)."""
+def half_ops(src: str, half: str, only: str = "") -> list[Any]:
+    """The suite operators of one half of the committed split (matched by category/name),
+    optionally only those of the comma-separated list ``only``."""
     from ascendopt.suites import load_suite
 
     names = set(json.loads(SPLIT.read_text())[half])
+    if only:
+        names &= set(only.split(","))
     return [o for o in load_suite("cannops", src).ops if f"{o.dir.parent.name}/{o.dir.name}" in names]
 
 
@@ -111,7 +114,7 @@ def learn(args: argparse.Namespace) -> None:
         with ExperienceBank(bank_file) as b:
             b.import_json(DEFAULT_BANK_JSON)
     done = _done(log)
-    for sop in half_ops(args.src, "tune"):
+    for sop in half_ops(args.src, "tune", args.ops):
         key = (f"{sop.dir.parent.name}/{sop.dir.name}", "value", 0)
         if key not in done:
             _append(log, run_one(sop, bank_file, "value", 0, args.budget, args.learn_rewind_budget, out / "cache"))
@@ -124,7 +127,7 @@ def measure(args: argparse.Namespace) -> None:
         raise SystemExit(f"{learnt}: run `learn` first")
     log = out / f"measure_{args.half}.jsonl"
     done = _done(log)
-    for sop in half_ops(args.src, args.half):
+    for sop in half_ops(args.src, args.half, args.ops):
         for mode in MODES:
             for seed in range(args.seeds):
                 if (f"{sop.dir.parent.name}/{sop.dir.name}", mode, seed) in done:
@@ -162,6 +165,7 @@ def main() -> None:
             p.add_argument("--budget", type=int, default=60)
             p.add_argument("--seeds", type=int, default=3)
             p.add_argument("--learn-rewind-budget", type=int, default=20)
+            p.add_argument("--ops", default="", help="only these operators of the half (category/name, comma-separated)")
     args = ap.parse_args()
     {"learn": learn, "measure": measure, "table": table}[args.cmd](args)
 

@@ -19,6 +19,7 @@ which falls back to the offline record on any failure.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,7 @@ from ascendopt.operator import Operator
 from ascendopt.profile.diagnosis import diagnose_evaluation
 from ascendopt.transforms.families import FAMILIES
 
+log = logging.getLogger(__name__)
 _HUNK = re.compile(r"^@@ -(\d+)", re.M)
 _FILE = re.compile(r"^\+\+\+ b/(\S+)", re.M)
 
@@ -108,7 +110,12 @@ def distiller_for(rewriter: Any) -> Any:
 def learn_accepted(bank: ExperienceBank, proposal: Any, parent: Operator, parent_ev: Evaluation,
                    new_ev: Evaluation, cores: int, rewriter: Any = None) -> bool:
     """Adds the online experience of an accepted proposal; True when it was new (a
-    near-identical one raises that one's support instead)."""
-    exp = online_experience(proposal, parent, parent_ev, new_ev, cores, distiller_for(rewriter))
-    _, added = bank.add(exp)
+    near-identical one raises that one's support instead). A record the schema refuses is
+    logged and skipped: the accepted kernel stands either way."""
+    try:
+        exp = online_experience(proposal, parent, parent_ev, new_ev, cores, distiller_for(rewriter))
+        _, added = bank.add(exp)
+    except ValueError as e:
+        log.warning("no online experience from %s: %s", proposal.rewrite, e)
+        return False
     return added
