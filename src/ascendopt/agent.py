@@ -23,10 +23,12 @@ the :class:`~ascendopt.evaluate.budget.BudgetedEvaluator`; each phase gets a sha
    kernel and from a frontier of up to ``beam_width`` neutral rewrites, so that a chain whose
    first link alone is not faster can be accepted when its end is; each accepted rewrite
    (or chain) becomes the current kernel and, unless the bank is frozen, an *online*
-   experience. Stage II tunes the tiling program of the current kernel (its knob space is
-   rebuilt from the current sources when the kernel changed; while it is unchanged, the
-   space and the strategy carry over from round to round, so what the strategy learnt is
-   not relearnt).
+   experience, whichever rewriter made it (:mod:`ascendopt.bank.learn`); what came of every
+   proposal (and of every rewind attempt) is written back to the bank, updating the value of
+   the experiences that led to it and the failure rules (:mod:`ascendopt.bank.outcomes`).
+   Stage II tunes the tiling program of the current kernel (its knob space is rebuilt from
+   the current sources when the kernel changed; while it is unchanged, the space and the
+   strategy carry over from round to round, so what the strategy learnt is not relearnt).
 
 Who owns what: Stage II owns every numeric value the tiling search can see (tiling knobs and
 kernel compile-time constants such as ``BUFFER_NUM``); Stage I owns code structure (which
@@ -46,6 +48,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ascendopt.bank.learn import learn_accepted
+from ascendopt.bank.outcomes import record_rewind, record_step
 from ascendopt.bank.store import ExperienceBank
 from ascendopt.cases import Case
 from ascendopt.evaluate.budget import BudgetedEvaluator, BudgetExhausted, SubBudget
@@ -55,7 +59,6 @@ from ascendopt.profile.diagnosis import kernel_cores
 from ascendopt.agent_beam import Frontier, SearchStep, chain_record, link_label, search_step
 from ascendopt.agent_schedule import DEFAULT_FLOOR, DEFAULT_WINDOW, GainScheduler, log_gain
 from ascendopt.refine.rewriter import Rewriter
-from ascendopt.rewind.distill import OfflineDistiller, Pair
 from ascendopt.rewind.validate import noise_threshold
 
 DEFAULT_BUDGET = 230
@@ -245,7 +248,7 @@ def _run(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter
 
         before = len(bank)
         rw = rewind(op, cases, SubBudget(beval, op.name, cfg.rewind_budget), [c() for c in MOTIFS.all().values()],
-                    depth=cfg.rewind_depth, bank=bank)
+                    depth=cfg.rewind_depth, bank=bank, on_attempt=lambda a: record_rewind(bank, op.name, a))
         res.bank_added += len(bank) - before
         emit("rewind", {"kept": len(rw.kept), "charged": rw.charged, "bank_size": len(bank)})
 
@@ -319,10 +322,12 @@ def _stage1_slice(st: _State, rnd: int, cases: Sequence[Case], beval: BudgetedEv
     for node, r in step.expanded:
         res.steps.append({"round": rnd, "stage": "stage1", "from": node.op.digest, "chain": node.labels(),
                           **r.to_dict()})
+        if bank is not None and not cfg.freeze_bank:
+            record_step(bank, st.cur.name, r)
     emit("stage1", {"round": rnd, "proposed": step.proposed, "accepted": step.accepted is not None,
                     "chain": len(step.chain), "frontier": len(st.frontier.nodes)})
     if step.accepted is not None:
-        st.cur, st.cur_ev = _accept_stage1(step, st.cur, st.cur_ev, res, bank, cfg, st.cores)
+        st.cur, st.cur_ev = _accept_stage1(step, st.cur, st.cur_ev, res, bank, cfg, st.cores, rewriter)
         st.frontier.clear()
     return step.proposed == 0 or step.exhausted
 
@@ -338,7 +343,8 @@ def _stage2_slice(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, c
 
 
 def _accept_stage1(step: SearchStep, cur: Operator, cur_ev: Evaluation, res: OptimizeResult,
-                   bank: ExperienceBank | None, cfg: AgentConfig, cores: int) -> tuple[Operator, Evaluation]:
+                   bank: ExperienceBank | None, cfg: AgentConfig, cores: int,
+                   rewriter: Rewriter | None = None) -> tuple[Operator, Evaluation]:
     t, parent = step.accepted, step.parent
     assert t is not None and parent is not None
     assert t.evaluation.latency_us is not None and cur_ev.latency_us is not None
@@ -348,16 +354,10 @@ def _accept_stage1(step: SearchStep, cur: Operator, cur_ev: Evaluation, res: Opt
                                  [e for x in step.chain for e in x.proposal.experiences], new.diff(cur),
                                  chain_record(step.chain)))
     res.best_op, res.best_us = new, new_ev.latency_us
-    if bank is not None and not cfg.freeze_bank and t.proposal.transform is not None:
-        # an accepted rewrite is a measured lesson too (slow = the kernel it was applied to,
-        # fast = after; for a chain, its last link on the node before it)
-        exp = OfflineDistiller().distill(Pair(t.proposal.transform, t.proposal.site_obj, new, parent.op, new_ev,
-                                              parent.ev, noise_threshold(parent.ev), cores, 1, t.proposal.rewrite,
-                                              [t.proposal.site]))
-        exp.origin = "online"
-        exp.applicability["motif"] = ""
-        _, added = bank.add(exp)
-        res.bank_added += int(added)
+    if bank is not None and not cfg.freeze_bank:
+        # any accepted rewrite is a measured lesson (slow = the kernel it was applied to, fast =
+        # after; for a chain, its last link on the node before it), whichever rewriter made it
+        res.bank_added += int(learn_accepted(bank, t.proposal, parent.op, parent.ev, new_ev, cores, rewriter))
     return new, new_ev
 
 

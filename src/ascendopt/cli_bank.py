@@ -1,4 +1,4 @@
-"""``ascendopt bank``: list, show, search, export and import experiences."""
+"""``ascendopt bank``: list, show (with lineage), search, rules, export and import experiences."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from rich.table import Table
 
 from ascendopt.cli_common import console, fail
 
-bank_app = typer.Typer(no_args_is_help=True, help="The experience bank: list, show, search, export, import.")
+bank_app = typer.Typer(no_args_is_help=True,
+                       help="The experience bank: list, show, search, rules, export, import.")
 
 _BANK_HELP = "Bank file (default: the bank shipped with ascendopt, read-only)."
 
@@ -59,12 +60,24 @@ def list_cmd(bank_file: Optional[Path] = typer.Option(None, "--bank", help=_BANK
 def show_cmd(exp_id: str = typer.Argument(..., help="Experience id (or a unique prefix)."),
              bank_file: Optional[Path] = typer.Option(None, "--bank", help=_BANK_HELP),
              as_json: bool = typer.Option(False, "--json")) -> None:
-    """Print one experience whole (fields, evidence, diff)."""
+    """Print one experience whole (fields, evidence, diff, values, the proposals it led to),
+    or the lineage of a candidate digest (diagnosis, experiences, rules, outcome)."""
+    from ascendopt.bank.lineage import candidate_lineage, experience_lineage, lineage_lines
+
     bank = _open(bank_file)
     e = bank.get(exp_id)
     if e is None:
-        fail(f"no experience {exp_id!r} (or the prefix is not unique); see `ascendopt bank list`")
-    d = {**e.experience.to_dict(), "support": e.support, "seen_on": list(e.seen_on)}
+        chain = candidate_lineage(bank, exp_id) if len(exp_id) >= 6 else []
+        if not chain:
+            fail(f"no experience or candidate {exp_id!r} (or the prefix is not unique); see `ascendopt bank list`")
+        if as_json:
+            print(json.dumps(chain, indent=2))
+            return
+        for entry in chain:
+            console.print("\n".join(lineage_lines(entry)), markup=False, highlight=False, soft_wrap=True)
+        return
+    d = {**e.experience.to_dict(), "support": e.support, "seen_on": list(e.seen_on),
+         "lineage": experience_lineage(bank, e.id)}
     if as_json:
         print(json.dumps(d, indent=2))
         return
@@ -77,7 +90,16 @@ def show_cmd(exp_id: str = typer.Argument(..., help="Experience id (or a unique 
         ev = x.evidence.get(side) or {}
         console.print(f"[bold]{side}[/bold]: {ev.get('latency_us')} us, {ev.get('text', '')}; pipes "
                       f"{json.dumps(ev.get('pipe_ratios', {}))}", highlight=False, soft_wrap=True)
-    console.print(f"[bold]seen on[/bold]: {', '.join(e.seen_on)} (support {e.support})")
+    console.print(f"[bold]seen on[/bold]: {', '.join(e.seen_on)} (support {e.support}; origin {x.origin}; "
+                  f"fast {x.source.get('fast_digest', '-')[:12]}, slow {x.source.get('slow_digest', '-')[:12]})",
+                  highlight=False)
+    lin = d["lineage"]
+    console.print("[bold]value[/bold]: " + "; ".join(
+        f"{r} {v['mean']:.2f} ({v['tries']} tries: {v['successes']:g} paid, {v['failures']:g} failed)"
+        for r, v in lin["values"].items()), highlight=False)
+    for o in lin["led_to"]:
+        console.print(f"  led to {o['digest'][:12]} on {o['op']} ({o['role']}: {o['rewrite']}): {o['outcome']}",
+                      markup=False, highlight=False)
     console.print("[bold]diff (slow -> fast)[/bold]:")
     console.print(x.diff, markup=False, highlight=False, soft_wrap=True)
 
@@ -103,6 +125,24 @@ def search_cmd(text: str = typer.Argument(..., help="Words (findings, pipes, ins
                       highlight=False)
 
 
+@bank_app.command("rules")
+def rules_cmd(bank_file: Optional[Path] = typer.Option(None, "--bank", help=_BANK_HELP),
+              all_rules: bool = typer.Option(False, "--all", help="Also the inactive rules (retired by a success)."),
+              as_json: bool = typer.Option(False, "--json")) -> None:
+    """List the failure rules: a failure recurring for the same rewrite across operators."""
+    from ascendopt.bank.rules import rules
+
+    found = rules(_open(bank_file), active_only=not all_rules)
+    if as_json:
+        print(json.dumps([r.to_dict() for r in found], indent=2))
+        return
+    if not found:
+        console.print("no failure rules")
+    for r in found:
+        console.print(f"{r.id}  support {r.support}{'' if r.active else ' (inactive)'}  {r.text()}",
+                      markup=False, highlight=False, soft_wrap=True)
+
+
 @bank_app.command("export")
 def export_cmd(out: Path = typer.Argument(..., help="JSON file to write."),
                bank_file: Optional[Path] = typer.Option(None, "--bank", help=_BANK_HELP)) -> None:
@@ -112,7 +152,7 @@ def export_cmd(out: Path = typer.Argument(..., help="JSON file to write."),
         n = bank.export_json(out)
     except OSError as e:
         fail(f"cannot write {out}: {e}")
-    console.print(f"{n} experiences written to {out}")
+    console.print(f"{n} experiences (with their values and the failure rules) written to {out}")
 
 
 @bank_app.command("import")

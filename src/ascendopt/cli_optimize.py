@@ -39,6 +39,9 @@ def optimize_command(
     only: Optional[str] = typer.Option(None, "--only", help="stage1 or stage2."),
     bank_file: Path = typer.Option(DEFAULT_BANK_FILE, "--bank", help="Experience bank (created from the shipped bank if missing)."),
     freeze_bank: bool = typer.Option(False, "--freeze-bank", help="Never add experiences (ablations)."),
+    retrieval: str = typer.Option("value", "--retrieval",
+                                  help="Rank retrieved experiences by similarity and learnt value (value) or "
+                                       "by similarity only (similarity; ablation)."),
     llm: Optional[Path] = typer.Option(None, "--llm", help="LLM config file (default: offline rewriters)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default ./optimize_<op>)."),
     workers: int = typer.Option(1, "--workers", min=1, help="Candidates evaluated in parallel (processes)."),
@@ -82,6 +85,9 @@ def optimize_command(
             bank.import_json(DEFAULT_BANK_JSON)
     except (BankError, OSError) as e:
         fail(f"cannot open experience bank: {e}" if str(bank_file) in str(e) else f"cannot open experience bank {bank_file}: {e}")
+    if retrieval not in ("value", "similarity"):
+        fail(f"--retrieval must be value or similarity, not {retrieval!r}")
+    bank.retrieval = retrieval
     rewriter = _rewriter(llm, db)  # after the store: the LLM cache is a table of the record database
     cfg = AgentConfig(rounds=rounds, schedule=schedule, beam_width=beam_width, stage1_steps=stage1_steps, stage1_candidates=stage1_candidates,
                       stage2_steps=stage2_steps, rewind_budget=rewind_budget, use_experience=not no_experience,
@@ -138,6 +144,7 @@ def _one(op, cases, store, backend, bank, rewriter, cfg, budget, workers, db, re
     from ascendopt.evaluate.budget import BudgetedEvaluator
     from ascendopt.evaluate.evaluator import EvalConfig, Evaluator, largest_per_dtype
     from ascendopt.evaluate.executors import InlineExecutor, LocalExecutor
+    from ascendopt.bank.rules import rules
     from ascendopt.optimize_report import render
     from ascendopt.tiling.search import unified_patch
 
@@ -178,7 +185,8 @@ def _one(op, cases, store, backend, bank, rewriter, cfg, budget, workers, db, re
         (out / "best.patch").write_text(unified_patch(op, best))
         titles = {e.id: e.experience.title for e in bank.entries()}
         (out / "report.html").write_text(render(res, records, titles, None if usage is None else _plain(usage),
-                                                title=f"ascendopt optimize: {op.op_type} ({op.name})"))
+                                                title=f"ascendopt optimize: {op.op_type} ({op.name})",
+                                                rule_texts={r.id: r.text() for r in rules(bank)}))
         (out / "result.json").write_text(json.dumps({**res.to_dict(), "run_id": beval.run_id}, indent=2, default=str))
     except OSError as e:
         fail(f"cannot write the outputs to {out}: {e}; the evaluations are recorded in {db} (run {beval.run_id})", 1)

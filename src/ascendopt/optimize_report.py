@@ -3,8 +3,9 @@
 Everything it shows is read from the run's records and the :class:`OptimizeResult`: the
 trajectory (latency per charged evaluation, coloured by stage, failures marked), the pipe
 utilisation of the original and of the best candidate side by side, the accepted changes with
-their diffs and the experiences that led to them, the budget spent by stage, and LLM usage
-when an LLM was used. No external files, scripts or fonts.
+their diffs and the experiences that led to them, the lineage of each accepted Stage I
+candidate (the diagnosis it was made from, the experiences and failure rules that produced it,
+its outcome), the budget spent by stage, and LLM usage when an LLM was used. No external files, scripts or fonts.
 """
 
 from __future__ import annotations
@@ -97,8 +98,43 @@ def _pipe_table(profiles: dict[str, dict[str, Any] | None]) -> str:
     return "".join(rows)
 
 
+def lineage(result: OptimizeResult) -> list[dict[str, Any]]:
+    """Each link of each accepted Stage I change with the step that proposed it: the diagnosis
+    of the kernel it was made from, its experiences and rules, and its verdict."""
+    out = []
+    for a in result.accepted:
+        for link in a.chain:
+            for s in result.steps:
+                t = next((t for t in s.get("tried", ()) if t["digest"] == link["digest"]), None)
+                if s.get("stage") == "stage1" and t is not None:
+                    out.append({"accepted": a.digest, "digest": t["digest"], "rewrite": t["rewrite"],
+                                "site": t["site"], "diagnosis": s.get("diagnosis", ""),
+                                "findings": s.get("findings", []),
+                                "experiences": t.get("experiences", []), "rules": t.get("rules", []),
+                                "verdict": t["verdict"], "latency_us": t["latency_us"]})
+                    break
+    return out
+
+
+def _lineage_html(result: OptimizeResult, bank_titles: dict[str, str], rule_texts: dict[str, str]) -> str:
+    e = html.escape
+    rows = ["<h2>Lineage: evidence to outcome</h2>"]
+    links = lineage(result)
+    if not links:
+        return rows[0] + "<p>no accepted Stage I candidate.</p>"
+    rows.append("<table><tr><th>candidate</th><th>diagnosis</th><th>experiences</th><th>rules in force</th>"
+                "<th>outcome</th></tr>")
+    for x in links:
+        exps = "<br>".join(f"<code>{e(i)}</code> {e(bank_titles.get(i, ''))}" for i in x["experiences"]) or "none"
+        rules = "<br>".join(f"<code>{e(i)}</code> {e(rule_texts.get(i, ''))}" for i in x["rules"]) or "none"
+        lat = f" ({x['latency_us']:.3f} us)" if x["latency_us"] else ""
+        rows.append(f"<tr><td><code>{e(x['digest'][:12])}</code> {e(x['rewrite'])}: {e(x['site'])}</td>"
+                    f"<td>{e(x['diagnosis'])}</td><td>{exps}</td><td>{rules}</td><td>{e(x['verdict'])}{lat}</td></tr>")
+    return "".join(rows) + "</table>"
+
+
 def render(result: OptimizeResult, records: list[EvalRecord], bank_titles: dict[str, str],
-           usage: dict[str, Any] | None = None, title: str = "") -> str:
+           usage: dict[str, Any] | None = None, title: str = "", rule_texts: dict[str, str] | None = None) -> str:
     """The report as one HTML string."""
     pts = trajectory(records)
     by_digest = {r.evaluation.digest: r.evaluation for r in records if r.evaluation.ok}
@@ -134,6 +170,7 @@ def render(result: OptimizeResult, records: list[EvalRecord], bank_titles: dict[
                    f"({a.parent_us / a.latency_us:.3f}x)</p>"
                    + (f"<p>guided by experiences:</p><ul>{exps}</ul>" if exps else "")
                    + f"<pre>{e(a.diff)}</pre>")
+    out.append(_lineage_html(result, bank_titles, rule_texts or {}))
     out.append("<h2>Stage I steps</h2><table><tr><th>round</th><th>diagnosis</th><th>retrieved</th>"
                "<th>tried</th></tr>")
     for s in result.steps:

@@ -15,6 +15,18 @@ parts, each in [0, 1]:
 
 An optional dense retriever (:class:`DenseScorer`: an OpenAI-compatible embeddings endpoint
 or a local sentence-embedding model) adds a fourth part behind the same interface.
+
+With ``mode="value"`` (the default; ``"similarity"`` is the ablation) a **value** part is added:
+what the experience's guidance has been worth in the role so far, with an exploration bonus
+for experiences seldom tried (:func:`ascendopt.bank.outcomes.ucb`: the Beta posterior mean of
+its outcomes plus a UCB1 term; 0.5 for every experience before any outcome).
+
+An experience whose Stage I rewrite is known and finds no site in the kernel (``applies`` 0)
+cannot be what the rewriter does next: it ranks after every experience that applies or whose
+rewrite is unknown, whatever its other parts (so on a kernel with no scalar loop, "use vector
+instructions instead of scalar element loops" is not among the top hits). Within each of the
+two groups, a repeat of a lesson already ranked (same title and family, measured on another
+kernel) comes after every lesson's first occurrence, so the top hits are distinct lessons.
 """
 
 from __future__ import annotations
@@ -80,15 +92,27 @@ def rewrite_applies(rewrite: str, op: Operator | None, cache: dict[str, bool] | 
     return 1.0 if found else 0.0
 
 
+MODES = ("value", "similarity")
+
+
 def retrieve(bank: ExperienceBank, diagnosis: Diagnosis, k: int = 5, op: Operator | None = None,
-             exclude_ops: Iterable[str] = (), dense: DenseScorer | None = None) -> list[Hit]:
+             exclude_ops: Iterable[str] = (), dense: DenseScorer | None = None, mode: str | None = None,
+             role: str = "rewrite") -> list[Hit]:
     """The ``k`` best experiences for ``diagnosis`` (of kernel ``op`` when given).
 
     Args:
         exclude_ops: Leave out experiences measured only on these operators (held-out
             evaluation: an operator must not retrieve what was learnt on itself).
         dense: Optional dense scorer; its score is added as a fourth part.
+        mode: ``value`` (similarity parts plus the value part) or ``similarity``; default
+            the bank's ``retrieval`` attribute (``value``).
+        role: Whose value counts (:data:`ascendopt.bank.outcomes.ROLES`).
     """
+    from ascendopt.bank.outcomes import Value, ucb, values
+
+    mode = mode or getattr(bank, "retrieval", "value")
+    if mode not in MODES:
+        raise ValueError(f"unknown retrieval mode {mode!r} ({', '.join(MODES)})")
     excluded = set(exclude_ops)
     entries = [e for e in bank.entries() if not (e.seen_on and set(e.seen_on) <= excluded)]
     if not entries:
@@ -98,6 +122,8 @@ def retrieve(bank: ExperienceBank, diagnosis: Diagnosis, k: int = 5, op: Operato
     feats = diagnosis.features()
     dense_scores = dense.scores(diagnosis.query_text(), entries) if dense is not None else {}
     applies: dict[str, bool] = {}
+    vals = values(bank, role) if mode == "value" else {}
+    total = sum(v.tries for v in vals.values())
     hits = []
     for e in entries:
         exp = e.experience
@@ -107,6 +133,21 @@ def retrieve(bank: ExperienceBank, diagnosis: Diagnosis, k: int = 5, op: Operato
                  "applies": rewrite_applies(str(exp.applicability.get("rewrite") or ""), op, applies)}
         if dense is not None:
             parts["dense"] = float(dense_scores.get(e.id, 0.0))
+        if mode == "value":
+            parts["value"] = ucb(vals.get(e.id, Value()), total)
         hits.append(Hit(e, sum(parts.values()), parts))
-    hits.sort(key=lambda h: (-h.score, -h.experience.speedup, h.experience.id))
-    return hits[:k]
+    hits.sort(key=lambda h: (h.parts["applies"] == 0.0, -h.score, -h.experience.speedup, h.experience.id))
+    cannot = [h for h in hits if h.parts["applies"] == 0.0]
+    return (diverse([h for h in hits if h.parts["applies"] != 0.0]) + diverse(cannot))[:k]
+
+
+def diverse(hits: list[Hit]) -> list[Hit]:
+    """The hits with repeats of a lesson (same title and family: the same optimization
+    measured on other kernels) moved after every first occurrence, order otherwise kept."""
+    seen: set[tuple[str, str]] = set()
+    first, again = [], []
+    for h in hits:
+        key = (h.experience.title, h.experience.family)
+        (again if key in seen else first).append(h)
+        seen.add(key)
+    return first + again

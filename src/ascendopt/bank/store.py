@@ -32,9 +32,9 @@ from ascendopt.dbfile import describe_error, file_problem
 from ascendopt.transforms.families import FAMILIES_VERSION
 
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 EXPORT_FORMAT = "ascendopt-experience-bank"
-EXPORT_VERSION = 1
+EXPORT_VERSION = 2
 DEFAULT_BANK_JSON = Path(__file__).resolve().parent / "default_bank.json"
 
 _SCHEMA_V1 = """
@@ -53,7 +53,44 @@ CREATE INDEX experiences_family ON experiences(family);
 CREATE VIRTUAL TABLE experiences_fts USING fts5(id UNINDEXED, body);
 """
 
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {}
+#: Version 2: what came of each proposal (``outcomes``), each experience's value per role
+#: (``exp_values``) and the failure rules (``rules``); see :mod:`ascendopt.bank.outcomes` and
+#: :mod:`ascendopt.bank.rules`.
+_SCHEMA_V2 = """
+CREATE TABLE IF NOT EXISTS outcomes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    role TEXT NOT NULL,
+    op TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    parent TEXT NOT NULL,
+    rewrite TEXT NOT NULL,
+    family TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    record TEXT NOT NULL,
+    UNIQUE (role, op, digest, parent)
+);
+CREATE TABLE IF NOT EXISTS exp_values (
+    exp_id TEXT NOT NULL,
+    role TEXT NOT NULL,
+    successes REAL NOT NULL DEFAULT 0,
+    failures REAL NOT NULL DEFAULT 0,
+    tries INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (exp_id, role)
+);
+CREATE TABLE IF NOT EXISTS rules (
+    id TEXT PRIMARY KEY,
+    record TEXT NOT NULL
+);
+"""
+
+
+def _to_v2(db: sqlite3.Connection) -> None:
+    for stmt in _SCHEMA_V2.split(";"):
+        if stmt.strip():
+            db.execute(stmt)
+
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _to_v2}
 
 
 class BankError(RuntimeError):
@@ -99,6 +136,7 @@ class ExperienceBank:
 
     def __init__(self, path: str | Path = ":memory:", readonly: bool = False, timeout_s: float | None = None):
         self.path = str(path)
+        self.retrieval = "value"  # how Stage I ranks hits: "value" or "similarity" (bank.retrieve)
         self.timeout_s = timeout_s = dbfile.LOCK_TIMEOUT_S if timeout_s is None else timeout_s
         self._lock = threading.RLock()
         if readonly and not Path(self.path).exists():
@@ -140,8 +178,9 @@ class ExperienceBank:
             if not has:
                 if readonly or db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
                     raise BankError(f"{self.path}: not an experience bank")
+                # a new bank is made at version 1 and migrated like an old one (one path to test)
                 db.executescript("BEGIN;" + _SCHEMA_V1 + "CREATE TABLE bank_schema (version INTEGER NOT NULL);"
-                                 f"INSERT INTO bank_schema VALUES ({SCHEMA_VERSION}); COMMIT;")
+                                 "INSERT INTO bank_schema VALUES (1); COMMIT;")
             row = db.execute("SELECT version FROM bank_schema").fetchone()
             if row is None or not isinstance(row[0], int):
                 raise BankError(f"{self.path}: corrupt bank (no schema version); left untouched")
@@ -150,8 +189,8 @@ class ExperienceBank:
                 raise BankError(f"{self.path}: bank schema version {version} is newer than this ascendopt "
                                 f"({SCHEMA_VERSION}); upgrade ascendopt")
             while version < SCHEMA_VERSION:
-                if readonly:
-                    raise BankError(f"{self.path}: bank schema version {version} needs migrating; open it read-write")
+                if readonly:  # readable as it is: what a newer version added reads as empty
+                    return version
                 if version not in MIGRATIONS:
                     raise BankError(f"{self.path}: no migration from bank schema version {version}")
                 with db:
@@ -163,6 +202,24 @@ class ExperienceBank:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+    @property
+    def learns(self) -> bool:
+        """Whether the file has the tables of outcomes, values and rules (schema 2 or later;
+        an older bank opened read-only has not)."""
+        return self.schema_version >= 2
+
+    @_guarded
+    def query(self, sql: str, args: tuple = ()) -> list[tuple]:
+        """Rows of one read (for the bank's own modules: outcomes, rules, lineage)."""
+        with self._lock:
+            return self._db.execute(sql, args).fetchall()
+
+    @_guarded
+    def write(self, statements: Iterable[tuple[str, tuple]]) -> list[int]:
+        """Runs the statements in one transaction; returns each one's changed row count."""
+        with self._lock, self._db:
+            return [self._db.execute(sql, args).rowcount for sql, args in statements]
 
     def __enter__(self) -> "ExperienceBank":
         return self
@@ -240,10 +297,16 @@ class ExperienceBank:
 
     # ----------------------------------------------------------------- export/import
     def export_dict(self) -> dict[str, Any]:
+        """Experiences, their values per role and the failure rules (version 2; a version 1
+        export has experiences only)."""
+        from ascendopt.bank.outcomes import export_values
+        from ascendopt.bank.rules import rules
+
         return {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "experience_version": EXPERIENCE_VERSION,
                 "families_version": FAMILIES_VERSION,
                 "experiences": [{"support": e.support, "seen_on": list(e.seen_on), **e.experience.to_dict()}
-                                for e in sorted(self.entries(), key=lambda e: e.id)]}
+                                for e in sorted(self.entries(), key=lambda e: e.id)],
+                "values": export_values(self), "rules": [r.to_dict() for r in rules(self)]}
 
     def export_json(self, path: str | Path) -> int:
         """Writes every experience to a JSON file (sorted, deterministic); returns the count."""
@@ -274,4 +337,16 @@ class ExperienceBank:
         for exp, seen, support in exps:
             _, new = self.add(exp, seen, support)
             added, merged = added + new, merged + (not new)
+        self._import_learnt(path, d)
         return added, merged
+
+    def _import_learnt(self, path: str | Path, d: dict[str, Any]) -> None:
+        """The values and rules of an export (version 2)."""
+        from ascendopt.bank.outcomes import import_values
+        from ascendopt.bank.rules import merge_imported
+
+        try:
+            import_values(self, list(d.get("values") or []))
+            merge_imported(self, list(d.get("rules") or []))
+        except (KeyError, ValueError, TypeError) as e:
+            raise BankError(f"{path}: invalid values or rules: {e}") from None

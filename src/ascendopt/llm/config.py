@@ -11,6 +11,7 @@ environment; the environment is read there and only there (components get the re
     max_tokens = 4096
     timeout_s = 120
     max_retries = 3
+    context_tokens = 32000               # token budget of a request's context (0: no budget)
 
     [models]                             # per-role overrides
     refiner = "a-bigger-model"
@@ -62,6 +63,9 @@ class LLMConfig:
         backoff_max_s: Cap of one retry delay.
         prices: ``{model: {"prompt": usd_per_mtok, "completion": usd_per_mtok}}``.
         cache: Whether responses are cached by request hash.
+        context_tokens: Token budget of one request's context (kernel, host, diagnosis,
+            experiences, rules), fitted in tiers by :mod:`ascendopt.llm.context_budget`;
+            0 sends everything.
     """
 
     base_url: str = ""
@@ -77,6 +81,7 @@ class LLMConfig:
     backoff_max_s: float = 30.0
     prices: dict[str, dict[str, float]] = field(default_factory=dict)
     cache: bool = True
+    context_tokens: int = 32000
 
     def __post_init__(self) -> None:
         bad = [r for r in self.models if r not in ROLES]
@@ -122,7 +127,7 @@ class LLMConfig:
 _TYPES: dict[str, type | tuple[type, ...]] = {
     "base_url": str, "model": str, "models": dict, "api_key_env": str, "temperature": (int, float),
     "max_tokens": int, "timeout_s": (int, float), "max_retries": int, "backoff_s": (int, float),
-    "backoff_max_s": (int, float), "prices": dict, "cache": bool,
+    "backoff_max_s": (int, float), "prices": dict, "cache": bool, "context_tokens": int,
 }
 
 

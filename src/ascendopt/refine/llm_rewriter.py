@@ -1,10 +1,13 @@
 """The LLM-guided Stage I rewriter.
 
 :class:`LLMRewriter` implements :class:`ascendopt.refine.rewriter.Rewriter`: it asks the
-``refiner`` role (prompt ``ascendopt/llm/prompts/refiner.md``) with the kernel source, the
-host tiling files, the diagnosis (text and numbers) and the retrieved experiences (title,
-family, mechanism, measured effect, diff); the answer must be one whole file or one unified
-diff, parsed strictly by :mod:`ascendopt.llm.answer`. A refused answer or a failed request
+``refiner`` role (prompt ``ascendopt/llm/prompts/refiner.md``) with the kernel source, its
+other op_kernel files, the host tiling files, the diagnosis (text and numbers), the retrieved
+experiences (title, family, mechanism, measured effect, diff) and the bank's failure rules in
+force, fitted to the configured token budget (:mod:`ascendopt.llm.context_budget`: kernel,
+diagnosis and rules always whole; host files and the best experience summarised; headers and
+the other experiences summarised, then dropped); the answer must be one whole file or one
+unified diff, parsed strictly by :mod:`ascendopt.llm.answer`. A refused answer or a failed request
 makes no proposal and is recorded in :attr:`LLMRewriter.rejections` with the reason.
 
 ``repair`` sends the failed candidate (its kernel and its diff against the parent) with the
@@ -26,7 +29,9 @@ from typing import Any, Mapping
 
 from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.llm.answer import AnswerError, parse_answer
+from ascendopt.bank.rules import rules_text
 from ascendopt.llm.client import LLMClient
+from ascendopt.llm.context_budget import Part, estimate_tokens, fit, header_parts, host_parts, clip
 from ascendopt.llm.errors import LLMError
 from ascendopt.llm.prompts import messages
 from ascendopt.operator import Operator, OperatorError
@@ -61,18 +66,9 @@ class Rejection:
         return {"stage": self.stage, "attempt": self.attempt, "reason": self.reason, "answer": self.answer}
 
 
-def _clip(text: str, limit: int) -> str:
-    """``text`` cut to about ``limit`` characters, keeping its head and tail."""
-    if len(text) <= limit:
-        return text
-    head, tail = text[: limit * 3 // 4], text[-(limit // 4):]
-    return f"{head}\n... [{len(text) - len(head) - len(tail)} characters cut] ...\n{tail}"
-
-
 def format_host(op: Operator, limit: int) -> str:
     """Every op_host file as a titled code block (each clipped to ``limit`` characters)."""
-    parts = [f"#### {k}\n```cpp\n{_clip(op.files[k], limit).rstrip()}\n```" for k in sorted(op.host_files())]
-    return "\n\n".join(parts) or "(none)"
+    return "\n\n".join(p.text for p in host_parts(op, limit)) or "(none)"
 
 
 def format_diagnosis_numbers(d: Diagnosis) -> str:
@@ -95,18 +91,24 @@ def format_diagnosis_numbers(d: Diagnosis) -> str:
     return "\n".join(rows)
 
 
-def format_experiences(hits: list[Any], k: int, diff_limit: int) -> str:
-    """The first ``k`` retrieved experiences: title, family, mechanism, expected effect, diff."""
+def experience_parts(hits: list[Any], diff_limit: int) -> list[Part]:
+    """One context part per experience: title, family, mechanism, expected effect, diff; the
+    best hit is tier ``summarise``, the others ``drop`` (summary: without the diff)."""
     out = []
-    for i, h in enumerate(hits[:k], 1):
+    for i, h in enumerate(hits, 1):
         e = h.experience
         eff = {key: e.expected_effect[key] for key in ("speedup", "slow_us", "fast_us") if key in e.expected_effect}
-        out.append(f"#### {i}. {e.title} (family {e.family}; id {e.id})\n"
-                   f"- mechanism: {e.mechanism}\n"
-                   f"- expected effect: {json.dumps(eff)}\n"
-                   f"- reusable when: {e.reusable_when}\n"
-                   f"- diff (slow -> fast):\n```diff\n{_clip(e.diff, diff_limit).rstrip()}\n```")
-    return "\n\n".join(out) or "(none retrieved)"
+        head = (f"#### {i}. {e.title} (family {e.family}; id {e.id})\n- mechanism: {e.mechanism}\n"
+                f"- expected effect: {json.dumps(eff)}")
+        full = (f"{head}\n- reusable when: {e.reusable_when}\n"
+                f"- diff (slow -> fast):\n```diff\n{clip(e.diff, diff_limit).rstrip()}\n```")
+        out.append(Part("experiences", e.id, full, "summarise" if i == 1 else "drop", head))
+    return out
+
+
+def format_experiences(hits: list[Any], k: int, diff_limit: int) -> str:
+    """The first ``k`` retrieved experiences: title, family, mechanism, expected effect, diff."""
+    return "\n\n".join(p.text for p in experience_parts(hits[:k], diff_limit)) or "(none retrieved)"
 
 
 def _families() -> str:
@@ -122,13 +124,18 @@ class LLMRewriter:
         host_limit: Characters per host file in the prompt.
         diff_limit: Characters per experience diff in the prompt.
         error_limit: Characters of the failure text in a repair prompt.
+        context_tokens: Token budget of a proposal's context (default: the client's
+            configuration, ``context_tokens``); see :mod:`ascendopt.llm.context_budget`.
     """
 
     name = "llm"
 
     def __init__(self, client: LLMClient, experiences: int = 3, host_limit: int = 12000, diff_limit: int = 3000,
-                 error_limit: int = 4000):
+                 error_limit: int = 4000, context_tokens: int | None = None):
         self.client = client
+        config = getattr(client, "config", None)
+        self.context_tokens = context_tokens if context_tokens is not None else getattr(config, "context_tokens", 0)
+        self.fits: list[dict[str, Any]] = []
         self.k, self.host_limit, self.diff_limit, self.error_limit = experiences, host_limit, diff_limit, error_limit
         self.rejections: list[Rejection] = []
         self._asked: dict[str, int] = {}
@@ -143,23 +150,29 @@ class LLMRewriter:
                 "families": _families()}
 
     def prompt(self, ctx: RewriteContext, attempt: int) -> list[dict[str, str]]:
-        """The chat messages of one proposal attempt."""
+        """The chat messages of one proposal attempt, its context fitted to the token budget
+        (what was summarised or dropped is appended to :attr:`fits`)."""
         lat = ctx.evaluation.latency_us
         v = self._values(ctx.op) | {
             "latency_us": f"{lat:.3f}" if lat is not None else "unknown",
             "diagnosis_text": ctx.diagnosis.text or "(no findings)",
             "diagnosis_numbers": format_diagnosis_numbers(ctx.diagnosis),
-            "experiences": format_experiences(ctx.hits, self.k, self.diff_limit),
-            "attempt": attempt,
+            "rules": rules_text(ctx.rules), "attempt": attempt,
         }
-        return messages(ROLE, v)
+        parts = (header_parts(ctx.op, self.host_limit) + experience_parts(ctx.hits[: self.k], self.diff_limit)
+                 + host_parts(ctx.op, self.host_limit))
+        empty = {"host": "(none)", "experiences": "(none retrieved)", "kernel_headers": "(none)"}
+        bare = messages(ROLE, v | {g: "" for g in empty})
+        got = fit(parts, self.context_tokens, sum(estimate_tokens(m["content"]) for m in bare), empty)
+        self.fits.append({"attempt": attempt, "digest": ctx.op.digest, **got.to_dict()})
+        return messages(ROLE, v | empty | got.values)
 
     def repair_prompt(self, ctx: RewriteContext, failed: Proposal, evaluation: Evaluation,
                       attempt: int = 1) -> list[dict[str, str]]:
         """The chat messages asking to fix ``failed``."""
         v = self._values(failed.op) | {"attempt": attempt,
-            "status": evaluation.status, "error": _clip(evaluation.error or "(no error text)", self.error_limit),
-            "failed_diff": _clip(failed.op.diff(ctx.op), 4 * self.diff_limit).rstrip() or "(no change)",
+            "status": evaluation.status, "error": clip(evaluation.error or "(no error text)", self.error_limit),
+            "failed_diff": clip(failed.op.diff(ctx.op), 4 * self.diff_limit).rstrip() or "(no change)",
         }
         return messages(ROLE, v, user="repair")
 
@@ -184,7 +197,7 @@ class LLMRewriter:
         seen.add(op.digest)
         prior, ids = experience_prior(self.name, ans.family, ctx.hits[: self.k])
         site = ans.summary or f"llm answer ({ans.kind} of {ans.path or 'the sources'})"
-        return Proposal(op, "llm", ans.family, site, ids, prior), True
+        return Proposal(op, "llm", ans.family, site, ids, prior, rules=[r.id for r in ctx.rules]), True
 
     def _reject(self, stage: str, attempt: int, reason: str, answer: str = "") -> None:
         log.info("llm rewriter: %s attempt %d gave no proposal: %s", stage, attempt, reason)

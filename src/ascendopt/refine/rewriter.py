@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ascendopt.bank.retrieve import Hit
+from ascendopt.bank.rules import blocking
 from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.operator import Operator
 from ascendopt.profile.diagnosis import Diagnosis
@@ -37,6 +38,8 @@ class RewriteContext:
         diagnosis: What its profile says.
         hits: Retrieved experiences, best first (empty without experience).
         tried: Digests of candidates already evaluated from this operator (not to propose again).
+        rules: The bank's failure rules in force for this diagnosis
+            (:func:`ascendopt.bank.rules.in_force`): not proposed offline, stated to the LLM.
     """
 
     op: Operator
@@ -44,6 +47,7 @@ class RewriteContext:
     diagnosis: Diagnosis
     hits: list[Hit] = field(default_factory=list)
     tried: set[str] = field(default_factory=set)
+    rules: list[Any] = field(default_factory=list)
 
 
 @dataclass
@@ -61,6 +65,7 @@ class Proposal:
             the transform relieves).
         transform: The transform object (offline), for distilling an accepted rewrite.
         site_obj: The transform's site (offline).
+        rules: Ids of the failure rules in force when it was proposed (lineage).
     """
 
     op: Operator
@@ -72,10 +77,12 @@ class Proposal:
     match: float = 1.0
     transform: Any = None
     site_obj: Any = None
+    rules: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"digest": self.op.digest, "rewrite": self.rewrite, "family": self.family, "site": self.site,
-                "experiences": self.experiences, "prior": round(self.prior, 4), "match": round(self.match, 4)}
+                "experiences": self.experiences, "prior": round(self.prior, 4), "match": round(self.match, 4),
+                "rules": self.rules}
 
 
 class Rewriter(Protocol):
@@ -171,8 +178,11 @@ class OfflineRewriter:
         matches = [diagnosis_match(relieves_of(t), ctx.diagnosis) for t in self.transforms]
         order = sorted(range(len(self.transforms)), key=lambda i: (-priors[i][0] * matches[i], i))
         seen: set[str] = set()
+        rule_ids = [r.id for r in ctx.rules]
         for i in order:
             t, (prior, ids), match = self.transforms[i], priors[i], matches[i]
+            if blocking(ctx.rules, t.name):
+                continue
             try:
                 sites = sites_of(t, ctx.op) if anchored(t, ctx.op) else []
             except Exception:  # noqa: BLE001 - a matcher that cannot read this kernel finds nothing
@@ -185,7 +195,7 @@ class OfflineRewriter:
                 if cand.digest in ctx.tried or cand.digest == ctx.op.digest or cand.digest in seen:
                     continue
                 seen.add(cand.digest)
-                yield Proposal(cand, t.name, t.family, s.label, ids, prior, match, t, s)
+                yield Proposal(cand, t.name, t.family, s.label, ids, prior, match, t, s, rule_ids)
 
     def candidates(self, ctx: RewriteContext) -> list[Proposal]:
         """Every proposal, best first (all built: for reports; Stage I uses :meth:`propose`)."""

@@ -2,7 +2,8 @@
 
 1. The current kernel's evaluation is diagnosed (:mod:`ascendopt.profile.diagnosis`).
 2. The top-k experiences for that diagnosis are retrieved from the bank (none in the
-   ``--no-experience`` ablation), leaving out those learnt only on ``exclude_ops``.
+   ``--no-experience`` ablation), leaving out those learnt only on ``exclude_ops``; the
+   bank's failure rules in force for the diagnosis go to the rewriter.
 3. The rewriter proposes up to ``candidates`` rewrites, best first.
 4. Each is evaluated like any candidate (charged to the budget, recorded); a failed one may be
    repaired by the rewriter (LLM only), each repair another charged evaluation.
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ascendopt.bank.retrieve import Hit, retrieve
+from ascendopt.bank.rules import in_force
 from ascendopt.bank.store import ExperienceBank
 from ascendopt.cases import Case
 from ascendopt.evaluate.budget import BudgetExhausted
@@ -89,7 +91,7 @@ def stage1_step(op: Operator, op_ev: Evaluation, cases: Sequence[Case], beval: A
     diag = diagnose_evaluation(op_ev, cores)
     hits = retrieve(bank, diag, k, op=op, exclude_ops=exclude_ops) if bank is not None and k > 0 else []
     res = StepResult(diag, hits)
-    ctx = RewriteContext(op, op_ev, diag, hits, tried)
+    ctx = RewriteContext(op, op_ev, diag, hits, tried, in_force(bank, diag.findings))
     proposals = rewriter.propose(ctx, candidates)
     res.proposed = len(proposals)
     ref = op_ev if reference is None else reference
