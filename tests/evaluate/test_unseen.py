@@ -10,7 +10,7 @@ import pytest
 from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.evaluate.store import MemoryStore
 from ascendopt.evaluate.unseen import STRUCTURAL_DIM, declared_dtypes, generate, signature
-from ascendopt.evaluate.unseen_check import adopt_optimize, ranked_candidates, verify_best
+from ascendopt.evaluate.unseen_check import adopt_optimize, check_run, ranked_candidates, verify_best
 from ascendopt.operator import Operator
 
 from .conftest import HOST, edit
@@ -91,12 +91,17 @@ def test_ranked_candidates_start_at_the_best_and_end_with_the_original(base):
 def test_a_tiling_correct_only_at_its_benchmark_shape_fails_and_the_next_best_is_returned(
         backend, base, bench_only, hard_coded):
     good = edit(base, HOST, "uint32_t tileLength = 1024;", "uint32_t tileLength = 512;", origin="test/good")
-    rep = verify_best(backend, base, bench_only, [(hard_coded, 1.0), (good, 2.0), (base, 3.0)], count=3)
+    store = MemoryStore()  # the search's records: the hard-coded tiling is the fastest correct one
+    run = store.create_run("scale_copy", {})
+    for op, us in ((base, 3.0), (hard_coded, 1.0), (good, 2.0)):
+        store.put_sources(op.digest, op.files)
+        store.add_evaluation(run, _ev(op.digest, us))
+    rep = check_run(backend, store, run, base, bench_only, None, count=3)
     assert [s.kind for s in rep.shapes] == ["ragged", "single", "largest"]
     first = rep.checked[0]
     assert first.digest == hard_coded.digest and not first.passed
     assert first.failing_shape == "x float32[63, 2999], y float32[63, 2999]"
-    assert rep.fell_back and rep.rejected == [hard_coded.digest]
+    assert rep.fell_back and rep.rejected == [hard_coded.digest] == rep.passed_over
     assert rep.chosen_op.digest == good.digest and rep.chosen_us == 2.0
     assert rep.to_dict()["shapes"][0]["shape"] == first.failing_shape
     assert "fails x float32[63, 2999]" in rep.summary()
@@ -106,7 +111,7 @@ def test_a_tiling_correct_only_at_its_benchmark_shape_fails_and_the_next_best_is
 
     res = Result()
     adopt_optimize(res, rep)
-    assert res.best_op is good and res.best_us == 2.0
+    assert res.best_op.digest == good.digest and res.best_us == 2.0
 
 
 def test_disabled_or_nothing_but_the_original_checks_nothing(backend, base, bench_only, hard_coded):
@@ -114,3 +119,18 @@ def test_disabled_or_nothing_but_the_original_checks_nothing(backend, base, benc
     assert rep.chosen_op is hard_coded and not rep.shapes and not rep.fell_back
     rep = verify_best(backend, base, bench_only, [(base, 3.0)], count=4)
     assert rep.chosen_op is base and not rep.shapes and not rep.checked
+
+
+def test_a_benchmark_trial_does_not_credit_a_candidate_passed_over_on_unseen_shapes():
+    from types import SimpleNamespace
+
+    from ascendopt.bench.metrics import trial_from_records
+
+    def rec(lat, digest):
+        return SimpleNamespace(charged=True, evaluation=SimpleNamespace(
+            status="ok", ok=True, latency_us=lat, digest=digest, error_kind="", cases=[], benchmark=[], profile={}))
+
+    recs = [rec(10.0, "orig"), rec(4.0, "hard_coded"), rec(8.0, "good")]
+    assert trial_from_records(recs, "orig", "op", 1, "m", 0).speedup == 2.5
+    t = trial_from_records(recs, "orig", "op", 1, "m", 0, rejected=["hard_coded"])
+    assert t.evals == [(True, 10.0), (False, 4.0), (True, 8.0)] and t.speedup == 1.25

@@ -199,25 +199,31 @@ def base_cases(cases: Sequence[Case]) -> list[Case]:
 
 
 def generate(cases: Sequence[Case], op: Any = None, max_elements: int = DEFAULT_MAX_ELEMENTS) -> list[UnseenShape]:
-    """Every derived case, in the order they are worth checking (:data:`KINDS`, each over the
-    base cases), none repeating a case's shape or another derived one."""
+    """Every derived case, in the order they are worth checking: one of each kind in turn
+    (:data:`KINDS`), the ``j``-th size change going through the base cases from the ``j``-th on, so that the
+    first few cover every kind and every dtype path. None repeats a case's shape or another
+    derived one."""
     bases = base_cases(cases)
-    seen = {signature(c) for c in cases}
-    out: list[UnseenShape] = []
-
-    def add(case: Case | None, kind: str, base: str) -> None:
-        if case is None or signature(case) in seen:
-            return
-        seen.add(signature(case))
-        out.append(UnseenShape(case, kind, base, UNSEEN_SEED + len(out)))
-
+    make = {"ragged": ragged, "single": single, "half": half,
+            "largest": lambda b: largest(b, max_elements)}
+    lists: list[list[tuple[Case | None, str, str]]] = []
+    j = 0
     for kind in KINDS:
         if kind == "dtype":
-            for c in dtype_variants(cases, bases, op):
-                add(c, kind, c.name.split("__unseen_")[0])
+            lists.append([(c, kind, c.name.split("__unseen_")[0]) for c in dtype_variants(cases, bases, op)])
             continue
-        for b in bases:
-            made = largest(b, max_elements) if kind == "largest" else {"ragged": ragged, "single": single,
-                                                                        "half": half}[kind](b)
-            add(made, kind, b.name)
+        turn = bases[j % len(bases):] + bases[:j % len(bases)] if bases else []
+        j += 1
+        lists.append([(make[kind](b), kind, b.name) for b in turn])
+    seen = {signature(c) for c in cases}
+    out: list[UnseenShape] = []
+    for k in range(max((len(x) for x in lists), default=0)):
+        for lst in lists:
+            if k >= len(lst):
+                continue
+            case, kind, base = lst[k]
+            if case is None or signature(case) in seen:
+                continue
+            seen.add(signature(case))
+            out.append(UnseenShape(case, kind, base, UNSEEN_SEED + len(out)))
     return out

@@ -61,8 +61,8 @@ class UnseenReport:
     """What the check did: the shapes checked, those dropped (the original fails them), each
     candidate's verdict in walk order, and the answer.
 
-    ``chosen_op`` / ``chosen_us`` are the answer (None when nothing was checked: no shape the
-    original passes, or the check was disabled)."""
+    ``chosen_op`` / ``chosen_us`` are the answer; ``passed_over`` the digests ranked above it
+    (those that failed, and those not tried once ``max_walk`` were): not an answer."""
 
     shapes: list[UnseenShape] = field(default_factory=list)
     dropped: list[dict[str, str]] = field(default_factory=list)
@@ -70,6 +70,7 @@ class UnseenReport:
     chosen_op: Operator | None = None
     chosen_us: float | None = None
     seconds: float = 0.0
+    passed_over: list[str] = field(default_factory=list)
 
     @property
     def fell_back(self) -> bool:
@@ -84,7 +85,7 @@ class UnseenReport:
     def to_dict(self) -> dict[str, Any]:
         return {"shapes": [s.to_dict() for s in self.shapes], "dropped": self.dropped,
                 "checked": [c.to_dict() for c in self.checked], "fell_back": self.fell_back,
-                "rejected": self.rejected,
+                "rejected": self.rejected, "passed_over": self.passed_over,
                 "chosen": None if self.chosen_op is None else self.chosen_op.digest, "chosen_us": self.chosen_us,
                 "seconds": round(self.seconds, 2)}
 
@@ -226,6 +227,9 @@ def verify_best(backend: Any, reference: Operator, cases: Sequence[Case],
             ref = next((c for c in candidates if c[0].digest == reference.digest), (reference, None))
             rep.chosen_op, rep.chosen_us = ref
             rep.checked.append(Checked(reference.digest, ref[1], True))
+    ranked = [c[0].digest for c in candidates]
+    if rep.chosen_op is not None and rep.chosen_op.digest in ranked:
+        rep.passed_over = ranked[:ranked.index(rep.chosen_op.digest)]
     rep.seconds = time.perf_counter() - t0
     return rep
 
@@ -253,3 +257,34 @@ def adopt_optimize(result: Any, rep: UnseenReport) -> None:
     """Makes an ``optimize`` (or benchmark method) result's best the checked answer."""
     if rep.fell_back and rep.chosen_op is not None:
         result.best_op, result.best_us = rep.chosen_op, rep.chosen_us
+
+
+def markdown(rep: UnseenReport) -> str:
+    """The report's section (markdown): shapes checked, dropped, each candidate's verdict."""
+    lines = ["", "## Unseen shapes", "", rep.summary(), ""]
+    if rep.shapes:
+        lines += ["| shape | kind | derived from |", "|---|---|---|"]
+        lines += [f"| `{s.describe()}` | {s.kind} | {s.base} |" for s in rep.shapes]
+    if rep.checked:
+        lines += ["", "| candidate | latency | verdict |", "|---|---|---|"]
+        lines += [f"| `{c.digest[:12]}` | {'-' if c.latency_us is None else f'{c.latency_us:.3f} us'} | "
+                  + ("passes all" if c.passed else f"fails `{c.failing_shape}`: {c.message[:160]}") + " |"
+                  for c in rep.checked]
+    if rep.dropped:
+        lines += ["", f"Dropped (the original fails them): "
+                  + "; ".join(f"`{d['shape']}` ({d['reason'][:80]})" for d in rep.dropped)]
+    return "\n".join(lines) + "\n"
+
+
+def html(rep: UnseenReport) -> str:
+    """The report's section (HTML), for the ``optimize`` page."""
+    import html as h
+
+    rows = "".join(f"<tr><td><code>{h.escape(s.describe())}</code></td><td>{s.kind}</td><td>{h.escape(s.base)}</td></tr>"
+                   for s in rep.shapes)
+    verdicts = "".join(f"<li><code>{c.digest[:12]}</code>: "
+                       + ("passes all" if c.passed else f"fails <code>{h.escape(c.failing_shape)}</code>: "
+                                                        f"{h.escape(c.message[:200])}") + "</li>" for c in rep.checked)
+    return (f"<h2>Unseen shapes</h2><p>{h.escape(rep.summary())}</p>"
+            + (f"<table><tr><th>shape</th><th>kind</th><th>derived from</th></tr>{rows}</table>" if rows else "")
+            + (f"<ul>{verdicts}</ul>" if verdicts else ""))
