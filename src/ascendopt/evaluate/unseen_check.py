@@ -104,7 +104,7 @@ class UnseenReport:
                 f"({len(self.rejected)} rejected)")
 
 
-class _Runner:
+class ShapeRunner:
     """Runs cases of operators on one backend: one build per (operator, dtype combination)."""
 
     def __init__(self, backend: Any, timeout_s: float):
@@ -125,7 +125,7 @@ def _kinds(r: CaseResult) -> set[str]:
     return {str(w.get("kind", "")) for w in case_warnings([r])} - {""}
 
 
-def select_shapes(runner: _Runner, reference: Operator, derived: Sequence[UnseenShape], count: int
+def select_shapes(runner: ShapeRunner, reference: Operator, derived: Sequence[UnseenShape], count: int
                   ) -> tuple[list[UnseenShape], list[dict[str, str]], dict[str, set[str]]]:
     """The first ``count`` derived shapes the original passes, those it failed (with why), and
     the hazard kinds the original shows on each kept shape."""
@@ -144,7 +144,7 @@ def select_shapes(runner: _Runner, reference: Operator, derived: Sequence[Unseen
     return kept, dropped, base_kinds
 
 
-def verify(runner: _Runner, op: Operator, shapes: Sequence[UnseenShape], base_kinds: dict[str, set[str]]
+def verify(runner: ShapeRunner, op: Operator, shapes: Sequence[UnseenShape], base_kinds: dict[str, set[str]]
            ) -> tuple[UnseenShape, CaseResult, str] | None:
     """The first shape ``op`` fails (its result and why), or None when it passes all."""
     for s in shapes:
@@ -207,7 +207,7 @@ def verify_best(backend: Any, reference: Operator, cases: Sequence[Case],
     if not walk:  # the answer is the original: the shapes are those it passes
         rep.chosen_op, rep.chosen_us = candidates[-1]
         return rep
-    runner = _Runner(backend, min(timeout_s, UNSEEN_TIMEOUT_S))
+    runner = ShapeRunner(backend, min(timeout_s, UNSEEN_TIMEOUT_S))
     rep.shapes, rep.dropped, base_kinds = select_shapes(runner, reference, generate(cases, reference, max_elements),
                                                         count)
     for op, us in walk:
