@@ -134,3 +134,13 @@ def test_a_benchmark_trial_does_not_credit_a_candidate_passed_over_on_unseen_sha
     assert trial_from_records(recs, "orig", "op", 1, "m", 0).speedup == 2.5
     t = trial_from_records(recs, "orig", "op", 1, "m", 0, rejected=["hard_coded"])
     assert t.evals == [(True, 10.0), (False, 4.0), (True, 8.0)] and t.speedup == 1.25
+
+
+def test_a_size_that_is_a_small_multiple_of_another_keeps_the_proportion(bench_only):
+    c = bench_only[0]
+    x = replace(c.inputs[0], shape=(64, 90))  # e.g. a gated op: x holds two halves of y's width
+    case = replace(c, inputs=[x], outputs=[replace(c.outputs[0], shape=(64, 45))])
+    got = _shapes([case])
+    assert (got["ragged"].case.inputs[0].shape, got["ragged"].case.outputs[0].shape) == ((63, 86), (63, 43))
+    assert (got["single"].case.inputs[0].shape, got["single"].case.outputs[0].shape) == ((1, 2), (1, 1))
+    assert (got["half"].case.inputs[0].shape, got["half"].case.outputs[0].shape) == ((32, 44), (32, 22))

@@ -21,7 +21,8 @@ the search timed) and changes it in one way:
 
 A dimension is changed the same way wherever it occurs (a map from old size to new size over
 all of the case's tensors), so relations between inputs that are equalities (a shared ``K``, a
-broadcast partner, an output equal to an input) hold in the derived case. A tensor with fixed
+broadcast partner, an output equal to an input) hold in the derived case; a size 2 to 4 times
+another one (a concatenation, a split, a gated half) stays that multiple of the other's new size. A tensor with fixed
 data (``value``) keeps its shape, attributes are kept. Relations this cannot keep (an attribute
 naming a size, an output of twice an input's length) are caught by running the unmodified
 operator on each derived case first: a case the original fails is not a valid check and is
@@ -45,6 +46,9 @@ from ascendopt.dtypes import CaseError, canonical_dtype
 #: Dimensions smaller than this are taken as structural (channels, a complex pair, a broadcast
 #: 1) and kept by ``ragged`` and ``half``; ``single`` sets them to 1 too.
 STRUCTURAL_DIM = 8
+#: Largest ratio between two sizes of a case that a derived case keeps (a size 2, 3 or 4 times
+#: another changed one stays that multiple of its new size).
+MAX_RATIO = 4
 #: Default bound on a derived case's elements (all inputs and outputs): a few seconds of
 #: simulated run for a streaming kernel.
 DEFAULT_MAX_ELEMENTS = 1 << 22
@@ -92,11 +96,25 @@ def case_elements(case: Case) -> int:
     return sum(math.prod(t.shape) for t in (*case.inputs, *case.outputs))
 
 
-def _remap(case: Case, size: Callable[[int], int], kind: str) -> Case:
+def _size_map(dims: set[int], rule: Callable[[int], int]) -> dict[int, int]:
+    """Old size -> new size: ``rule(d)``, except that a size ``k`` times a smaller changed one
+    (``2 <= k <= MAX_RATIO``, the smaller at least :data:`STRUCTURAL_DIM`) stays ``k`` times its
+    new size, so a concatenation, a split or a gated half keeps its proportion."""
+    out: dict[int, int] = {}
+    for d in sorted(dims):
+        parent = next((e for e in sorted(out, reverse=True)
+                       if e >= STRUCTURAL_DIM and d % e == 0 and 2 <= d // e <= MAX_RATIO), None)
+        out[d] = rule(d) if parent is None else d // parent * out[parent]
+    return out
+
+
+def _remap(case: Case, rule: Callable[[int], int], kind: str) -> Case:
     """The case with every dimension ``d`` of its tensors (those without fixed data) replaced by
-    ``size(d)``."""
+    its new size (:func:`_size_map`)."""
+    size = _size_map({d for t in (*case.inputs, *case.outputs) if t.value is None for d in t.shape}, rule)
+
     def tensor(t: TensorSpec) -> TensorSpec:
-        return t if t.value is not None else replace(t, shape=tuple(size(d) for d in t.shape))
+        return t if t.value is not None else replace(t, shape=tuple(size[d] for d in t.shape))
 
     return replace(case, name=f"{case.name}__unseen_{kind}", inputs=[tensor(t) for t in case.inputs],
                    outputs=[tensor(t) for t in case.outputs])

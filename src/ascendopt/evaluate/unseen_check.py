@@ -159,9 +159,11 @@ def verify(runner: ShapeRunner, op: Operator, shapes: Sequence[UnseenShape], bas
 
 def ranked_candidates(store: Any, run_id: int, reference: Operator, best_digest: str | None = None,
                       charged_only: bool = False) -> list[tuple[Operator, float | None]]:
-    """The run's correct candidates as operators with their latencies, fastest first, starting
-    at ``best_digest`` (faster ones were not the answer: e.g. under the acceptance threshold);
-    the original last. ``charged_only``: only charged evaluations (what the benchmark credits)."""
+    """The run's correct candidates as operators with their latencies, fastest first, none
+    slower than the original, the original last. With ``best_digest`` (the answer the search
+    returned) that one comes first and only slower ones follow (a faster one was not the answer:
+    e.g. under the acceptance threshold). ``charged_only``: only charged evaluations (what the
+    benchmark credits)."""
     from ascendopt.bench.common import correct
     from ascendopt.evaluate.hazards import hazards
 
@@ -175,10 +177,10 @@ def ranked_candidates(store: Any, run_id: int, reference: Operator, best_digest:
             lat[e.digest] = min(lat.get(e.digest, e.latency_us), e.latency_us)
     ref_us = orig.latency_us if orig is not None and orig.ok else None
     order = sorted((d for d in lat if ref_us is None or lat[d] < ref_us), key=lambda d: (lat[d], d))
-    if best_digest in lat:
-        order = order[order.index(best_digest):]
-    elif best_digest == reference.digest:
+    if best_digest == reference.digest:
         order = []
+    elif best_digest in lat:  # the answer first, then what is slower than it
+        order = [best_digest] + [d for d in order if d != best_digest and lat[d] >= lat[best_digest]]
     out: list[tuple[Operator, float | None]] = []
     for d in order:
         files = store.get_sources(d)
