@@ -144,3 +144,19 @@ def test_a_size_that_is_a_small_multiple_of_another_keeps_the_proportion(bench_o
     assert (got["ragged"].case.inputs[0].shape, got["ragged"].case.outputs[0].shape) == ((63, 86), (63, 43))
     assert (got["single"].case.inputs[0].shape, got["single"].case.outputs[0].shape) == ((1, 2), (1, 1))
     assert (got["half"].case.inputs[0].shape, got["half"].case.outputs[0].shape) == ((32, 44), (32, 22))
+
+
+def test_largest_is_derived_again_to_run_within_its_time_bound(bench_only):
+    from ascendopt.evaluate.check import CaseResult
+    from ascendopt.evaluate.unseen import case_elements
+    from ascendopt.evaluate.unseen_check import LARGEST_SECONDS, select_shapes
+
+    class SlowOriginal:  # the original's runs: 10 us per element, so LARGEST_SECONDS holds 800 K elements
+        def run(self, op, s):
+            return CaseResult(s.case.name, "ok", run_seconds=1e-5 * case_elements(s.case))
+
+    derived = [s for s in generate(bench_only) if s.kind in ("ragged", "largest")]
+    assert case_elements(derived[1].case) * 1e-5 > LARGEST_SECONDS
+    kept, dropped, _ = select_shapes(SlowOriginal(), None, derived, 4)
+    assert [s.kind for s in kept] == ["ragged", "largest"] and not dropped
+    assert 64 < kept[1].case.inputs[0].shape[0] and case_elements(kept[1].case) * 1e-5 <= LARGEST_SECONDS

@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ascendopt.cases import Case, TensorSpec
@@ -69,12 +69,15 @@ class UnseenShape:
         kind: ``ragged``, ``single``, ``largest``, ``half`` or ``dtype``.
         base: Name of the case it was derived from.
         seed: Seed of its inputs.
+        origin: The case it was derived from (``largest`` is derived again from it when the
+            original's runs say it would take too long: :func:`ascendopt.evaluate.unseen_check.select_shapes`).
     """
 
     case: Case
     kind: str
     base: str
     seed: int = UNSEEN_SEED
+    origin: Case | None = field(default=None, compare=False, repr=False)
 
     def describe(self) -> str:
         """``x float32[63, 2999], y float32[63, 2999]``: what the shape is, for reports."""
@@ -224,15 +227,16 @@ def generate(cases: Sequence[Case], op: Any = None, max_elements: int = DEFAULT_
     bases = base_cases(cases)
     make = {"ragged": ragged, "single": single, "half": half,
             "largest": lambda b: largest(b, max_elements)}
-    lists: list[list[tuple[Case | None, str, str]]] = []
+    lists: list[list[tuple[Case | None, str, Case]]] = []
     j = 0
     for kind in KINDS:
         if kind == "dtype":
-            lists.append([(c, kind, c.name.split("__unseen_")[0]) for c in dtype_variants(cases, bases, op)])
+            by_name = {b.name: b for b in bases}
+            lists.append([(c, kind, by_name[c.name.split("__unseen_")[0]]) for c in dtype_variants(cases, bases, op)])
             continue
         turn = bases[j % len(bases):] + bases[:j % len(bases)] if bases else []
         j += 1
-        lists.append([(make[kind](b), kind, b.name) for b in turn])
+        lists.append([(make[kind](b), kind, b) for b in turn])
     seen = {signature(c) for c in cases}
     out: list[UnseenShape] = []
     for k in range(max((len(x) for x in lists), default=0)):
@@ -243,5 +247,5 @@ def generate(cases: Sequence[Case], op: Any = None, max_elements: int = DEFAULT_
             if case is None or signature(case) in seen:
                 continue
             seen.add(signature(case))
-            out.append(UnseenShape(case, kind, base, UNSEEN_SEED + len(out)))
+            out.append(UnseenShape(case, kind, base.name, UNSEEN_SEED + len(out), base))
     return out

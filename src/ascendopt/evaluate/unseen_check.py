@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ascendopt.backends.base import Status
 from ascendopt.cases import Case
 from ascendopt.evaluate.check import CaseResult, case_dtypes, check_case, timed_build
 from ascendopt.evaluate.hazards import case_warnings
-from ascendopt.evaluate.unseen import DEFAULT_COUNT, DEFAULT_MAX_ELEMENTS, UnseenShape, generate
+from ascendopt.evaluate.unseen import (DEFAULT_COUNT, DEFAULT_MAX_ELEMENTS, UnseenShape, case_elements, generate,
+                                       largest)
 from ascendopt.operator import Operator
 
 #: Candidates tried on the unseen shapes before the original is returned.
@@ -38,6 +39,11 @@ DEFAULT_MAX_WALK = 4
 #: Seconds allowed per unseen-shape run (a derived shape the original cannot run in that time is
 #: dropped: a check must stay cheap).
 UNSEEN_TIMEOUT_S = 30.0
+#: Seconds the original may take on the ``largest`` shape, predicted from its runs on the shapes
+#: before (seconds per element): a larger one is derived again to fit.
+LARGEST_SECONDS = 8.0
+#: Only runs of at least this many elements predict a time (smaller ones are overhead).
+_RATE_MIN_ELEMENTS = 1 << 14
 
 
 @dataclass
@@ -128,17 +134,29 @@ def _kinds(r: CaseResult) -> set[str]:
 def select_shapes(runner: ShapeRunner, reference: Operator, derived: Sequence[UnseenShape], count: int
                   ) -> tuple[list[UnseenShape], list[dict[str, str]], dict[str, set[str]]]:
     """The first ``count`` derived shapes the original passes, those it failed (with why), and
-    the hazard kinds the original shows on each kept shape."""
+    the hazard kinds the original shows on each kept shape. A ``largest`` shape the original's
+    runs so far predict to take more than :data:`LARGEST_SECONDS` is derived again to fit."""
     kept: list[UnseenShape] = []
     dropped: list[dict[str, str]] = []
     base_kinds: dict[str, set[str]] = {}
+    rate = 0.0  # the original's slowest seconds per element so far
     for s in derived:
         if len(kept) >= count:
             break
+        if s.kind == "largest" and rate > 0 and s.origin is not None:
+            fits = int(LARGEST_SECONDS / rate)
+            if case_elements(s.case) > fits:
+                grown = largest(s.origin, fits)
+                if grown is None:
+                    dropped.append({**s.to_dict(), "reason": f"no larger shape runs within {LARGEST_SECONDS:g} s"})
+                    continue
+                s = replace(s, case=grown)
         r = runner.run(reference, s)
         if r.status == Status.OK.value:
             kept.append(s)
             base_kinds[s.case.name] = _kinds(r)
+            if case_elements(s.case) >= _RATE_MIN_ELEMENTS and r.run_seconds:
+                rate = max(rate, r.run_seconds / case_elements(s.case))
         else:
             dropped.append({**s.to_dict(), "reason": f"{r.status}: {r.message[:300]}"})
     return kept, dropped, base_kinds
