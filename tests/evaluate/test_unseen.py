@@ -160,3 +160,12 @@ def test_largest_is_derived_again_to_run_within_its_time_bound(bench_only):
     kept, dropped, _ = select_shapes(SlowOriginal(), None, derived, 4)
     assert [s.kind for s in kept] == ["ragged", "largest"] and not dropped
     assert 64 < kept[1].case.inputs[0].shape[0] and case_elements(kept[1].case) * 1e-5 <= LARGEST_SECONDS
+
+
+def test_sizes_of_one_tensor_on_different_axes_are_not_related(bench_only):
+    c = bench_only[0]
+    case = replace(c, inputs=[replace(c.inputs[0], shape=(2048, 1024))],
+                   outputs=[replace(c.outputs[0], shape=(2048, 1024))])
+    got = _shapes([case])
+    assert got["single"].case.inputs[0].shape == (1, 1)
+    assert got["ragged"].case.inputs[0].shape == (2047, 1023)

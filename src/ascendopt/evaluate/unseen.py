@@ -22,7 +22,8 @@ the search timed) and changes it in one way:
 A dimension is changed the same way wherever it occurs (a map from old size to new size over
 all of the case's tensors), so relations between inputs that are equalities (a shared ``K``, a
 broadcast partner, an output equal to an input) hold in the derived case; a size 2 to 4 times
-another one (a concatenation, a split, a gated half) stays that multiple of the other's new size. A tensor with fixed
+another that a second tensor has on the same axis (a concatenation, a split, a gated half) stays
+that multiple of the other's new size. A tensor with fixed
 data (``value``) keeps its shape, attributes are kept. Relations this cannot keep (an attribute
 naming a size, an output of twice an input's length) are caught by running the unmodified
 operator on each derived case first: a case the original fails is not a valid check and is
@@ -46,8 +47,8 @@ from ascendopt.dtypes import CaseError, canonical_dtype
 #: Dimensions smaller than this are taken as structural (channels, a complex pair, a broadcast
 #: 1) and kept by ``ragged`` and ``half``; ``single`` sets them to 1 too.
 STRUCTURAL_DIM = 8
-#: Largest ratio between two sizes of a case that a derived case keeps (a size 2, 3 or 4 times
-#: another changed one stays that multiple of its new size).
+#: Largest ratio between two tensors' sizes on one axis that a derived case keeps (a size 2, 3
+#: or 4 times another stays that multiple of its new size).
 MAX_RATIO = 4
 #: Default bound on a derived case's elements (all inputs and outputs): a few seconds of
 #: simulated run for a streaming kernel.
@@ -99,14 +100,27 @@ def case_elements(case: Case) -> int:
     return sum(math.prod(t.shape) for t in (*case.inputs, *case.outputs))
 
 
-def _size_map(dims: set[int], rule: Callable[[int], int]) -> dict[int, int]:
-    """Old size -> new size: ``rule(d)``, except that a size ``k`` times a smaller changed one
-    (``2 <= k <= MAX_RATIO``, the smaller at least :data:`STRUCTURAL_DIM`) stays ``k`` times its
-    new size, so a concatenation, a split or a gated half keeps its proportion."""
+def _related(shapes: Sequence[tuple[int, ...]]) -> set[tuple[int, int]]:
+    """Pairs ``(e, d)`` of sizes that two tensors have on the same axis (counted from the last)
+    with ``d`` 2 to :data:`MAX_RATIO` times ``e`` (and ``e`` at least :data:`STRUCTURAL_DIM`):
+    a concatenation, a split, a gated half."""
+    out = set()
+    for i, a in enumerate(shapes):
+        for b in shapes[i + 1:]:
+            for x, y in zip(reversed(a), reversed(b)):
+                e, d = min(x, y), max(x, y)
+                if e >= STRUCTURAL_DIM and d % e == 0 and 2 <= d // e <= MAX_RATIO:
+                    out.add((e, d))
+    return out
+
+
+def _size_map(shapes: Sequence[tuple[int, ...]], rule: Callable[[int], int]) -> dict[int, int]:
+    """Old size -> new size: ``rule(d)``, except that a size related to a smaller one
+    (:func:`_related`) stays the same multiple of its new size."""
+    related = _related(shapes)
     out: dict[int, int] = {}
-    for d in sorted(dims):
-        parent = next((e for e in sorted(out, reverse=True)
-                       if e >= STRUCTURAL_DIM and d % e == 0 and 2 <= d // e <= MAX_RATIO), None)
+    for d in sorted({d for sh in shapes for d in sh}):
+        parent = next((e for e in sorted(out, reverse=True) if (e, d) in related), None)
         out[d] = rule(d) if parent is None else d // parent * out[parent]
     return out
 
@@ -114,7 +128,7 @@ def _size_map(dims: set[int], rule: Callable[[int], int]) -> dict[int, int]:
 def _remap(case: Case, rule: Callable[[int], int], kind: str) -> Case:
     """The case with every dimension ``d`` of its tensors (those without fixed data) replaced by
     its new size (:func:`_size_map`)."""
-    size = _size_map({d for t in (*case.inputs, *case.outputs) if t.value is None for d in t.shape}, rule)
+    size = _size_map([t.shape for t in (*case.inputs, *case.outputs) if t.value is None], rule)
 
     def tensor(t: TensorSpec) -> TensorSpec:
         return t if t.value is not None else replace(t, shape=tuple(size[d] for d in t.shape))
