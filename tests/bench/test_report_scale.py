@@ -79,3 +79,15 @@ def test_bench_report_command_writes_the_page_and_prints_json(ledger):
     assert (ledger / "report_scale.html").read_text().startswith("<!DOCTYPE html>")
     res = CliRunner().invoke(app, ["bench-report", str(ledger / "missing")])
     assert res.exit_code == 2
+
+
+def test_the_unseen_shape_check_of_each_pair_shows_per_operator(ledger):
+    runs = ledger / "runs"
+    runs.mkdir()
+    (runs / "pows__full__s0.json").write_text(json.dumps({"unseen": {"shapes": [{"shape": "x"}] * 3,
+                                                                     "fell_back": True}}))
+    (runs / "pows__stage2__s0.json").write_text(json.dumps({"unseen": {"shapes": [{"shape": "x"}] * 2}}))
+    ops = {r["op"]: r for r in document(ledger)["operators"]}
+    assert (ops["pows"]["unseen_shapes"], ops["pows"]["fell_back"]) == (3, ["full"])
+    assert (ops["gather"]["unseen_shapes"], ops["gather"]["fell_back"]) == (None, [])
+    assert "<td>full</td></tr>" in render(document(ledger))

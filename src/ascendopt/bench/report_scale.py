@@ -51,6 +51,8 @@ class OpRow:
     reference_us: float | None = None
     roofline_before: float | None = None
     speedups: dict[str, float] = field(default_factory=dict)
+    unseen_shapes: int | None = None
+    fell_back: list[str] = field(default_factory=list)
 
     def headroom(self, method: str) -> float | None:
         """(t_ref - t_best) / (t_ref - t_roof) of the method's best (None: not defined)."""
@@ -58,7 +60,8 @@ class OpRow:
 
     def to_dict(self, methods: Sequence[str]) -> dict[str, Any]:
         return {"op": self.op, "category": self.category, "reference_us": self.reference_us,
-                "roofline_before": self.roofline_before,
+                "roofline_before": self.roofline_before, "unseen_shapes": self.unseen_shapes,
+                "fell_back": self.fell_back,
                 "methods": {m: {"speedup": self.speedups.get(m), "headroom_captured": self.headroom(m)}
                             for m in methods}}
 
@@ -109,7 +112,7 @@ def load_trials(out: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
             meta.setdefault("budget", cfg.get("budget"))
             rows.append({"op": t.op, "category": category_of(cfg.get("op_dir"), t.level), "method": t.method,
                          "seed": t.seed, "reference_us": t.reference_us, "speedup": t.speedup,
-                         "roofline_before": t.roofline_before})
+                         "roofline_before": t.roofline_before, "unseen": _unseen(ledger.parent, entry["slug"])})
         return rows, meta
     if doc_path.is_file():
         for t in json.loads(doc_path.read_text()).get("trials", []):
@@ -118,6 +121,16 @@ def load_trials(out: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
                          "roofline_before": t.get("roofline_before")})
         return rows, meta
     raise FileNotFoundError(f"{out}: neither {LEDGER_NAME} nor bench.json")
+
+
+def _unseen(out: Path, slug: str) -> dict[str, Any] | None:
+    """The pair's unseen-shape check (``runs/<slug>.json``): shapes checked and whether its best
+    gave way; None when not recorded."""
+    try:
+        u = json.loads((out / "runs" / f"{slug}.json").read_text()).get("unseen")
+    except (OSError, ValueError):
+        return None
+    return {"shapes": len(u.get("shapes", [])), "fell_back": bool(u.get("fell_back"))} if u else None
 
 
 def operator_rows(trials: Sequence[dict[str, Any]]) -> tuple[list[OpRow], list[str]]:
@@ -130,6 +143,11 @@ def operator_rows(trials: Sequence[dict[str, Any]]) -> tuple[list[OpRow], list[s
         r.reference_us = r.reference_us if r.reference_us is not None else t.get("reference_us")
         r.roofline_before = r.roofline_before if r.roofline_before is not None else t.get("roofline_before")
         per.setdefault((t["op"], t["method"]), []).append(float(t["speedup"] or 1.0))
+        u = t.get("unseen")
+        if u:
+            r.unseen_shapes = max(r.unseen_shapes or 0, u["shapes"])
+            if u["fell_back"] and t["method"] not in r.fell_back:
+                r.fell_back.append(t["method"])
     for (op, m), v in per.items():
         by_op[op].speedups[m] = geomean(v) or 1.0
     return sorted(by_op.values(), key=lambda r: (r.category, r.op)), methods
@@ -198,13 +216,15 @@ def _summary_table(doc: dict[str, Any]) -> str:
 def _operator_table(doc: dict[str, Any]) -> str:
     methods = doc["methods"]
     head = ("<tr><th>operator</th><th>category</th><th>reference</th><th>roofline share before</th>"
-            + "".join(f"<th>{e(m)} speedup</th><th>{e(m)} headroom captured</th>" for m in methods) + "</tr>")
+            + "".join(f"<th>{e(m)} speedup</th><th>{e(m)} headroom captured</th>" for m in methods)
+            + "<th>unseen shapes</th><th>best gave way (method)</th></tr>")
     body = []
     for r in doc["operators"]:
         cells = "".join(_num(r["methods"][m]["speedup"], "{:.3f}x") + _num(r["methods"][m]["headroom_captured"], "pct")
                         for m in methods)
         body.append(f"<tr><td>{e(r['op'])}</td><td>{e(r['category'])}</td>{_num(r['reference_us'], '{:.2f} us')}"
-                    f"{_num(r['roofline_before'], 'pct')}{cells}</tr>")
+                    f"{_num(r['roofline_before'], 'pct')}{cells}{_num(r['unseen_shapes'], '{:.0f}')}"
+                    f"<td>{e(', '.join(r['fell_back']))}</td></tr>")
     return f"<table class='sortable'><thead>{head}</thead><tbody>{''.join(body)}</tbody></table>"
 
 
@@ -273,7 +293,9 @@ def render(doc: dict[str, Any], title: str = "ascendopt bench report") -> str:
         "the original's modelled lower bound over its modelled time. Headroom captured: (t<sub>ref</sub> - "
         "t<sub>best</sub>) / (t<sub>ref</sub> - t<sub>roof</sub>). fast<sub>p</sub>: share of operators with a "
         "speedup above p. Published rows are the reference method's figures (theirs: 101 cann-ops operators, "
-        "910B2, budget 230), not ours. Click a column header to sort.</p>",
+        "910B2, budget 230), not ours. Unseen shapes: how many shapes the search never used each best was "
+        "checked on (blank: not checked); a method named in the last column had its best fail one, and the "
+        "next that passed all is what its speedup credits. Click a column header to sort.</p>",
         "<h2>Per category</h2>", _summary_table(doc),
         "<h2>Speedup against roofline share before optimization</h2>", svg_scatter(doc),
         "<h2>Per operator</h2>", _operator_table(doc), _SORT_JS, "</body></html>"])

@@ -388,13 +388,17 @@ class Runner:
         pair_rows = []
         for p in pairs:
             side = self.cfg.out / "runs" / f"{p.slug}.json"
-            res = json.loads(side.read_text()).get("result") if side.exists() else None
+            side_doc = json.loads(side.read_text()) if side.exists() else {}
+            res, unseen = side_doc.get("result"), side_doc.get("unseen") or {}
             pair_rows.append({"op": p.op, "level": p.level, "method": p.method, "seed": p.seed, "run_id": p.run_id,
                               "status": p.status, "error": p.error[-2000:],
                               "report": f"runs/{p.slug}.html" if (self.cfg.out / "runs" / f"{p.slug}.html").exists()
                               else None,
                               "stop_reason": (res or {}).get("stop_reason"),
-                              "charged_by_stage": (res or {}).get("charged_by_stage")})
+                              "charged_by_stage": (res or {}).get("charged_by_stage"),
+                              "unseen": {"shapes": [x["shape"] for x in unseen.get("shapes", [])],
+                                         "fell_back": unseen.get("fell_back"),
+                                         "passed_over": len(unseen.get("passed_over", []))} if unseen else None})
         methods = {}
         for m in self.cfg.methods:
             meth = get_method(m)
