@@ -169,3 +169,12 @@ def test_sizes_of_one_tensor_on_different_axes_are_not_related(bench_only):
     got = _shapes([case])
     assert got["single"].case.inputs[0].shape == (1, 1)
     assert got["ragged"].case.inputs[0].shape == (2047, 1023)
+
+
+def test_a_check_that_cannot_run_keeps_the_answer_and_says_why(base):
+    class BrokenStore(MemoryStore):
+        def list_evaluations(self, *a, **kw):
+            raise RuntimeError("database is locked")
+
+    rep = check_run(None, BrokenStore(), 1, base, [], None)
+    assert rep.chosen_op is None and not rep.fell_back and "database is locked" in rep.summary()

@@ -77,6 +77,7 @@ class UnseenReport:
     chosen_us: float | None = None
     seconds: float = 0.0
     passed_over: list[str] = field(default_factory=list)
+    error: str = ""
 
     @property
     def fell_back(self) -> bool:
@@ -93,10 +94,13 @@ class UnseenReport:
                 "checked": [c.to_dict() for c in self.checked], "fell_back": self.fell_back,
                 "rejected": self.rejected, "passed_over": self.passed_over,
                 "chosen": None if self.chosen_op is None else self.chosen_op.digest, "chosen_us": self.chosen_us,
+                "error": self.error,
                 "seconds": round(self.seconds, 2)}
 
     def summary(self) -> str:
         """One line for the console."""
+        if self.error:
+            return f"unseen shapes: not checked ({self.error})"
         if not self.checked:
             return "unseen shapes: none checked (the best is the original)"
         if not self.shapes:
@@ -258,9 +262,13 @@ def check_run(backend: Any, store: Any, run_id: int, reference: Operator, cases:
               best_digest: str | None, count: int = DEFAULT_COUNT, timeout_s: float = 60.0,
               charged_only: bool = False, max_elements: int = DEFAULT_MAX_ELEMENTS) -> UnseenReport:
     """:func:`verify_best` over a run's ranked candidates (:func:`ranked_candidates`): the one
-    call ``tune``, ``optimize`` and a benchmark pair make where they return their best."""
-    ranked = ranked_candidates(store, run_id, reference, best_digest, charged_only)
-    return verify_best(backend, reference, cases, ranked, count, max_elements, timeout_s=timeout_s)
+    call ``tune``, ``optimize`` and a benchmark pair make where they return their best. A check
+    that cannot run (an unexpected error) leaves the answer as it is and says why (``error``)."""
+    try:
+        ranked = ranked_candidates(store, run_id, reference, best_digest, charged_only)
+        return verify_best(backend, reference, cases, ranked, count, max_elements, timeout_s=timeout_s)
+    except Exception as e:  # noqa: BLE001 - the check judges an answer; it must never lose the run's result
+        return UnseenReport(error=f"{type(e).__name__}: {e}")
 
 
 def adopt_tune(result: Any, rep: UnseenReport) -> None:
