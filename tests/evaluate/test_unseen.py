@@ -11,7 +11,6 @@ from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.evaluate.store import MemoryStore
 from ascendopt.evaluate.unseen import STRUCTURAL_DIM, declared_dtypes, generate, signature
 from ascendopt.evaluate.unseen_check import adopt_optimize, check_run, ranked_candidates, verify_best
-from ascendopt.operator import Operator
 
 from .conftest import HOST, edit
 

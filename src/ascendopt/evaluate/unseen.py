@@ -36,13 +36,13 @@ operator's own cases or of each other.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ascendopt.cases import Case, TensorSpec
 from ascendopt.dtypes import CaseError, canonical_dtype
+from ascendopt.evaluate.evaluator import case_elements
 
 #: Dimensions smaller than this are taken as structural (channels, a complex pair, a broadcast
 #: 1) and kept by ``ragged`` and ``half``; ``single`` sets them to 1 too.
@@ -94,10 +94,6 @@ def signature(case: Case) -> str:
     """What makes two cases the same check: tensors (key, dtype, shape) and attributes."""
     tensors = [(t.key, canonical_dtype(t.dtype), list(t.shape)) for t in (*case.inputs, *case.outputs)]
     return json.dumps([tensors, case.attrs], sort_keys=True, default=str)
-
-
-def case_elements(case: Case) -> int:
-    return sum(math.prod(t.shape) for t in (*case.inputs, *case.outputs))
 
 
 def _related(shapes: Sequence[tuple[int, ...]]) -> set[tuple[int, int]]:
