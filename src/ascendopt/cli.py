@@ -353,13 +353,14 @@ from ascendopt.cli_rewind import rewind_command  # noqa: E402
 from ascendopt.cli_bank import bank_app  # noqa: E402
 from ascendopt.cli_llm import llm_app  # noqa: E402
 from ascendopt.cli_optimize import optimize_command  # noqa: E402
-from ascendopt.cli_bench import bench_command  # noqa: E402
+from ascendopt.cli_bench import bench_command, bench_report_command  # noqa: E402
 from ascendopt.cli_compat import compat_command  # noqa: E402
 from ascendopt.cli_doctor import doctor_command  # noqa: E402
 
 app.command("rewind")(rewind_command)
 app.command("optimize")(optimize_command)
 app.command("bench")(bench_command)
+app.command("bench-report")(bench_report_command)
 app.command("compat")(compat_command)
 app.command("doctor")(doctor_command)
 app.add_typer(bank_app, name="bank")

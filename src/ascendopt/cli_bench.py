@@ -11,7 +11,7 @@ import typer
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC
 from ascendopt.cli_common import console, err_console, fail, require_npu
-from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
+from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, UNSEEN_SHAPES, positive
 
 
 def _ints(text: str, what: str) -> list[int]:
@@ -63,6 +63,7 @@ def bench_command(
     soc: str = typer.Option(DEFAULT_SOC, "--soc"),
     timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
     as_json: bool = typer.Option(False, "--json", help="Print bench.json to stdout."),
+    unseen_shapes: int = UNSEEN_SHAPES,
     backend_kind: str = BACKEND,
     npu_mode: str = NPU_MODE,
     unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
@@ -125,7 +126,8 @@ def bench_command(
     cfg = BenchConfig(out=out, budget=budget, methods=names, seeds=list(range(seeds)), soc=soc, timeout_s=timeout,
                       workers=workers, executor=executor, ray_address=ray_address,
                       llm=None if llm is None else str(llm), resume=resume, options=options, suite=suite,
-                      unsafe_no_sandbox=unsafe_no_sandbox, backend=backend_kind, npu_mode=npu_mode)
+                      unsafe_no_sandbox=unsafe_no_sandbox, backend=backend_kind, npu_mode=npu_mode,
+                      unseen_shapes=unseen_shapes)
     for m, o in options.items():
         unknown = set(o) - set(METHODS[m].options)
         if unknown:
@@ -196,3 +198,41 @@ def _print_summary(doc: dict) -> None:
                   *(pct(g.get(f"fast_{p}")) for p in (1.0, 1.2, 1.5, 2.0)), pct(g.get("correct_eval_rate")),
                   "-" if g.get("evals_to_first_improvement") is None else f"{g['evals_to_first_improvement']:.1f}")
     console.print(t)
+
+
+def bench_report_command(
+    out_dir: Path = typer.Argument(..., help="A bench output directory (its ledger.jsonl, else bench.json), or "
+                                   "one of those files."),
+    html_out: Optional[Path] = typer.Option(None, "--out", help="Where the page goes (default DIR/report_scale.html)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report's numbers as JSON."),
+) -> None:
+    """A report that reads at scale: sortable per-operator table (speedup, roofline share before,
+    headroom captured per method), per-category summary and a plot of speedup against roofline share."""
+    from ascendopt.bench.report_scale import document, render
+
+    try:
+        doc = document(out_dir)
+    except (OSError, ValueError, KeyError) as e:
+        fail(f"{out_dir}: {e}")
+    target = html_out or ((out_dir if out_dir.is_dir() else out_dir.parent) / "report_scale.html")
+    try:
+        target.write_text(render(doc, title=f"ascendopt bench: {doc.get('suite') or out_dir}"))
+    except OSError as e:
+        fail(f"cannot write {target}: {e}", 1)
+    if as_json:
+        print(json.dumps(doc, indent=1, default=str))
+        return
+    from rich.table import Table
+
+    t = Table(title=f"{len(doc['operators'])} operators by category")
+    for c in ("category", "method", "ops", "GM", "f1.0", "f1.2", "f2.0", "headroom"):
+        t.add_column(c, justify="left" if c in ("category", "method") else "right", no_wrap=True)
+    t.caption = "f<p>: share of operators faster than p x the reference; headroom: median (t_ref - t_best) / " \
+                "(t_ref - t_roof)"
+    pct = lambda v: "-" if v is None else f"{100 * v:.1f}%"  # noqa: E731
+    for cat, by_m in doc["categories"].items():
+        for m, s in by_m.items():
+            t.add_row(cat, m, str(s["operators"]), f"{s['gm_speedup']:.3f}x",
+                      *(pct(s[f"fast_{p}"]) for p in (1.0, 1.2, 2.0)), pct(s["headroom_captured_median"]))
+    console.print(t)
+    console.print(f"report: {target}", highlight=False)

@@ -12,7 +12,7 @@ import typer
 from ascendopt.backends.sim.soc import DEFAULT_SOC
 from ascendopt.cli_common import backend as make_backend
 from ascendopt.cli_common import console, err_console, fail, load_targets, open_store
-from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
+from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, UNSEEN_SHAPES, positive
 
 DEFAULT_BANK_FILE = Path("ascendopt-bank.db")
 
@@ -53,6 +53,7 @@ def optimize_command(
     seed: int = typer.Option(0, "--seed", min=0),
     timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    unseen_shapes: int = UNSEEN_SHAPES,
     backend_kind: str = BACKEND,
     npu_mode: str = NPU_MODE,
     unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
@@ -96,11 +97,11 @@ def optimize_command(
     for op, cases, bench_names in loaded:
         target = (out / op.name if len(loaded) > 1 else out) if out else Path(f"optimize_{op.name}")
         try:
-            res, paths = _one(op, cases, store, backend, bank, rewriter, cfg, budget, workers, db, resume, seed,
-                              timeout, target, as_json, keep_profiles, bench_names)
+            res, paths, unseen = _one(op, cases, store, backend, bank, rewriter, cfg, budget, workers, db, resume, seed,
+                              timeout, target, as_json, keep_profiles, bench_names, unseen_shapes)
         except (StoreError, BankError) as e:  # e.g. another process held the database locked too long
             fail(f"{e}; what was evaluated before is recorded", 1)
-        summaries.append({**res.to_dict(), "outputs": paths})
+        summaries.append({**res.to_dict(), "outputs": paths, **unseen})
         if res.stop_reason == "interrupted":
             interrupted = True
             break
@@ -137,7 +138,7 @@ def _rewriter(llm: Optional[Path], db: Path):
 
 
 def _one(op, cases, store, backend, bank, rewriter, cfg, budget, workers, db, resume, seed, timeout, out, as_json,
-         keep_profiles=False, bench_names=()):
+         keep_profiles=False, bench_names=(), unseen_shapes=8):
     import shutil
 
     from ascendopt.agent import optimize
@@ -176,18 +177,28 @@ def _one(op, cases, store, backend, bank, rewriter, cfg, budget, workers, db, re
         beval.finish()
         if not keep_profiles:
             shutil.rmtree(profiles, ignore_errors=True)
+    from ascendopt.evaluate.unseen_check import adopt_optimize, check_run, html as unseen_html
+
+    unseen = None
+    if res.best_op is not None and res.stop_reason != "interrupted":
+        unseen = check_run(backend, store, beval.run_id, op, cases, res.best_op.digest, unseen_shapes, timeout)
+        adopt_optimize(res, unseen)
     records = store.list_evaluations(beval.run_id, op.name)
     usage = getattr(getattr(rewriter, "client", None), "usage", None)
+    unseen_dict = {} if unseen is None else {"unseen": unseen.to_dict()}
     try:
         out.mkdir(parents=True, exist_ok=True)
         best = res.best_op or op
         best.write_to(out / "best")
         (out / "best.patch").write_text(unified_patch(op, best))
         titles = {e.id: e.experience.title for e in bank.entries()}
-        (out / "report.html").write_text(render(res, records, titles, None if usage is None else _plain(usage),
-                                                title=f"ascendopt optimize: {op.op_type} ({op.name})",
-                                                rule_texts={r.id: r.text() for r in rules(bank)}))
-        (out / "result.json").write_text(json.dumps({**res.to_dict(), "run_id": beval.run_id}, indent=2, default=str))
+        page = render(res, records, titles, None if usage is None else _plain(usage),
+                      title=f"ascendopt optimize: {op.op_type} ({op.name})",
+                      rule_texts={r.id: r.text() for r in rules(bank)})
+        (out / "report.html").write_text(page if unseen is None else page.replace("</body>", unseen_html(unseen)
+                                                                                  + "</body>", 1))
+        (out / "result.json").write_text(json.dumps({**res.to_dict(), "run_id": beval.run_id, **unseen_dict},
+                                                    indent=2, default=str))
     except OSError as e:
         fail(f"cannot write the outputs to {out}: {e}; the evaluations are recorded in {db} (run {beval.run_id})", 1)
     paths = {"best": str(out / "best"), "patch": str(out / "best.patch"), "report": str(out / "report.html"),
@@ -199,9 +210,11 @@ def _one(op, cases, store, backend, bank, rewriter, cfg, budget, workers, db, re
         console.print(f"[bold]{op.name}[/bold]: {base} -> {best_s} ({sp}); {res.charged} evaluations "
                       f"({', '.join(f'{k} {v}' for k, v in sorted(res.charged_by_stage.items()))}); "
                       f"{len(res.accepted)} accepted change(s); stop: {res.stop_reason}")
+        if unseen is not None:
+            console.print(unseen.summary(), highlight=False, markup=False)
         console.print(f"report: {paths['report']}  patch: {paths['patch']}  best operator: {paths['best']}",
                       highlight=False)
-    return res, paths
+    return res, paths, unseen_dict
 
 
 def _plain(usage):

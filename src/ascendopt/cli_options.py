@@ -54,3 +54,13 @@ def npu_mode_name(value: str) -> str:
 NPU_MODE = typer.Option("device", "--npu-mode", callback=npu_mode_name,
                         help="With --backend npu: device (default), simulator (the CANN simulator, "
                              "msprof op simulator) or auto (simulator when npu-smi lists no device).")
+
+
+#: ``--unseen-shapes N`` (tune, optimize, bench): after the search, the returned best is checked
+#: on up to N shapes derived from the cases that the search never ran and the original passes
+#: (:mod:`ascendopt.evaluate.unseen_check`); a best that fails one gives way to the next best
+#: that passes all. 0 turns the check off.
+UNSEEN_SHAPES = typer.Option(8, "--unseen-shapes", min=0,
+                             help="Check the best on up to N shapes the search never used (ragged, one element, "
+                                  "largest, half, other dtypes); a failing best gives way to the next that passes. "
+                                  "0: off.")

@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC
-from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
+from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, UNSEEN_SHAPES, positive
 
 
 def show_space(space, as_json: bool) -> None:
@@ -84,6 +84,7 @@ def tune_command(
     db: Path = typer.Option(Path("ascendopt.db"), "--db", help="Record store (SQLite)."),
     timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    unseen_shapes: int = UNSEEN_SHAPES,
     backend_kind: str = BACKEND,
     npu_mode: str = NPU_MODE,
     unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
@@ -145,13 +146,23 @@ def tune_command(
     finally:
         executor.close()
         beval.finish()
+    from ascendopt.evaluate.unseen_check import adopt_tune, check_run, markdown
+
+    unseen = None
+    if result.best_op is not None and result.stop_reason != "interrupted":
+        unseen = check_run(backend, store, beval.run_id, op, cases, result.best_digest, unseen_shapes, timeout)
+        adopt_tune(result, unseen)
     try:
         paths = write_outputs(result, op, space, out)
+        if unseen is not None:
+            with open(paths["report"], "a") as f:
+                f.write(markdown(unseen))
     except OSError as e:
         _fail(f"cannot write the outputs to {out}: {e}\nthe {result.charged} evaluations are recorded in {db} "
               f"(run {beval.run_id}): the same command with a writable --out replays them without charge", code=1)
     if as_json:
-        print(json.dumps({**result.to_dict(), "outputs": paths, "run_id": beval.run_id, "db": str(db)},
+        print(json.dumps({**result.to_dict(), "unseen": None if unseen is None else unseen.to_dict(), "outputs": paths,
+                          "run_id": beval.run_id, "db": str(db)},
                          indent=2, default=str))
     else:
         console.print(f"[bold]{op.op_type}[/bold]: {result.charged} evaluations charged, {result.duplicates} "
@@ -163,6 +174,8 @@ def tune_command(
             sp = f" — speedup {result.speedup:.3f}x" if result.speedup else ""
             base = f"{result.baseline_latency_us:.3f} us" if result.baseline_latency_us else "original failed"
             console.print(f"original {base} → best {result.best_latency_us:.3f} us{sp}")
+        if unseen is not None:
+            console.print(unseen.summary(), highlight=False, markup=False)
         console.print(f"report: {paths['report']}  patch: {paths['patch']}  best operator: {paths['best']}")
         console.print(f"records: {db} (run {beval.run_id})")
     if result.best_latency_us is None and result.stop_reason != "interrupted":

@@ -206,9 +206,11 @@ def achieved_fraction(ev: Any) -> float | None:
 
 
 def trial_from_records(records: Sequence[Any], op_digest: str, op: str, level: int, method: str, seed: int,
-                       seconds: float = 0.0) -> Trial:
+                       seconds: float = 0.0, rejected: Iterable[str] = ()) -> Trial:
     """A :class:`Trial` from one run's evaluation records (``EvalRecord``s, in order); the
-    original is the charged evaluation of ``op_digest``."""
+    original is the charged evaluation of ``op_digest``. Candidates in ``rejected`` (digests
+    that failed a shape the search never used: :mod:`ascendopt.evaluate.unseen_check`) do not
+    count as correct."""
     from ascendopt.bench.common import correct
     from ascendopt.evaluate.hazards import hazards
 
@@ -216,7 +218,8 @@ def trial_from_records(records: Sequence[Any], op_digest: str, op: str, level: i
     orig = next((e for e in charged if e.digest == op_digest), None)
     ref = orig.latency_us if orig is not None and orig.ok else None
     base_hz = hazards(orig) if orig is not None else set()
-    evals = [(ref is not None and correct(e, base_hz), e.latency_us) for e in charged]
+    rejected = set(rejected)
+    evals = [(ref is not None and correct(e, base_hz) and e.digest not in rejected, e.latency_us) for e in charged]
     t = Trial(op, level, method, seed, ref, evals, achieved_fraction(orig) if orig is not None else None,
               seconds=seconds)
     good = [(e.latency_us, i) for i, e in enumerate(charged) if evals[i][0]]

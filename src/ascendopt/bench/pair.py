@@ -55,6 +55,8 @@ class PairTask:
             case of each dtype combination).
         backend: ``sim`` or ``npu`` (the device this process finds, its own build cache).
         npu_mode: With ``npu``: ``device`` or ``simulator`` (the CANN simulator of ``soc``).
+        unseen_shapes: Unseen shapes the pair's best is checked on after the method (0: none;
+            :mod:`ascendopt.evaluate.unseen_check`).
     """
 
     key: str
@@ -76,6 +78,7 @@ class PairTask:
     bench_cases: tuple[str, ...] = ()
     backend: str = "sim"
     npu_mode: str = "device"
+    unseen_shapes: int = 0
 
     def suite_op(self):
         """The :class:`~ascendopt.suites.SuiteOp` these fields describe."""
@@ -88,13 +91,15 @@ class PairTask:
 @dataclass
 class PairOutcome:
     """What a worker returns: the method's result (None on a crash), its error text, the
-    titles of the experiences the result names, and the wall time."""
+    titles of the experiences the result names, the wall time, and the unseen-shape check of
+    its best (:meth:`~ascendopt.evaluate.unseen_check.UnseenReport.to_dict`; empty: not run)."""
 
     key: str
     result: Any = None
     error: str = ""
     titles: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+    unseen: dict[str, Any] = field(default_factory=dict)
 
 
 class StreamingStore(MemoryStore):
@@ -129,7 +134,7 @@ def run_pair(task: PairTask, emit: Emit) -> PairOutcome:
     out = PairOutcome(task.key)
     profiles = Path(tempfile.mkdtemp(prefix="aobench-"))
     try:
-        out.result, out.titles = _run(task, emit, profiles)
+        out.result, out.titles, out.unseen = _run(task, emit, profiles)
     except KeyboardInterrupt:
         out.error = "interrupted"
     except Exception:  # noqa: BLE001 - one broken pair must not end the benchmark
@@ -163,7 +168,7 @@ def suite_cases(sop) -> tuple[list, tuple[str, ...]]:
     return cases, tuple(sop.benchmark) or largest_per_dtype(cases)
 
 
-def _run(task: PairTask, emit: Emit, profiles: Path) -> tuple[Any, dict[str, str]]:
+def _run(task: PairTask, emit: Emit, profiles: Path) -> tuple[Any, dict[str, str], dict[str, Any]]:
     from ascendopt.backends.sim.backend import SimBackend
     from ascendopt.backends.sim.build import SimBuilder
     from ascendopt.bank.store import ExperienceBank
@@ -202,11 +207,19 @@ def _run(task: PairTask, emit: Emit, profiles: Path) -> tuple[Any, dict[str, str
     try:
         ctx = MethodContext(op, cases, beval, _rewriter(task.llm), bank, task.seed)
         res = method(ctx, **dict(task.options))
+        unseen: dict[str, Any] = {}
+        if task.unseen_shapes > 0:  # the best the trial credits (fastest correct charged) on unseen shapes
+            from ascendopt.evaluate.unseen_check import adopt_optimize, check_run
+
+            rep = check_run(backend, store, beval.run_id, op, cases, None, task.unseen_shapes, task.timeout_s,
+                            charged_only=True)
+            adopt_optimize(res, rep)
+            unseen = rep.to_dict()
         titles: dict[str, str] = {}
         if bank is not None:
             wanted = {i for a in res.accepted for i in a.experiences}
             titles = {e.id: e.experience.title for e in bank.entries() if e.id in wanted}
-        return res, titles
+        return res, titles, unseen
     finally:
         if bank is not None:
             bank.close()

@@ -123,6 +123,8 @@ class BenchConfig:
         unsafe_no_sandbox: Run candidate code unconfined when the machine has no sandbox.
         backend: ``sim`` or ``npu`` (then ``soc`` is the device's, or the simulated one).
         npu_mode: With ``npu``: ``device`` or ``simulator`` (the CANN simulator of ``soc``).
+        unseen_shapes: Unseen shapes each pair's best is checked on (0: none); a best that fails
+            one is not credited (the next that passes all is).
     """
 
     out: Path
@@ -142,6 +144,7 @@ class BenchConfig:
     unsafe_no_sandbox: bool = False
     backend: str = "sim"
     npu_mode: str = "device"
+    unseen_shapes: int = 0
 
 
 def _cases_key(sop: SuiteOp, cases: Sequence[Any]) -> str | None:
@@ -300,7 +303,7 @@ class Runner:
         return PairTask(p.key, str(p.op_dir), p.method, p.seed, self.cfg.budget, self.cfg.soc, self.cfg.timeout_s,
                         self.cfg.options.get(p.method, {}), self.cfg.llm, jobs, prior, self.cfg.cache_dir,
                         self.cfg.unsafe_no_sandbox, **_case_fields(p.source), backend=self.cfg.backend,
-                        npu_mode=self.cfg.npu_mode)
+                        npu_mode=self.cfg.npu_mode, unseen_shapes=self.cfg.unseen_shapes)
 
     # ----------------------------------------------------------------------------- run
     def run(self, pairs: Sequence[Pair]) -> None:
@@ -335,14 +338,15 @@ class Runner:
         p.error = out.error
         doc = {"key": p.key, "op": p.op, "level": p.level, "method": p.method, "seed": p.seed, "run_id": p.run_id,
                "error": out.error, "seconds": round(out.seconds, 2),
-               "result": None if res is None else res.to_dict()}
+               "result": None if res is None else res.to_dict(), "unseen": out.unseen}
         runs = self.cfg.out / "runs"
         if res is not None:
             records = self.store.list_evaluations(p.run_id)
             (runs / f"{p.slug}.html").write_text(render(res, records, out.titles, None,
                                                         title=f"ascendopt bench: {p.op} / {p.method} / seed {p.seed}"))
             if not out.error:  # the ledger: --resume without the database keeps this pair
-                trial = trial_from_records(records, p.digest, p.op, p.level, p.method, p.seed, out.seconds)
+                trial = trial_from_records(records, p.digest, p.op, p.level, p.method, p.seed, out.seconds,
+                                           out.unseen.get("passed_over", ()))
                 with (self.cfg.out / LEDGER_NAME).open("a") as f:
                     f.write(json.dumps({"slug": p.slug, "config": self._run_config(p), "trial": trial.record()},
                                        default=str) + "\n")
@@ -366,12 +370,13 @@ class Runner:
             r = self.store.get_run(p.run_id)
             if r is None or r.status != "finished":
                 continue
-            seconds = 0.0
+            side_doc: dict[str, Any] = {}
             side = self.cfg.out / "runs" / f"{p.slug}.json"
             if side.exists():
-                seconds = float(json.loads(side.read_text()).get("seconds") or 0.0)
+                side_doc = json.loads(side.read_text())
             out.append(trial_from_records(self.store.list_evaluations(p.run_id), p.digest, p.op, p.level, p.method,
-                                          p.seed, seconds))
+                                          p.seed, float(side_doc.get("seconds") or 0.0),
+                                          (side_doc.get("unseen") or {}).get("passed_over", ())))
         return out
 
     def document(self, pairs: Sequence[Pair], skipped: Sequence[dict[str, str]]) -> dict[str, Any]:
@@ -383,13 +388,17 @@ class Runner:
         pair_rows = []
         for p in pairs:
             side = self.cfg.out / "runs" / f"{p.slug}.json"
-            res = json.loads(side.read_text()).get("result") if side.exists() else None
+            side_doc = json.loads(side.read_text()) if side.exists() else {}
+            res, unseen = side_doc.get("result"), side_doc.get("unseen") or {}
             pair_rows.append({"op": p.op, "level": p.level, "method": p.method, "seed": p.seed, "run_id": p.run_id,
                               "status": p.status, "error": p.error[-2000:],
                               "report": f"runs/{p.slug}.html" if (self.cfg.out / "runs" / f"{p.slug}.html").exists()
                               else None,
                               "stop_reason": (res or {}).get("stop_reason"),
-                              "charged_by_stage": (res or {}).get("charged_by_stage")})
+                              "charged_by_stage": (res or {}).get("charged_by_stage"),
+                              "unseen": {"shapes": [x["shape"] for x in unseen.get("shapes", [])],
+                                         "fell_back": unseen.get("fell_back"),
+                                         "passed_over": len(unseen.get("passed_over", []))} if unseen else None})
         methods = {}
         for m in self.cfg.methods:
             meth = get_method(m)
