@@ -56,7 +56,7 @@ from ascendopt.agent_beam import Frontier, SearchStep, chain_record, link_label,
 from ascendopt.agent_schedule import DEFAULT_FLOOR, DEFAULT_WINDOW, GainScheduler, log_gain
 from ascendopt.refine.rewriter import Rewriter
 from ascendopt.rewind.distill import OfflineDistiller, Pair
-from ascendopt.rewind.validate import noise_threshold
+from ascendopt.evaluate.verdict import noise_threshold
 
 DEFAULT_BUDGET = 230
 DEFAULT_REWIND_BUDGET = 20

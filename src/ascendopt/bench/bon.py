@@ -14,7 +14,8 @@ from __future__ import annotations
 import time
 
 from ascendopt.agent import Accepted, OptimizeResult
-from ascendopt.bench.common import correct, soc_of
+from ascendopt.bench.common import soc_of
+from ascendopt.evaluate.verdict import correct
 from ascendopt.evaluate.budget import BudgetExhausted
 from ascendopt.evaluate.hazards import hazards
 from ascendopt.profile.diagnosis import diagnose_evaluation, kernel_cores

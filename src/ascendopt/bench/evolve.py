@@ -40,7 +40,8 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from ascendopt.agent import Accepted, OptimizeResult
-from ascendopt.bench.common import correct, soc_name, soc_of
+from ascendopt.bench.common import soc_name, soc_of
+from ascendopt.evaluate.verdict import correct
 from ascendopt.evaluate.budget import BudgetExhausted
 from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.evaluate.hazards import hazards

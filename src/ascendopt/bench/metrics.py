@@ -209,7 +209,7 @@ def trial_from_records(records: Sequence[Any], op_digest: str, op: str, level: i
                        seconds: float = 0.0) -> Trial:
     """A :class:`Trial` from one run's evaluation records (``EvalRecord``s, in order); the
     original is the charged evaluation of ``op_digest``."""
-    from ascendopt.bench.common import correct
+    from ascendopt.evaluate.verdict import correct
     from ascendopt.evaluate.hazards import hazards
 
     charged = [r.evaluation for r in records if r.charged]

@@ -2,7 +2,7 @@
 
 Start from a strong operator (the root), evaluate it, then try every motif's sites on it: each
 de-optimized candidate is evaluated like any other (built, checked on every case, timed), and
-kept only by :func:`ascendopt.rewind.validate.judge` (correct, no new hazard, slower than its
+kept only by :func:`ascendopt.evaluate.verdict.judge` (correct, no new hazard, slower than its
 parent by more than the parent's measured ``tau``). A kept candidate is itself rewound, up to
 ``depth`` removals from the root (a chain: the lesson "double buffering pays" may only show
 once barriers are gone). Every evaluation, the root's included, is charged to the operator's
@@ -37,7 +37,7 @@ from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.operator import Operator
 from ascendopt.profile.diagnosis import kernel_cores
 from ascendopt.rewind.distill import Distiller, OfflineDistiller, Pair
-from ascendopt.rewind.validate import DEFAULT_MIN_EFFECT_PCT, DEFAULT_SIGMAS, Noise, judge, noise_threshold
+from ascendopt.evaluate.verdict import DEFAULT_MIN_EFFECT_PCT, DEFAULT_SIGMAS, Noise, judge, noise_threshold
 from ascendopt.transforms import Motif, Site, rewrite_of
 
 

@@ -1,4 +1,8 @@
-"""Which de-optimizations rewind keeps, and the measured noise threshold they must clear.
+"""The one verdict on a candidate against its parent, and the measured noise threshold it must clear.
+
+Rewind keeps a de-optimization (:func:`judge`), Stage I and Stage II accept an optimization
+(:func:`judge_improvement`), and every benchmark method and metric counts a candidate
+(:func:`correct`) by the rules here.
 
 A de-optimized candidate is kept only when it
 
@@ -24,7 +28,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ascendopt.evaluate.evaluator import Evaluation
-from ascendopt.evaluate.hazards import hazards  # noqa: F401  (re-exported: the rule lives there)
+from ascendopt.evaluate.hazards import hazards, new_hazards
 
 DEFAULT_SIGMAS = 3.0
 DEFAULT_MIN_EFFECT_PCT = 1.0
@@ -129,3 +133,10 @@ def judge_improvement(parent: Evaluation, child: Evaluation, noise: Noise) -> Ve
     if gain <= noise.tau_us:
         return Verdict(False, "neutral" if -gain <= noise.tau_us else "not_faster", text, ratio)
     return Verdict(True, "accepted", text, ratio)
+
+
+def correct(ev: Evaluation | None, original_hazards: set[str]) -> bool:
+    """A candidate counts when it passed every case with a latency and carries no hazard kind
+    the original did not have (the rule of :mod:`ascendopt.evaluate.hazards`)."""
+    return (ev is not None and ev.ok and ev.latency_us is not None
+            and not new_hazards(original_hazards, ev))
