@@ -1,4 +1,6 @@
-"""Best-of-N: N independent one-shot rewrites of the *original*, the best correct one wins.
+"""Best-of-N: N independent one-shot rewrites of the *original*, the best correct one wins
+(a winner must beat the original, and each earlier winner, by its noise threshold: the
+verdict of :mod:`ascendopt.evaluate.verdict`, as the benchmark metric applies it).
 
 The original is evaluated first (the reference); then the rewriter is asked once for N
 proposals on the original with no retrieved experiences (offline: the first N distinct
@@ -15,7 +17,7 @@ import time
 
 from ascendopt.agent import Accepted, OptimizeResult
 from ascendopt.bench.common import soc_of
-from ascendopt.evaluate.verdict import correct
+from ascendopt.evaluate.verdict import correct, faster, noise_threshold
 from ascendopt.evaluate.budget import BudgetExhausted
 from ascendopt.evaluate.hazards import hazards
 from ascendopt.profile.diagnosis import diagnose_evaluation, kernel_cores
@@ -77,7 +79,8 @@ def _run(ctx, n: int | None, res: OptimizeResult) -> None:
         ok = correct(ev, base_hz)
         tried.append({**p.to_dict(), "status": ev.status, "error_kind": ev.error_kind, "latency_us": ev.latency_us,
                       "correct": ok, "charged": not ev.duplicate})
-        if ok and ev.latency_us < (best[1].latency_us if best else base.latency_us):
+        cur = best[1] if best else base  # the verdict's chain: beat the best so far by its tau
+        if ok and faster(cur.latency_us, ev.latency_us, noise_threshold(cur).tau_us):
             best = (p, ev)
     res.steps.append({"round": 1, "stage": "bon", "tried": tried})
     res.rounds = 1

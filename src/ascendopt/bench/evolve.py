@@ -41,7 +41,7 @@ from typing import Any
 
 from ascendopt.agent import Accepted, OptimizeResult
 from ascendopt.bench.common import soc_name, soc_of
-from ascendopt.evaluate.verdict import correct
+from ascendopt.evaluate.verdict import correct, faster, noise_threshold
 from ascendopt.evaluate.budget import BudgetExhausted
 from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.evaluate.hazards import hazards
@@ -201,6 +201,7 @@ def _run(ctx: Any, cfg: EvolveConfig, res: OptimizeResult) -> None:
         res.stop_reason = "original_failed"
         return
     res.baseline_us = res.best_us = base.latency_us
+    best_ev = base  # gains are judged by the verdict against the best so far
     res.best_op = op
     base_hz = hazards(base)
     islands = [Island() for _ in range(max(1, cfg.islands))]
@@ -244,11 +245,11 @@ def _run(ctx: Any, cfg: EvolveConfig, res: OptimizeResult) -> None:
             step["children"].append({"island": i, "digest": child.digest, "origin": child.origin,
                                      "status": ev.status, "latency_us": ev.latency_us, "cell": cell,
                                      "placed": placed})
-            if ok and ev.latency_us < res.best_us:
+            if ok and faster(res.best_us, ev.latency_us, noise_threshold(best_ev).tau_us):
                 res.accepted.append(Accepted("evolve", child.digest, parent.op.digest, ev.latency_us,
                                              parent.latency_us, f"{child.origin} (island {i}, cell {cell})", [],
                                              child.diff(parent.op)))
-                res.best_op, res.best_us = child, ev.latency_us
+                res.best_op, res.best_us, best_ev = child, ev.latency_us, ev
         res.steps.append(step)
         if ctx.on_event:
             ctx.on_event("evolve", {"generation": gen, "best_us": res.best_us})

@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 from ascendopt.cases import Case
 from ascendopt.evaluate.budget import BudgetedEvaluator, BudgetExhausted
 from ascendopt.evaluate.evaluator import Evaluation, benchmark_cases
-from ascendopt.evaluate.hazards import hazards, reject_new_hazards
+from ascendopt.evaluate.verdict import hazards, reject_new_hazards
 from ascendopt.operator import Operator
 from ascendopt.tiling.diagnose import compact_profile, diagnose, kernel_cores
 from ascendopt.tiling.space import KnobSpace
