@@ -46,6 +46,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ascendopt.backends.sim.soc import DEFAULT_SOC
 from ascendopt.bank.store import ExperienceBank
 from ascendopt.cases import Case
 from ascendopt.evaluate.budget import BudgetedEvaluator, BudgetExhausted, SubBudget
@@ -244,10 +245,10 @@ def _run(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter
     if (cfg.only != "stage2" and cfg.rewind_budget > 0 and bank is not None and not cfg.freeze_bank
             and not bank_covers(bank, op.name)):
         from ascendopt.rewind.engine import rewind
-        from ascendopt.transforms import MOTIFS
+        from ascendopt.session import motifs_for
 
         before = len(bank)
-        rw = rewind(op, cases, SubBudget(beval, op.name, cfg.rewind_budget), [c() for c in MOTIFS.all().values()],
+        rw = rewind(op, cases, SubBudget(beval, op.name, cfg.rewind_budget), motifs_for(getattr(beval.evaluator, "soc_name", "") or DEFAULT_SOC),
                     depth=cfg.rewind_depth, bank=bank)
         res.bank_added += len(bank) - before
         emit("rewind", {"kept": len(rw.kept), "charged": rw.charged, "bank_size": len(bank)})
@@ -397,7 +398,7 @@ def _stage2_round(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, c
     from ascendopt.tiling.strategies import make_strategy
 
     cur, cur_ev, memo = st.cur, st.cur_ev, st.stage2
-    soc_name = getattr(beval.evaluator, "soc_name", "") or "Ascend910B2"
+    soc_name = getattr(beval.evaluator, "soc_name", "") or DEFAULT_SOC
     try:
         space = memo["space"] if memo.get("digest") == cur.digest else KnobSpace.from_operator(cur, soc=soc_name)
     except Exception as e:  # noqa: BLE001 - no evolvable region or knobs: Stage II sits this round out

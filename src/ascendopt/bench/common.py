@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ascendopt.backends.sim.soc import DEFAULT_SOC
+
 from typing import Any
 
 
@@ -10,4 +12,4 @@ def soc_of(beval: Any) -> Any:
 
 
 def soc_name(beval: Any) -> str:
-    return getattr(beval.evaluator, "soc_name", "") or "Ascend910B2"
+    return getattr(beval.evaluator, "soc_name", "") or DEFAULT_SOC

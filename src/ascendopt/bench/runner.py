@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ascendopt.backends.sim.soc import DEFAULT_SOC
 from ascendopt.bench.metrics import Trial, per_operator, summarize, trial_from_records
 from ascendopt.bench.pair import PairOutcome, PairTask
 from ascendopt.evaluate.store import SQLiteStore
@@ -129,7 +130,7 @@ class BenchConfig:
     budget: int = 230
     methods: Sequence[str] = ("full",)
     seeds: Sequence[int] = (0,)
-    soc: str = "Ascend910B2"
+    soc: str = DEFAULT_SOC
     timeout_s: float = 60.0
     workers: int = 1
     executor: str = "local"
