@@ -13,7 +13,7 @@ from rich.table import Table
 
 from ascendopt.backends.sim.soc import DEFAULT_SOC
 from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
-from ascendopt.session import DEFAULT_DB
+from ascendopt.session import DEFAULT_DB, RunSpec
 
 
 def show_space(space, as_json: bool) -> None:
@@ -80,10 +80,12 @@ def tune_command(
     golden: Optional[str] = typer.Option(None, "--golden", help="FILE.py:FUNC golden override."),
     bench_case: List[str] = typer.Option([], "--bench-case", help="Benchmark case(s) (default: the largest)."),
     soc: str = typer.Option(DEFAULT_SOC, "--soc"),
-    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the strategy and of the inputs."),
-    workers: int = typer.Option(1, "--workers", min=1, help="Candidates evaluated in parallel (processes)."),
+    seed: int = typer.Option(RunSpec.seed, "--seed", min=0, help="Seed of the strategy and of the inputs."),
+    workers: int = typer.Option(RunSpec.workers, "--workers", min=1, help="Candidates evaluated in parallel (processes)."),
     db: Path = typer.Option(DEFAULT_DB, "--db", help="Record store (SQLite)."),
-    timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
+    resume: bool = typer.Option(False, "--resume", help="Continue this operator's last tune run in --db (its "
+                                "evaluations come back without charge; the rest of its budget is spent)."),
+    timeout: float = typer.Option(RunSpec.timeout_s, "--timeout", callback=positive, help="Seconds allowed per case run."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     backend_kind: str = BACKEND,
     npu_mode: str = NPU_MODE,
@@ -91,7 +93,6 @@ def tune_command(
 ) -> None:
     """Stage II: search the host tiling program's knobs with profiling in the loop."""
     from ascendopt.cli_common import console, err_console, fail as _fail, open_session, usage, validated
-    from ascendopt.session import RunSpec
     from ascendopt.tiling.search import tune, write_outputs
     from ascendopt.tiling.space import KnobSpace
     from ascendopt.tiling.strategies import STRATEGIES, make_strategy
@@ -126,8 +127,9 @@ def tune_command(
     evaluator = session.evaluator(tuple(bench_case))
     with usage():
         session.store  # noqa: B018 - opened here: a bad database is a usage error
+        run_id = session.resume_run(op.name) if resume else None
     beval = session.budgeted(evaluator, op.name, {"strategy": strategy, "seed": seed, "op_dir": str(op.root),
-                                                  "suite": suite}, session.executor())
+                                                  "suite": suite}, session.executor(), run_id)
     strat = make_strategy(strategy, space, seed=spec.seeds.strategy)
     try:
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -168,5 +170,5 @@ def tune_command(
     if result.stop_reason == "interrupted":
         if not as_json:
             err_console.print("[yellow]interrupted[/yellow]: the outputs hold the best candidate evaluated so far; "
-                              "the same command again replays the recorded evaluations without charge and goes on")
+                              "the same command with --resume replays the recorded evaluations without charge and goes on")
         raise typer.Exit(130)
