@@ -16,7 +16,7 @@ from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
 
 
 def _identity_before_the_protocol(backend: Any) -> dict[str, Any]:
-    """``backend_identity`` as it was computed (by attribute probing) when record stores were
+    """The backend identity as it was computed (by attribute probing) when record stores were
     first written; frozen here so the config key of existing stores stays the same."""
     soc = getattr(backend, "soc", None)
     ident: dict[str, Any] = {"backend": getattr(backend, "name", type(backend).__name__),

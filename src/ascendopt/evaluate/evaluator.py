@@ -308,12 +308,6 @@ class InputCache:
         self.__init__(state["limit_bytes"])
 
 
-def backend_identity(backend: Backend) -> dict[str, Any]:
-    """Backend name, SoC (with a hash of its parameters) and toolchain key
-    (:meth:`~ascendopt.backends.base.Backend.identity`)."""
-    return backend.identity()
-
-
 class Evaluator:
     """Builds, checks and profiles candidates on one backend.
 
