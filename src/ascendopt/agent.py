@@ -46,7 +46,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ascendopt.backends.sim.soc import DEFAULT_SOC
+from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.bank.store import ExperienceBank
 from ascendopt.cases import Case
 from ascendopt.evaluate.budget import BudgetedEvaluator, BudgetExhausted, SubBudget

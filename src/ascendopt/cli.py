@@ -12,7 +12,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from ascendopt.backends.sim.soc import DEFAULT_SOC
+from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.cases import CaseError, load_op_cases
 from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
 from ascendopt.operator import Operator, OperatorError

@@ -9,7 +9,7 @@ from typing import List, Optional
 
 import typer
 
-from ascendopt.backends.sim.soc import DEFAULT_SOC
+from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.cli_common import console, err_console, fail, require_npu
 from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
 
@@ -103,7 +103,7 @@ def bench_command(
                  "the device to itself")
     elif npu_mode != "device":
         fail("--npu-mode is for --backend npu")
-    from ascendopt.backends.sim import sandbox
+    from ascendopt import sandbox
 
     try:  # refuse now, not in every worker; workers apply the same policy
         sandbox.configure(sandbox.Sandbox(allow_unsafe=unsafe_no_sandbox))

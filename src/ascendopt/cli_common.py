@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from ascendopt.backends.sim.soc import SocError
+from ascendopt.hw.soc import SocError
 from ascendopt.cases import CaseError, load_op_cases
 from ascendopt.operator import Operator, OperatorError
 
@@ -59,7 +59,7 @@ def backend(soc: str, noise_pct: float = 0.0, noise_seed: int = 0, unsafe_no_san
         return npu_backend(unsafe_no_sandbox, npu_mode, soc)
     if npu_mode != "device":
         fail("--npu-mode is for --backend npu")
-    from ascendopt.backends.sim import sandbox
+    from ascendopt import sandbox
     from ascendopt.backends.sim.backend import SimBackend
 
     policy = sandbox.Sandbox(allow_unsafe=unsafe_no_sandbox)

@@ -47,7 +47,7 @@ def compat_command(
     code (file:line), a typed runtime failure, a wrong result. Then totals by category and by
     cause. Exit 0 whenever it ran (whatever the pass rate), 2 for a usage error, 130 when
     interrupted (what finished is still reported)."""
-    from ascendopt.backends.sim.soc import DEFAULT_SOC
+    from ascendopt.hw.soc import DEFAULT_SOC
     from ascendopt.compat import CompatConfig, TargetError, dir_targets, document, select, suite_targets, with_goldens
 
     if (op_dir is None) == (suite is None):

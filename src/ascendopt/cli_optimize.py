@@ -10,7 +10,7 @@ from typing import Any, List, Optional
 
 import typer
 
-from ascendopt.backends.sim.soc import DEFAULT_SOC
+from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.cli_common import console, err_console, fail, load_targets, open_session, usage, validated
 from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
 from ascendopt.agent import DEFAULT_BUDGET, AgentConfig

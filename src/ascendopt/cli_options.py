@@ -14,7 +14,7 @@ def positive(value: float) -> float:
 
 #: ``--unsafe-no-sandbox`` (every command that compiles or runs operator code: run, profile,
 #: tune, rewind, optimize, bench, compat): candidates are compiled and run in the sandbox
-#: (:mod:`ascendopt.backends.sim.sandbox`); without one they are refused unless this is given.
+#: (:mod:`ascendopt.sandbox`); without one they are refused unless this is given.
 #: The policy travels with the backend to worker processes.
 UNSAFE_NO_SANDBOX = typer.Option(
     False, "--unsafe-no-sandbox",

@@ -11,7 +11,7 @@ import typer
 from rich import box
 from rich.table import Table
 
-from ascendopt.backends.sim.soc import DEFAULT_SOC
+from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.cli_common import console, err_console, fail, load_targets, open_session, usage, validated
 from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
 from ascendopt.evaluate.verdict import DEFAULT_MIN_EFFECT_PCT, DEFAULT_SIGMAS

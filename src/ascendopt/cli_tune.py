@@ -11,7 +11,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ascendopt.backends.sim.soc import DEFAULT_SOC
+from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
 from ascendopt.session import DEFAULT_DB, RunSpec
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ascendopt.backends.sim.soc import DEFAULT_SOC, SocError
+from ascendopt.hw.soc import DEFAULT_SOC, SocError
 
 DEFAULT_DB = Path("ascendopt.db")
 DEFAULT_BANK_FILE = Path("ascendopt-bank.db")
@@ -256,7 +256,7 @@ def make_backend(spec: RunSpec) -> Any:
         from ascendopt.backends.npu.backend import NpuBackend
 
         return NpuBackend(mode=spec.npu_mode, soc=spec.soc)
-    from ascendopt.backends.sim import sandbox
+    from ascendopt import sandbox
     from ascendopt.backends.sim.backend import SimBackend
     from ascendopt.backends.sim.build import SimBuilder
 

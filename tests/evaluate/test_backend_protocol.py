@@ -11,7 +11,7 @@ import pytest
 
 from ascendopt.backends.base import Backend
 from ascendopt.backends.sim.backend import SimBackend
-from ascendopt.backends.sim.soc import available_socs
+from ascendopt.hw.soc import available_socs
 from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
 
 

@@ -10,7 +10,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from ascendopt.backends.sim import sandbox
+from ascendopt import sandbox
 from ascendopt.backends.sim.backend import SimBackend
 from ascendopt.backends.sim.build import SimBuilder
 from ascendopt.cases import load_op_cases

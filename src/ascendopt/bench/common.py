@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ascendopt.backends.sim.soc import DEFAULT_SOC
+from ascendopt.hw.soc import DEFAULT_SOC
 
 from typing import Any
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ascendopt.backends.sim.soc import DEFAULT_SOC
+from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.bench.metrics import Trial, per_operator, summarize, trial_from_records
 from ascendopt.bench.pair import PairOutcome, PairTask
 from ascendopt.evaluate.store import SQLiteStore

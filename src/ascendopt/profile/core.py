@@ -113,7 +113,7 @@ class Profile:
             op_name: OpBasicInfo ``Op Name`` (the kernel name).
             op_type: msprof ``Op Type`` (``vector``/``cube``/``mix``); derived from the pipes used
                 when None or not one of those (then kept as ``meta["operator"]``).
-            soc: SoC name or :class:`~ascendopt.backends.sim.soc.Soc` (for the clock).
+            soc: SoC name or :class:`~ascendopt.hw.soc.Soc` (for the clock).
             trace_path: Trace CSV written by the runner (default: ``run.profile["trace_path"]``).
         """
         prof = dict(getattr(run, "profile", None) or {})

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from ascendopt.backends.sim.soc import DEFAULT_SOC
+from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.operator import Operator
 from ascendopt.tiling.space import KnobSpace
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
-from ascendopt.backends.sim.soc import DEFAULT_SOC
+from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.cxx.parse import Parsed
 from ascendopt.operator import Operator
 from ascendopt.slots import CONSTEXPR, HostSlots, render_literal, slot_text, slottable

@@ -19,12 +19,12 @@ import numpy as np
 
 from ascendopt.backends.base import Backend, BuildResult, Launch, RunResult, Status
 from ascendopt.backends.sim.build import SimBuilder
-from ascendopt.backends.sim.sandbox import VIOLATION, VIOLATION_STDERR, Sandbox, current
-from ascendopt.backends.sim.soc import DEFAULT_SOC, Soc, load_soc
+from ascendopt.sandbox import VIOLATION, VIOLATION_STDERR, Sandbox, current
+from ascendopt.hw.soc import DEFAULT_SOC, Soc, load_soc
 from ascendopt.backends.sim.timer import FINISH_GRACE_S, TIMING_KEYS, Timing, TimerRun
-from ascendopt.cases import Case, TensorSpec, group_params
-from ascendopt.dtypes import dtype_info, format_code
+from ascendopt.cases import Case, group_params
 from ascendopt.operator import Operator
+from ascendopt.runner_manifest import manifest_tail, tensor_line
 
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_MEMORY_BYTES = 8 << 30
@@ -47,7 +47,7 @@ class SimBackend(Backend):
             modeled task duration, to exercise noise handling; 0 keeps the model exact.
         noise_seed: Seed of the noise generator (each backend owns its generator).
         sandbox: The policy its compiles and runs go through (default: the one in force when
-            the backend is made, :func:`~ascendopt.backends.sim.sandbox.configure`). It is part
+            the backend is made, :func:`~ascendopt.sandbox.configure`). It is part
             of the backend, so worker processes it is shipped to use the same policy.
     """
 
@@ -252,7 +252,7 @@ class SimBackend(Backend):
                 path = work / f"in{files}.bin"
                 files += 1
                 path.write_bytes(arr.tobytes())
-                lines.append(_tensor_line("dyn_input" if spec.dynamic else "input", spec, path))
+                lines.append(tensor_line("dyn_input" if spec.dynamic else "input", spec, path))
         lines += manifest_tail(work, case, {p["name"] for p in sig.get("outputs", [])},
                                {p["name"] for p in sig.get("inputs", [])})
         path = work / "manifest.txt"
@@ -470,38 +470,3 @@ def _run_bounded(cmd: list[str], work: Path, timeout_s: float, memory_bytes: int
             raise subprocess.TimeoutExpired(cmd, timeout_s)
     return subprocess.CompletedProcess(cmd, sandbox.exit_status(p.returncode), _tail(work / "stdout.txt"),
                                        _tail(work / "stderr.txt"))
-
-
-def manifest_tail(work: Path, case: Case, opdef_outputs: set[str], opdef_inputs: set[str]) -> list[str]:
-    """A runner manifest's lines after the inputs: the outputs (``out<i>.bin`` in ``work``), the
-    attributes and the result file. An output named like an input and unknown to the OpDef is
-    that input, updated in place (``ref_output``)."""
-    lines = []
-    for i, spec in enumerate(case.outputs):
-        tag = "ref_output" if spec.name not in opdef_outputs and spec.name in opdef_inputs else "output"
-        lines.append(_tensor_line(("dyn_" if spec.dynamic else "") + tag, spec, work / f"out{i}.bin"))
-    for name, value in case.attrs.items():
-        lines.append(_attr_line(name, case.attr_types.get(name, ""), value))
-    lines.append(f"result {work / 'result.json'}")
-    return lines
-
-
-def _tensor_line(tag: str, spec: TensorSpec, path: Path) -> str:
-    dims = " ".join(str(d) for d in spec.shape)
-    return (f"{tag} {spec.name} {dtype_info(spec.dtype).ge_code} {format_code(spec.format)} "
-            f"{len(spec.shape)} {dims} {path}").replace("  ", " ")
-
-
-def _attr_line(name: str, kind: str, value: Any) -> str:
-    if kind in ("list_int", "list_bool", "list_float") or isinstance(value, (list, tuple)):
-        vals = list(value)
-        k = kind if kind.startswith("list_") else ("list_float" if any(isinstance(v, float) for v in vals) else "list_int")
-        return f"attr {name} {k} {len(vals)} " + " ".join(repr(float(v)) if k == "list_float" else str(int(v)) for v in vals)
-    if kind == "bool" or isinstance(value, bool):
-        return f"attr {name} bool {int(bool(value))}"
-    if kind == "int" or (kind == "" and isinstance(value, int)):
-        return f"attr {name} int {int(value)}"
-    if kind == "float" or isinstance(value, float):
-        return f"attr {name} float {float(value)!r}"
-    text = str(value).encode()
-    return f"attr {name} str {text.hex() or '-'}"

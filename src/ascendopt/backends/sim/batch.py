@@ -26,7 +26,7 @@ import numpy as np
 
 from ascendopt.backends.base import BuildResult, RunResult, Status
 from ascendopt.backends.sim.backend import SimBackend, _open_scratch, _tail
-from ascendopt.backends.sim.sandbox import Sandbox
+from ascendopt.sandbox import Sandbox
 from ascendopt.backends.sim.timer import FINISH_GRACE_S, TimerRun
 from ascendopt.cases import Case
 from ascendopt.operator import Operator

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ascendopt.backends.base import BuildResult
-from ascendopt.backends.sim.sandbox import VIOLATION, Sandbox, annotate_compile_error, current, ifunc_resolvers
+from ascendopt.sandbox import VIOLATION, Sandbox, annotate_compile_error, current, ifunc_resolvers
 from ascendopt.operator import Operator, graph_level_sources
 from ascendopt.backends.sim import host_library, host_packages, host_targets, kernel_pch, kernel_tu
 from ascendopt.oprepo import OpRepo, external_files, fingerprint
@@ -549,7 +549,7 @@ class SimBuilder:
     @staticmethod
     def _early_code(runner: Path) -> str:
         """A violation when the linked runner holds code that would run before the sandbox's
-        filter (ifunc resolvers: :func:`~ascendopt.backends.sim.sandbox.ifunc_resolvers`), else "".
+        filter (ifunc resolvers: :func:`~ascendopt.sandbox.ifunc_resolvers`), else "".
         Checked whatever the policy: the cache is shared between policies."""
         try:
             found = ifunc_resolvers(runner)

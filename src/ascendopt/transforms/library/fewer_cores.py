@@ -16,7 +16,7 @@ that differs from one core and from the original. A core count computed outside 
 
 from __future__ import annotations
 
-from ascendopt.backends.sim.soc import DEFAULT_SOC
+from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.operator import Operator
 from ascendopt.tiling.priors import is_core_knob
 from ascendopt.tiling.space import KnobSpace

@@ -24,7 +24,7 @@ read by mechanism in the tiling function's def-use graph (:mod:`._knobflow`):
 
 from __future__ import annotations
 
-from ascendopt.backends.sim.soc import DEFAULT_SOC
+from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.operator import Operator
 from ascendopt.tiling.priors import UB_ALIGN_BYTES, SocLimits, is_core_knob, is_reserve
 from ascendopt.tiling.space import KnobSpace
