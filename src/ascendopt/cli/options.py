@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from ascendopt.session import RunSpec
+
 
 def positive(value: float) -> float:
     """Option callback: a number that must be above zero (a timeout)."""
@@ -54,3 +56,11 @@ def npu_mode_name(value: str) -> str:
 NPU_MODE = typer.Option("device", "--npu-mode", callback=npu_mode_name,
                         help="With --backend npu: device (default), simulator (the CANN simulator, "
                              "msprof op simulator) or auto (simulator when npu-smi lists no device).")
+
+
+#: ``--timeout`` of the commands that run candidates (optimize, tune, rewind, bench, run): the
+#: default is the run spec's (:class:`ascendopt.session.RunSpec`).
+TIMEOUT = typer.Option(RunSpec.timeout_s, "--timeout", callback=positive, help="Seconds allowed per case run.")
+
+#: ``--json``: print the command's result as JSON.
+AS_JSON = typer.Option(False, "--json", help="Print the result as JSON.")

@@ -10,8 +10,8 @@ from typing import List, Optional
 import typer
 
 from ascendopt.hw.soc import DEFAULT_SOC
-from ascendopt.cli_common import console, err_console, fail, require_npu
-from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
+from ascendopt.cli.common import console, err_console, fail, require_npu
+from ascendopt.cli.options import BACKEND, NPU_MODE, TIMEOUT, UNSAFE_NO_SANDBOX
 
 
 def _ints(text: str, what: str) -> list[int]:
@@ -61,7 +61,7 @@ def bench_command(
     method_opt: List[str] = typer.Option([], "--method-opt", help="METHOD.OPTION=VALUE (JSON value), repeatable."),
     llm: Optional[Path] = typer.Option(None, "--llm", help="LLM config file (default: offline rewriters)."),
     soc: str = typer.Option(DEFAULT_SOC, "--soc"),
-    timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
+    timeout: float = TIMEOUT,
     as_json: bool = typer.Option(False, "--json", help="Print bench.json to stdout."),
     backend_kind: str = BACKEND,
     npu_mode: str = NPU_MODE,

@@ -11,8 +11,8 @@ from typing import Any, List, Optional
 import typer
 
 from ascendopt.hw.soc import DEFAULT_SOC
-from ascendopt.cli_common import console, err_console, fail, load_targets, open_session, usage, validated
-from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
+from ascendopt.cli.common import console, err_console, fail, load_targets, open_session, usage, validated
+from ascendopt.cli.options import AS_JSON, BACKEND, NPU_MODE, TIMEOUT, UNSAFE_NO_SANDBOX
 from ascendopt.agent import DEFAULT_BUDGET, AgentConfig
 from ascendopt.session import DEFAULT_BANK_FILE, DEFAULT_DB, RunSpec, Session
 
@@ -48,8 +48,8 @@ def optimize_command(
                                        help="Keep every benchmark run's full profile under OUT/profiles (about 0.5 MB each)."),
     soc: str = typer.Option(DEFAULT_SOC, "--soc"),
     seed: int = typer.Option(RunSpec.seed, "--seed", min=0),
-    timeout: float = typer.Option(RunSpec.timeout_s, "--timeout", callback=positive, help="Seconds allowed per case run."),
-    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    timeout: float = TIMEOUT,
+    as_json: bool = AS_JSON,
     backend_kind: str = BACKEND,
     npu_mode: str = NPU_MODE,
     unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
@@ -167,14 +167,14 @@ def _one(session: Session, target: _Target, agent: _Agent, resume: bool, output:
         if not output.keep_profiles:
             shutil.rmtree(profiles, ignore_errors=True)
     records = store.list_evaluations(beval.run_id, op.name)
-    usage = getattr(getattr(agent.rewriter, "client", None), "usage", None)
+    llm_usage = getattr(getattr(agent.rewriter, "client", None), "usage", None)
     try:
         out.mkdir(parents=True, exist_ok=True)
         best = res.best_op or op
         best.write_to(out / "best")
         (out / "best.patch").write_text(unified_patch(op, best))
         titles = {e.id: e.experience.title for e in agent.bank.entries()}
-        (out / "report.html").write_text(render(res, records, titles, None if usage is None else _plain(usage),
+        (out / "report.html").write_text(render(res, records, titles, None if llm_usage is None else _plain(llm_usage),
                                                 title=f"ascendopt optimize: {op.op_type} ({op.name})"))
         (out / "result.json").write_text(json.dumps({**res.to_dict(), "run_id": beval.run_id}, indent=2, default=str))
     except OSError as e:

@@ -13,8 +13,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from ascendopt.cli_common import backend, console, err_console, fail
-from ascendopt.cli_options import UNSAFE_NO_SANDBOX, positive
+from ascendopt.cli.common import backend, console, err_console, fail
+from ascendopt.cli.options import UNSAFE_NO_SANDBOX, positive
 
 _ORIGIN_STYLE = {"simulator": "magenta", "operator": "yellow", "run": "red", "cases": "cyan"}
 _STATUS_STYLE = {"pass": "green", "pass*": "yellow", "unchecked": "cyan", "no_cases": "cyan"}

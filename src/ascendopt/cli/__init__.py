@@ -14,14 +14,14 @@ from rich.text import Text
 
 from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.cases import CaseError, load_op_cases
-from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
+from ascendopt.cli.options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
 from ascendopt.operator import Operator, OperatorError
 
-from ascendopt.cli_common import STATUS_STYLE as _STATUS_STYLE
-from ascendopt.cli_common import backend as _backend
-from ascendopt.cli_common import console
-from ascendopt.cli_common import fail as _fail
-from ascendopt.cli_common import load as _load
+from ascendopt.cli.common import STATUS_STYLE as _STATUS_STYLE
+from ascendopt.cli.common import backend as _backend
+from ascendopt.cli.common import console
+from ascendopt.cli.common import fail as _fail
+from ascendopt.cli.common import load as _load
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="AscendOptimizer: make AscendC operators fast, driven by execution.")
@@ -346,16 +346,16 @@ def records_cmd(
         _fail(str(e))
 
 
-from ascendopt.cli_tune import tune_command  # noqa: E402  (needs `app` helpers above)
+from ascendopt.cli.tune import tune_command  # noqa: E402  (needs `app` helpers above)
 
 app.command("tune")(tune_command)
-from ascendopt.cli_rewind import rewind_command  # noqa: E402
-from ascendopt.cli_bank import bank_app  # noqa: E402
-from ascendopt.cli_llm import llm_app  # noqa: E402
-from ascendopt.cli_optimize import optimize_command  # noqa: E402
-from ascendopt.cli_bench import bench_command  # noqa: E402
-from ascendopt.cli_compat import compat_command  # noqa: E402
-from ascendopt.cli_doctor import doctor_command  # noqa: E402
+from ascendopt.cli.rewind import rewind_command  # noqa: E402
+from ascendopt.cli.bank import bank_app  # noqa: E402
+from ascendopt.cli.llm import llm_app  # noqa: E402
+from ascendopt.cli.optimize import optimize_command  # noqa: E402
+from ascendopt.cli.bench import bench_command  # noqa: E402
+from ascendopt.cli.compat import compat_command  # noqa: E402
+from ascendopt.cli.doctor import doctor_command  # noqa: E402
 
 app.command("rewind")(rewind_command)
 app.command("optimize")(optimize_command)

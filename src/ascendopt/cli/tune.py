@@ -12,12 +12,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ascendopt.hw.soc import DEFAULT_SOC
-from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
+from ascendopt.cli.options import AS_JSON, BACKEND, NPU_MODE, TIMEOUT, UNSAFE_NO_SANDBOX
 from ascendopt.session import DEFAULT_DB, RunSpec
 
 
 def show_space(space, as_json: bool) -> None:
-    from ascendopt.cli_common import console
+    from ascendopt.cli.common import console
 
     if as_json:
         print(json.dumps(space.to_json(), indent=2, default=str))
@@ -42,7 +42,7 @@ def _target(op_dir: Optional[str], suite: Optional[str], src: Optional[Path], ca
             golden: Optional[str], names: List[str]):
     """The one operator ``tune`` works on, as ``(Operator, cases, benchmark case names)``: a
     directory, or one operator of ``--suite`` (its goldens, cases and benchmark cases)."""
-    from ascendopt.cli_common import fail, load, load_targets
+    from ascendopt.cli.common import fail, load, load_targets
 
     if suite is None:
         if op_dir is None:
@@ -85,14 +85,14 @@ def tune_command(
     db: Path = typer.Option(DEFAULT_DB, "--db", help="Record store (SQLite)."),
     resume: bool = typer.Option(False, "--resume", help="Continue this operator's last tune run in --db (its "
                                 "evaluations come back without charge; the rest of its budget is spent)."),
-    timeout: float = typer.Option(RunSpec.timeout_s, "--timeout", callback=positive, help="Seconds allowed per case run."),
-    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    timeout: float = TIMEOUT,
+    as_json: bool = AS_JSON,
     backend_kind: str = BACKEND,
     npu_mode: str = NPU_MODE,
     unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
 ) -> None:
     """Stage II: search the host tiling program's knobs with profiling in the loop."""
-    from ascendopt.cli_common import console, err_console, fail as _fail, open_session, usage, validated
+    from ascendopt.cli.common import console, err_console, fail as _fail, open_session, usage, validated
     from ascendopt.tiling.search import tune, write_outputs
     from ascendopt.tiling.space import KnobSpace
     from ascendopt.tiling.strategies import STRATEGIES, make_strategy

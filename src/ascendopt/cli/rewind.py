@@ -12,8 +12,8 @@ from rich import box
 from rich.table import Table
 
 from ascendopt.hw.soc import DEFAULT_SOC
-from ascendopt.cli_common import console, err_console, fail, load_targets, open_session, usage, validated
-from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
+from ascendopt.cli.common import console, err_console, fail, load_targets, open_session, usage, validated
+from ascendopt.cli.options import AS_JSON, BACKEND, NPU_MODE, TIMEOUT, UNSAFE_NO_SANDBOX, positive
 from ascendopt.evaluate.verdict import DEFAULT_MIN_EFFECT_PCT, DEFAULT_SIGMAS
 from ascendopt.rewind.engine import DEFAULT_BUDGET, DEFAULT_DEPTH
 from ascendopt.session import DEFAULT_BANK_FILE, DEFAULT_DB, RunSpec
@@ -37,8 +37,8 @@ def rewind_command(
     min_effect: float = typer.Option(DEFAULT_MIN_EFFECT_PCT, "--min-effect-pct", min=0.0, help="tau is at least this share of the latency."),
     workers: int = typer.Option(RunSpec.workers, "--workers", min=1, help="Candidates evaluated in parallel (processes)."),
     db: Path = typer.Option(DEFAULT_DB, "--db", help="Record store (SQLite)."),
-    timeout: float = typer.Option(RunSpec.timeout_s, "--timeout", callback=positive, help="Seconds allowed per case run."),
-    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    timeout: float = TIMEOUT,
+    as_json: bool = AS_JSON,
     llm: Optional[Path] = typer.Option(None, "--llm", help="LLM config file: adds the LLM rewinder to the motifs and "
                                        "distills with the LLM (default: the environment, else offline)."),
     backend_kind: str = BACKEND,
