@@ -15,6 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Mapping
 
+from ascendopt.host_sources import graph_level_sources, strip_comments  # noqa: F401 (graph_level_sources re-exported)
 from ascendopt.opdef_params import as_written
 from ascendopt.oprepo import AUTO_SYNC_DEFAULT, OpRepo, cce_auto_sync, external_files, find_repo, fingerprint
 
@@ -29,36 +30,7 @@ _KERNEL_ENTRY = re.compile(
     r'extern\s*"C"\s*(?:(?:__global__|__aicore__|inline|__attribute__\s*\(\([^)]*\)\))\s+)*void\s+(\w+)\s*\('
 )
 
-# Headers of the graph/aclnn layer (level-0 graph builders, aclnn two-phase API). op_host/
-# sources that include them, directly or through an op_host header, are not tiling code.
-_GRAPH_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](?:opdev|aclnn|aclnn_kernels|aclnnop|level0)/', re.M)
-_LOCAL_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
-
-
-def graph_level_sources(files: Mapping[str, str]) -> set[str]:
-    """The op_host/ paths of `files` that belong to the aclnn / level-0 graph layer, not to
-    tiling: named ``aclnn_*`` or ``*_l0.*``, or including (directly or through an op_host
-    header) an ``opdev/``, ``aclnn/``, ``aclnn_kernels/``, ``aclnnop/`` or ``level0/`` header.
-    They need the CANN graph runtime, so a simulator build leaves them out."""
-    host = {k: v for k, v in files.items() if k.startswith("op_host/")}
-    by_name: dict[str, list[str]] = {}
-    for k in host:
-        by_name.setdefault(Path(k).name, []).append(k)
-    memo: dict[str, bool] = {}
-
-    def graph(rel: str) -> bool:
-        if rel in memo:
-            return memo[rel]
-        memo[rel] = False  # include cycles
-        name = Path(rel).name
-        text = _strip_comments(host[rel])
-        hit = name.startswith("aclnn_") or Path(rel).stem.endswith("_l0") or bool(_GRAPH_INCLUDE.search(text))
-        if not hit:
-            hit = any(graph(dep) for inc in _LOCAL_INCLUDE.findall(text) for dep in by_name.get(Path(inc).name, ()))
-        memo[rel] = hit
-        return hit
-
-    return {k for k in host if graph(k)}
+_strip_comments = strip_comments  # the name other modules import
 
 
 class OperatorError(ValueError):
@@ -70,11 +42,6 @@ def snake_case(name: str) -> str:
     s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
     s = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s)
     return s.lower()
-
-
-def _strip_comments(text: str) -> str:
-    text = re.sub(r"/\*.*?\*/", lambda m: " " * len(m.group(0)), text, flags=re.S)
-    return re.sub(r"//[^\n]*", "", text)
 
 
 @dataclass(frozen=True)
@@ -244,7 +211,7 @@ class Operator:
         """The op_kernel source that defines the extern "C" kernel entry."""
         candidates = []
         for k in self.kernel_files():
-            if k.endswith((".cpp", ".cc", ".cxx")) and _KERNEL_ENTRY.search(_strip_comments(self.files[k])):
+            if k.endswith((".cpp", ".cc", ".cxx")) and _KERNEL_ENTRY.search(strip_comments(self.files[k])):
                 candidates.append(k)
         if not candidates:
             raise OperatorError(f'{self.root}: no extern "C" __global__ __aicore__ kernel entry in op_kernel/')
@@ -253,7 +220,7 @@ class Operator:
 
     @property
     def kernel_entry(self) -> str:
-        m = _KERNEL_ENTRY.search(_strip_comments(self.files[self.kernel_file]))
+        m = _KERNEL_ENTRY.search(strip_comments(self.files[self.kernel_file]))
         assert m is not None
         return m.group(1)
 
@@ -272,9 +239,9 @@ class Operator:
     def tiling_struct(self) -> str | None:
         regs: list[tuple[str, str]] = []
         for k in self.host_files():
-            regs += _REGISTER_TILING.findall(_strip_comments(self.files[k]))
+            regs += _REGISTER_TILING.findall(strip_comments(self.files[k]))
         for p in self.external_tiling_headers():
-            regs += _REGISTER_TILING.findall(_strip_comments(p.read_text(errors="replace")))
+            regs += _REGISTER_TILING.findall(strip_comments(p.read_text(errors="replace")))
         for op, cls in regs:
             if op == self.op_type:
                 return cls

@@ -152,7 +152,7 @@ def _cases_key(sop: SuiteOp, cases: Sequence[Any]) -> str | None:
         return None
     import hashlib
 
-    from ascendopt.evaluate.evaluator import case_fingerprint
+    from ascendopt.evaluate.casedata import case_fingerprint
 
     blob = json.dumps({"cases": [case_fingerprint(c) for c in cases], "own_cases": sop.own_cases,
                        "benchmark": list(sop.benchmark)}, sort_keys=True, default=str)

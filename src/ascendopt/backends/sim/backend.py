@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import shutil
 import signal
-import stat
 import subprocess
 import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any, Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ascendopt.backends.base import Backend, BuildResult, Launch, RunResult, Status
+from ascendopt.backends.sim import batch
 from ascendopt.backends.sim.build import SimBuilder
+from ascendopt.backends.sim.scratch import RESULT_MAX_BYTES, read_scratch, tail
 from ascendopt.sandbox import VIOLATION, VIOLATION_STDERR, Sandbox, current
 from ascendopt.hw.soc import DEFAULT_SOC, Soc, load_soc
 from ascendopt.backends.sim.timer import FINISH_GRACE_S, TIMING_KEYS, Timing, TimerRun
@@ -164,7 +164,6 @@ class SimBackend(Backend):
         after it runs in a fresh runner, as does a case after one that left state behind
         in the candidate's globals; with ``stop_at_failure`` none does (the results end with the
         first that failed). Never raises for a bad candidate."""
-        from ascendopt.backends.sim import batch  # it uses this module's helpers
 
         items = list(items)
         if len(items) <= 1:
@@ -195,7 +194,7 @@ class SimBackend(Backend):
             except subprocess.TimeoutExpired:
                 return Launch(Status.TIMEOUT, f"the tiling did not finish within {timeout_s:g} s")
             try:
-                res = json.loads(_read_scratch(work / "result.json", _RESULT_MAX_BYTES))
+                res = json.loads(read_scratch(work / "result.json", RESULT_MAX_BYTES))
             except (OSError, ValueError):
                 tail = "\n".join(proc.stderr.strip().splitlines()[-3:])
                 return Launch(Status.RUNTIME_ERROR, f"the tiling run exited with {proc.returncode} without a "
@@ -266,7 +265,7 @@ class SimBackend(Backend):
         res: dict[str, Any] = {}
         unreadable = ""
         try:
-            res = json.loads(_read_scratch(work / "result.json", _RESULT_MAX_BYTES))
+            res = json.loads(read_scratch(work / "result.json", RESULT_MAX_BYTES))
         except FileNotFoundError:
             pass
         except OSError as e:  # a symlink, FIFO or device the candidate put there, or oversized
@@ -310,7 +309,7 @@ class SimBackend(Backend):
         for i, spec in enumerate(case.outputs):
             want = int(np.prod(spec.shape, dtype=np.int64)) * np.dtype(spec.np_dtype).itemsize
             try:
-                raw = _read_scratch(work / f"out{i}.bin", want)
+                raw = read_scratch(work / f"out{i}.bin", want)
             except OSError as e:
                 return RunResult(Status.RUNTIME_ERROR, "runner", f"output {spec.key} is unreadable: "
                                                                  f"{e.strerror or e}", **common)
@@ -371,45 +370,6 @@ def _warnings(res: dict[str, Any], timing: Timing | None = None) -> list[dict[st
     return [w for _, w in sorted(found, key=lambda x: x[0])]
 
 
-_OUTPUT_TAIL_BYTES = 64 << 10
-
-
-_RESULT_MAX_BYTES = 256 << 20
-
-
-def _open_scratch(path: Path) -> IO[bytes]:
-    """Opens a file of a run's scratch directory for reading, if it is a regular file: never
-    through a symlink, nor a FIFO (which would block the driver) or device the candidate put
-    there in its place. Raises OSError otherwise."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, f"{path.name} is not a regular file")
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def _read_scratch(path: Path, limit: int) -> bytes:
-    """The contents of a scratch file (:func:`_open_scratch`), at most `limit` bytes (more is
-    an error, never read)."""
-    with _open_scratch(path) as f:
-        if os.fstat(f.fileno()).st_size > limit:
-            raise OSError(errno.EFBIG, f"{path.name} is larger than {limit} bytes")
-        return f.read(limit + 1)
-
-
-def _tail(path: Path) -> str:
-    try:
-        with _open_scratch(path) as f:
-            f.seek(0, 2)
-            f.seek(max(0, f.tell() - _OUTPUT_TAIL_BYTES))
-            return f.read().decode("utf-8", errors="replace")
-    except OSError as e:
-        return f"({path.name} unreadable: {e.strerror or e})"
-
-
 _HOST_SAID_LINES = 3
 _HOST_SAID_CHARS = 300
 
@@ -468,5 +428,5 @@ def _run_bounded(cmd: list[str], work: Path, timeout_s: float, memory_bytes: int
             timer.cancel()
         if fired.is_set():
             raise subprocess.TimeoutExpired(cmd, timeout_s)
-    return subprocess.CompletedProcess(cmd, sandbox.exit_status(p.returncode), _tail(work / "stdout.txt"),
-                                       _tail(work / "stderr.txt"))
+    return subprocess.CompletedProcess(cmd, sandbox.exit_status(p.returncode), tail(work / "stdout.txt"),
+                                       tail(work / "stderr.txt"))
