@@ -16,8 +16,8 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 #: Function-local imports that close a cycle, and why they are still there.
 ALLOWED_LOCAL: dict[tuple[str, str], str] = {
     ("ascendopt.operator", "ascendopt.backends.sim.opdef_scan"):
-        "Operator.op_type of an operator whose OpDef registration is made by a macro preprocesses "
-        "op_host with the simulator's compiler (issue 33: the type is to be computed explicitly)",
+        "Operator.load resolves an op type made by a macro once (operator.resolve_op_type), by the "
+        "simulator's OpDef scan, which needs an Operator",
     ("ascendopt.cxx.gmptr", "ascendopt.cxx.parallel"): "cxx/parallel* belongs to issue 37's change",
     ("ascendopt.cxx.parallel", "ascendopt.cxx.gmptr"): "cxx/parallel* belongs to issue 37's change",
 }

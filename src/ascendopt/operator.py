@@ -33,6 +33,11 @@ _KERNEL_ENTRY = re.compile(
 _strip_comments = strip_comments  # the name other modules import
 
 
+#: Op types resolved when an operator directory was loaded, by (directory, name): the
+#: candidates made from it share its directory and its type.
+_LOADED_TYPES: dict[tuple[str, str], str] = {}
+
+
 class OperatorError(ValueError):
     """The directory is not a usable operator (missing files, no OpDef registration, no kernel entry)."""
 
@@ -87,7 +92,7 @@ class Operator:
                 if f.is_file() and f.suffix in SOURCE_SUFFIXES:
                     files[f.relative_to(root).as_posix()] = f.read_text(errors="replace")
         op = Operator(name=root.name, files=MappingProxyType(files), root=root)
-        op.op_type  # validate early
+        _LOADED_TYPES[(str(root), root.name)] = resolve_op_type(op)  # once, explicitly
         op.kernel_file
         return op
 
@@ -104,7 +109,8 @@ class Operator:
 
     def __reduce__(self):
         # MappingProxyType does not pickle; ship a plain dict (process pools, Ray).
-        return (_restore, (self.name, dict(self.files), str(self.root), self.parent, self.origin, self.slots))
+        known = self._memo.get("op_type") or _LOADED_TYPES.get((str(self.root), self.name), "")
+        return (_restore, (self.name, dict(self.files), str(self.root), self.parent, self.origin, self.slots, known))
 
     def diff(self, other: "Operator | Mapping[str, str] | None" = None, context: int = 3) -> str:
         """Unified diff from `other` (default: nothing, i.e. every file added) to this operator.
@@ -188,22 +194,16 @@ class Operator:
 
     @property
     def op_type(self) -> str:
-        """The op type the op_host sources register (``OP_ADD``), written literally (not in a
-        macro's body) or made by a macro (then found in the preprocessed sources)."""
+        """The op type the op_host sources register (``OP_ADD``): written literally (not in a
+        macro's body), else the one :meth:`load` resolved for the operator's directory (made by a
+        macro: found once, explicitly, in the preprocessed sources, :func:`resolve_op_type`).
+        Never runs a compiler."""
         if "op_type" not in self._memo:
-            for k in self.host_files():
-                m = _OP_ADD.search(as_written(self.files[k]))
-                if m:
-                    self._memo["op_type"] = m.group(1)
-                    break
-            else:
-                from ascendopt.backends.sim.opdef_scan import registered_op_types
-
-                names = registered_op_types(self)
-                if not names:
-                    raise OperatorError(f"{self.root}: no OpDef registration (OP_ADD) found in op_host/, "
-                                        "literally or after preprocessing")
-                self._memo["op_type"] = names[0]
+            found = _literal_op_type(self) or _LOADED_TYPES.get((str(self.root), self.name))
+            if found is None:
+                raise OperatorError(f"{self.root}: no OpDef registration (OP_ADD) written literally in op_host/ "
+                                    "(one made by a macro is resolved when the directory is loaded: Operator.load)")
+            self._memo["op_type"] = found
         return self._memo["op_type"]
 
     @property
@@ -270,5 +270,36 @@ class Operator:
 
 
 def _restore(name: str, files: dict[str, str], root: str, parent: str | None, origin: str,
-             slots: "HostSlots | None" = None) -> Operator:
+             slots: "HostSlots | None" = None, op_type: str = "") -> Operator:
+    if op_type:  # the type its directory was loaded with (a worker process loaded nothing)
+        _LOADED_TYPES.setdefault((root, name), op_type)
     return Operator(name, MappingProxyType(files), Path(root), parent, origin, slots=slots)
+
+
+def _literal_op_type(op: Operator) -> str | None:
+    """The op type an op_host source registers literally (``OP_ADD(Name)``), or None."""
+    for k in op.host_files():
+        m = _OP_ADD.search(as_written(op.files[k]))
+        if m:
+            return m.group(1)
+    return None
+
+
+def resolve_op_type(op: Operator) -> str:
+    """The op type of a loaded operator: written literally, else made by a macro and found by
+    preprocessing op_host with the simulator's compiler (the one function-local import of the
+    backend, allowed in tests/test_import_cycles.py: the scan needs an Operator).
+
+    Raises:
+        OperatorError: No registration either way.
+    """
+    found = _literal_op_type(op)
+    if found:
+        return found
+    from ascendopt.backends.sim.opdef_scan import registered_op_types
+
+    names = registered_op_types(op)
+    if not names:
+        raise OperatorError(f"{op.root}: no OpDef registration (OP_ADD) found in op_host/, "
+                            "literally or after preprocessing")
+    return names[0]
