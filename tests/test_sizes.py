@@ -18,7 +18,6 @@ MAX_PARAMS = 8
 OVER_8 = {
     "tiling/strategies/evo.py::__init__": 21,
     "refine/stage1.py::stage1_step": 16,
-    "rewind/engine.py::_settle": 14,
     "backends/npu/profile.py::measure_case": 13,
     "evaluate/check.py::check_cases": 12,
     "evaluate/check.py::check_case": 12,
