@@ -31,8 +31,6 @@ OVER_8 = {
     "evaluate/budget.py::__init__": 9,
     "backends/sim/timer.py::__init__": 9,
     "backends/sim/backend.py::_run_bounded": 9,
-    "agent.py::_stage1_slice": 9,
-    "agent.py::_run": 9,
 }
 
 

@@ -182,7 +182,7 @@ def optimize(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewr
     emit = on_event or (lambda kind, data: None)
     res = OptimizeResult(op.name, None, None, None)
     try:
-        _run(op, cases, beval, rewriter, bank, cfg, res, callbacks, emit)
+        _run(op, cases, beval, _Run(rewriter, bank, cfg, tuple(callbacks)), res, emit)
     except KeyboardInterrupt:
         res.stop_reason = "interrupted"
     finally:
@@ -225,9 +225,20 @@ def _spent(beval: BudgetedEvaluator, op_name: str) -> int:
     return beval.report(op_name).charged + getattr(beval, "replayed", {}).get(op_name, 0)
 
 
-def _run(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter: Rewriter,
-         bank: ExperienceBank | None, cfg: AgentConfig, res: OptimizeResult, callbacks: Sequence[MeasureCallback],
+@dataclass(frozen=True)
+class _Run:
+    """What stays the same through one run of the loop: the rewriter, the bank, the config and
+    the caller's measure callbacks."""
+
+    rewriter: Rewriter
+    bank: ExperienceBank | None
+    cfg: AgentConfig
+    callbacks: tuple[MeasureCallback, ...] = ()
+
+
+def _run(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, run: _Run, res: OptimizeResult,
          emit: Callable[[str, dict[str, Any]], None]) -> None:
+    cfg, bank = run.cfg, run.bank
     try:
         base = beval.evaluate(op, cases)
     except BudgetExhausted:
@@ -254,8 +265,8 @@ def _run(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter
         emit("rewind", {"kept": len(rw.kept), "charged": rw.charged, "bank_size": len(bank)})
 
     st = _State(op, base, cores, Frontier(cfg.beam_width, cfg.chain_depth), {op.digest})
-    st.callbacks = MeasureCallbacks([record_accepted(res), online_experience(bank, cfg, cores, res), *callbacks])
-    args = (st, cases, beval, rewriter, bank, cfg, res, emit)
+    st.callbacks = MeasureCallbacks([record_accepted(res), online_experience(bank, cfg, cores, res), *run.callbacks])
+    args = (st, cases, beval, run, res, emit)
     if cfg.schedule == "fixed":
         _fixed_loop(*args)
     elif cfg.schedule == "gain":
@@ -264,10 +275,10 @@ def _run(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter
         raise ValueError(f"unknown schedule {cfg.schedule!r} (gain or fixed)")
 
 
-def _fixed_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter: Rewriter,
-                bank: ExperienceBank | None, cfg: AgentConfig, res: OptimizeResult,
+def _fixed_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, run: _Run, res: OptimizeResult,
                 emit: Callable[[str, dict[str, Any]], None]) -> None:
     """Rounds of ``stage1_steps`` Stage I steps, then ``stage2_steps`` Stage II evaluations."""
+    cfg = run.cfg
     name, rnd = st.cur.name, 0
     while beval.remaining(name) != 0 and (cfg.rounds is None or rnd < cfg.rounds):
         rnd += 1
@@ -275,7 +286,7 @@ def _fixed_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, rew
         spent_before = _spent(beval, name)
         if cfg.only != "stage2":
             for _ in range(cfg.stage1_steps):
-                if beval.remaining(name) == 0 or _stage1_slice(st, rnd, cases, beval, rewriter, bank, cfg, res, emit):
+                if beval.remaining(name) == 0 or _stage1_slice(st, rnd, cases, beval, run, res, emit):
                     break
         if cfg.only != "stage1" and beval.remaining(name) != 0:
             _stage2_slice(st, cases, beval, cfg, rnd, res, emit)
@@ -285,11 +296,11 @@ def _fixed_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, rew
     res.stop_reason = "budget" if beval.remaining(name) == 0 else f"{rnd} rounds"
 
 
-def _gain_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter: Rewriter,
-               bank: ExperienceBank | None, cfg: AgentConfig, res: OptimizeResult,
+def _gain_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, run: _Run, res: OptimizeResult,
                emit: Callable[[str, dict[str, Any]], None]) -> None:
     """Slices of one stage at a time, each to the stage with the higher expected gain per
     charged evaluation (:mod:`ascendopt.agent_schedule`)."""
+    cfg = run.cfg
     stages = tuple(s for s in ("stage1", "stage2") if cfg.only in (None, s))
     sched = GainScheduler(stages, cfg.gain_window, cfg.gain_floor)
     name, n = st.cur.name, 0
@@ -302,7 +313,7 @@ def _gain_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, rewr
         res.rounds = n
         before_us, before_spent, before = st.cur_ev.latency_us, _spent(beval, name), st.cur.digest
         if stage == "stage1":
-            _stage1_slice(st, n, cases, beval, rewriter, bank, cfg, res, emit)
+            _stage1_slice(st, n, cases, beval, run, res, emit)
         else:
             _stage2_slice(st, cases, beval, cfg, n, res, emit)
         charged, gain = _spent(beval, name) - before_spent, log_gain(before_us, st.cur_ev.latency_us)
@@ -313,11 +324,11 @@ def _gain_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, rewr
     res.stop_reason = "budget" if beval.remaining(name) == 0 else f"{n} slices"
 
 
-def _stage1_slice(st: _State, rnd: int, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter: Rewriter,
-                  bank: ExperienceBank | None, cfg: AgentConfig, res: OptimizeResult,
-                  emit: Callable[[str, dict[str, Any]], None]) -> bool:
+def _stage1_slice(st: _State, rnd: int, cases: Sequence[Case], beval: BudgetedEvaluator, run: _Run,
+                  res: OptimizeResult, emit: Callable[[str, dict[str, Any]], None]) -> bool:
     """One Stage I search step (:func:`ascendopt.agent_beam.search_step`); True when it proposed
     nothing new or ran out of budget."""
+    cfg, rewriter, bank = run.cfg, run.rewriter, run.bank
     step = search_step(st.cur, st.cur_ev, st.frontier, cases, beval, rewriter, bank if cfg.use_experience else None,
                        st.tried, k=cfg.k if cfg.use_experience else 0, candidates=cfg.stage1_candidates,
                        repairs=cfg.repairs, exclude_ops=cfg.exclude_ops, cores=st.cores,
