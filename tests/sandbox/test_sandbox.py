@@ -209,7 +209,7 @@ def test_an_unavailable_sandbox_is_said_once(monkeypatch, caplog):
 def test_cli_refuses_without_sandbox(monkeypatch):
     import typer
 
-    from ascendopt import cli_common
+    from ascendopt.cli import common as cli_common
 
     monkeypatch.setattr(sandbox, "probe", lambda: sandbox.Support(None, None, "no bwrap (test)"))
     previous = sandbox.current()

@@ -4,4 +4,5 @@ import sys
 
 from ascendopt.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # importing the module (e.g. to list modules) runs nothing
+    sys.exit(main())
