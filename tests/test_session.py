@@ -57,3 +57,30 @@ def test_only_the_soc_registry_names_a_default_soc():
     src = ROOT / "src" / "ascendopt"
     named = [p.relative_to(src).as_posix() for p in src.rglob("*.py") if '"Ascend910B2"' in p.read_text()]
     assert len(named) == 1 and named[0].endswith("soc.py"), named
+
+
+def test_tune_and_optimize_resume_their_last_run(tmp_path):
+    """``--resume`` on the command line: tune reopens its run and spends only the rest of the
+    budget; optimize without a run to resume is a usage error (exit 2)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from ascendopt.cli import app
+    from ascendopt.evaluate.store import SQLiteStore
+
+    from .conftest import FIXTURE_OPS
+
+    db, op = tmp_path / "r.db", str(FIXTURE_OPS / "scale_copy")
+    common = ["--db", str(db), "--out", str(tmp_path / "out"), "--json", "--unsafe-no-sandbox"]
+    first = CliRunner().invoke(app, ["tune", op, "--budget", "2", *common])
+    assert first.exit_code == 0, first.output
+    again = CliRunner().invoke(app, ["tune", op, "--budget", "3", "--resume", *common])
+    assert again.exit_code == 0, again.output
+    with SQLiteStore(db, readonly=True) as store:
+        [run] = store.list_runs()
+        assert sum(r.charged for r in store.list_evaluations(run.id)) == 3
+    assert json.loads(again.stdout)["run_id"] == json.loads(first.stdout)["run_id"] == run.id
+    res = CliRunner().invoke(app, ["optimize", op, "--budget", "2", "--resume", "--db", str(tmp_path / "o.db"),
+                                   "--unsafe-no-sandbox"])
+    assert res.exit_code == 2 and "--resume: no optimize run of scale_copy" in res.output, res.output
