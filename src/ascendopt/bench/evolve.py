@@ -201,7 +201,7 @@ def _run(ctx: Any, cfg: EvolveConfig, res: OptimizeResult) -> None:
         res.stop_reason = "original_failed"
         return
     res.baseline_us = res.best_us = base.latency_us
-    best_ev = base  # gains are judged by the verdict against the best so far
+    tau = noise_threshold(base).tau_us  # the verdict: a gain is beyond the original's noise threshold
     res.best_op = op
     base_hz = hazards(base)
     islands = [Island() for _ in range(max(1, cfg.islands))]
@@ -245,11 +245,11 @@ def _run(ctx: Any, cfg: EvolveConfig, res: OptimizeResult) -> None:
             step["children"].append({"island": i, "digest": child.digest, "origin": child.origin,
                                      "status": ev.status, "latency_us": ev.latency_us, "cell": cell,
                                      "placed": placed})
-            if ok and faster(res.best_us, ev.latency_us, noise_threshold(best_ev).tau_us):
+            if ok and faster(base.latency_us, ev.latency_us, tau) and ev.latency_us < res.best_us:
                 res.accepted.append(Accepted("evolve", child.digest, parent.op.digest, ev.latency_us,
                                              parent.latency_us, f"{child.origin} (island {i}, cell {cell})", [],
                                              child.diff(parent.op)))
-                res.best_op, res.best_us, best_ev = child, ev.latency_us, ev
+                res.best_op, res.best_us = child, ev.latency_us
         res.steps.append(step)
         if ctx.on_event:
             ctx.on_event("evolve", {"generation": gen, "best_us": res.best_us})

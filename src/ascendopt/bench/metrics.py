@@ -2,11 +2,11 @@
 
 A :class:`Trial` is one (operator, method, seed) run reduced to what the metrics need: the
 reference latency (the operator as given) and, in charge order, every charged evaluation as
-(correct, latency) with the spread of its timed runs. "Correct" means passed every case and
-added no hazard kind the original lacks. A run's best is decided by the one verdict
-(:func:`ascendopt.evaluate.verdict.gain_chain`): a correct evaluation improves on the best so
-far only when it is faster by more than that best's noise threshold ``tau``, the rule the
-tools accept changes by, so a gain within the noise is no gain here either. A run's speedup is
+(correct, latency). "Correct" means passed every case and added no hazard kind the original
+lacks. A run's best is decided by the one verdict
+(:func:`ascendopt.evaluate.verdict.gain_chain`): the fastest correct evaluation faster than
+the original by more than its noise threshold ``tau``, the rule the tools accept changes by,
+so a gain within the noise is no gain here either. A run's speedup is
 never below 1.0x: an operator with no such improvement keeps the original (1.0x), as does one
 whose original failed (no reference).
 
@@ -55,9 +55,7 @@ class Trial:
         roofline_before: Achieved roofline fraction of the original (None: unknown).
         roofline_after: Achieved roofline fraction of the best correct candidate.
         seconds: Wall time of the run.
-        noise_us: Pooled sigma of each charged evaluation's timed runs, index-aligned with
-            ``evals`` (empty: all 0, one run each).
-        reference_sigma_us: The same for the original.
+        reference_sigma_us: Pooled sigma of the original's timed runs (0: one run each).
     """
 
     op: str
@@ -69,14 +67,11 @@ class Trial:
     roofline_before: float | None = None
     roofline_after: float | None = None
     seconds: float = 0.0
-    noise_us: list[float] = field(default_factory=list)
     reference_sigma_us: float = 0.0
 
     def gains(self) -> list[tuple[int, float]]:
         """``(k, latency)`` of each improvement over the best so far (the verdict's rule)."""
-        noise = self.noise_us or [0.0] * len(self.evals)
-        return gain_chain(self.reference_us, [(ok, lat, n) for (ok, lat), n in zip(self.evals, noise)],
-                          self.reference_sigma_us)
+        return gain_chain(self.reference_us, self.evals, self.reference_sigma_us)
 
     def best_us(self) -> float | None:
         """The best latency (the reference when nothing improved on it; None without a
@@ -109,15 +104,13 @@ class Trial:
         return {"op": self.op, "level": self.level, "method": self.method, "seed": self.seed,
                 "reference_us": self.reference_us, "evals": [[bool(ok), lat] for ok, lat in self.evals],
                 "roofline_before": self.roofline_before, "roofline_after": self.roofline_after,
-                "seconds": self.seconds, "noise_us": list(self.noise_us),
-                "reference_sigma_us": self.reference_sigma_us}
+                "seconds": self.seconds, "reference_sigma_us": self.reference_sigma_us}
 
     @classmethod
     def from_record(cls, d: dict[str, Any]) -> "Trial":
         return cls(str(d["op"]), int(d["level"]), str(d["method"]), int(d["seed"]), d.get("reference_us"),
                    [(bool(ok), lat) for ok, lat in d.get("evals", [])], d.get("roofline_before"),
-                   d.get("roofline_after"), float(d.get("seconds") or 0.0), [float(x) for x in d.get("noise_us") or []],
-                   float(d.get("reference_sigma_us") or 0.0))
+                   d.get("roofline_after"), float(d.get("seconds") or 0.0), float(d.get("reference_sigma_us") or 0.0))
 
     def to_dict(self) -> dict[str, Any]:
         return {"op": self.op, "level": self.level, "method": self.method, "seed": self.seed,
@@ -231,8 +224,7 @@ def trial_from_records(records: Sequence[Any], op_digest: str, op: str, level: i
     base_hz = hazards(orig) if orig is not None else set()
     evals = [(ref is not None and correct(e, base_hz), e.latency_us) for e in charged]
     t = Trial(op, level, method, seed, ref, evals, achieved_fraction(orig) if orig is not None else None,
-              seconds=seconds, noise_us=[pooled_sigma(benchmark_runs(e)) for e in charged],
-              reference_sigma_us=pooled_sigma(benchmark_runs(orig)) if orig is not None else 0.0)
+              seconds=seconds, reference_sigma_us=pooled_sigma(benchmark_runs(orig)) if orig is not None else 0.0)
     gains = t.gains()
     best = charged[gains[-1][0] - 1] if gains else (orig if ref is not None else None)
     if best is not None:
