@@ -23,7 +23,6 @@ OVER_8 = {
     "evaluate/check.py::check_case": 12,
     "rewind/engine.py::rewind": 11,
     "rewind/distill.py::__init__": 11,
-    "cli/__init__.py::_run_one": 11,
     "backends/sim/batch.py::run_bounded": 11,
     "tiling/knobs.py::add": 10,
     "tiling/search.py::_search": 9,

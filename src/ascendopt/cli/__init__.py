@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional
 
@@ -68,7 +69,8 @@ def run(
             backends[want] = _backend(want, noise_pct, seed, unsafe_no_sandbox, backend_kind, npu_mode)
         backend = backends[want]
         name = backend.soc.name if backend.soc is not None else want
-        doc, failed = _run_one(check_operator, backend, op, selected, name, seed, rtol, atol, timeout, as_json, strict)
+        doc, failed = _run_one(check_operator, backend, op, selected, name,
+                               _Check(seed, rtol, atol, timeout, strict), as_json)
         docs.append(doc)
         any_failed = any_failed or failed > 0
     if as_json:
@@ -110,8 +112,20 @@ def _run_targets(op_dir, suite, src, cases, golden, case):
     return out
 
 
-def _run_one(check_operator, backend, op, selected, soc, seed, rtol, atol, timeout, as_json, strict):
+@dataclass(frozen=True)
+class _Check:
+    """How ``ascendopt run`` checks the cases: input seed, tolerances, timeout, strictness."""
+
+    seed: int
+    rtol: Optional[float]
+    atol: Optional[float]
+    timeout: float
+    strict: bool
+
+
+def _run_one(check_operator, backend, op, selected, soc, chk: _Check, as_json: bool):
     """Runs and prints one operator's cases; returns (JSON document, number failed)."""
+    seed, rtol, atol, timeout, strict = chk.seed, chk.rtol, chk.atol, chk.timeout, chk.strict
     if as_json:
         results = check_operator(backend, op, selected, seed=seed, rtol=rtol, atol=atol, timeout_s=timeout,
                                  strict=strict)
