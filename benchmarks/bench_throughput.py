@@ -401,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.out:
             args.out.write_text(text)
         return 0
-    from ascendopt.backends.sim import sandbox
+    from ascendopt import sandbox
     from ascendopt.backends.sim.build import SimBuilder
 
     if args.no_sandbox:  # every policy set later (run_pair sets one per pair) is turned off too

@@ -23,7 +23,7 @@ import os
 import sys
 from pathlib import Path
 
-from ascendopt.cli_compat import print_totals, print_row
+from ascendopt.cli.compat import print_totals, print_row
 from ascendopt.compat import (CompatConfig, TargetError, dir_targets, document, run_targets, select, suite_targets,
                               with_goldens)
 

@@ -82,7 +82,7 @@ def measure(targets, n_values: int, log=print) -> dict:
 
 
 def main() -> None:
-    from ascendopt.cli_common import load_targets
+    from ascendopt.cli.common import load_targets
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suite", default="cannops")

@@ -26,14 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from ascendopt.backends.sim.backend import SimBackend
-from ascendopt.bank.store import DEFAULT_BANK_JSON, ExperienceBank
-from ascendopt.evaluate.budget import BudgetedEvaluator
-from ascendopt.evaluate.evaluator import EvalConfig, Evaluator, largest_per_dtype
-from ascendopt.evaluate.executors import InlineExecutor, LocalExecutor
-from ascendopt.evaluate.store import SQLiteStore
+from ascendopt.bank.store import DEFAULT_BANK_JSON
 from ascendopt.operator import Operator
 from ascendopt.rewind.engine import rewind
+from ascendopt.session import RunSpec, Session
 from ascendopt.suites import load_suite
 from ascendopt.transforms import MOTIFS
 
@@ -45,11 +41,12 @@ HELD_OUT = {"log_softmax_last", "select_custom", "clip_custom", "matmul_custom"}
 
 def run(suite: str, budget: int, depth: int, workers: int, scratch: Path, src: Path | None = None,
         max_ops: int = 0) -> dict:
-    store = SQLiteStore(scratch / "records.db")
-    bank = ExperienceBank(scratch / "bank.db")
-    backend = SimBackend()
-    motifs = [c() for c in MOTIFS.all().values()]
-    executor = LocalExecutor(workers) if workers > 1 else InlineExecutor()
+    # what `ascendopt rewind` composes (ascendopt.session), on scratch files
+    session = Session(RunSpec("rewind", budget=budget, workers=workers, db=scratch / "records.db",
+                              bank=scratch / "bank.db"))
+    bank = session.bank(seeded=False)
+    motifs = session.motifs()
+    executor = session.executor()
     per_op = []
     t0 = time.perf_counter()
     try:
@@ -59,16 +56,15 @@ def run(suite: str, budget: int, depth: int, workers: int, scratch: Path, src: P
             except Exception as e:  # noqa: BLE001 - an operator that does not load is reported, not rewound
                 print(f"{sop.dir.name}: does not load: {e}", file=sys.stderr, flush=True)
                 continue
-            ev = Evaluator(backend, EvalConfig(benchmark_cases=tuple(sop.benchmark) or largest_per_dtype(cases)))
-            be = BudgetedEvaluator(ev, store, budget=budget, executor=executor, run_label=op.name,
-                                   run_config={"command": "rewind_yield"})
+            be = session.budgeted(session.evaluator(tuple(sop.benchmark), cases), op.name,
+                                  {"script": "rewind_yield"}, executor)
             res = rewind(op, cases, be, motifs, depth=depth, bank=bank, batch=workers)
             be.finish()
             print(f"{op.name}: {len(res.kept)} kept / {sum(1 for a in res.attempts if a.status)} tried, "
                   f"{res.charged} charged, {res.seconds:.0f} s ({res.stop_reason})", file=sys.stderr, flush=True)
             per_op.append({**res.to_dict(), "held_out": op.name in HELD_OUT})
     finally:
-        executor.close()
+        session.close()
     return {"suite": suite, "budget": budget, "depth": depth, "seconds": round(time.perf_counter() - t0, 1),
             "operators": per_op, "bank_size": len(bank), "families": bank.families(), "bank": bank}
 

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ascendopt.backends.sim import sandbox
+from ascendopt import sandbox
 from ascendopt.backends.sim.backend import SimBackend
 from ascendopt.backends.sim.build import SimBuilder
 from ascendopt.cases import load_op_cases

@@ -35,13 +35,12 @@ from pathlib import Path
 
 from ascendopt.agent import AgentConfig, optimize
 from ascendopt.backends.sim.backend import SimBackend
-from ascendopt.bank.store import ExperienceBank
 from ascendopt.bench.pair import suite_cases
-from ascendopt.evaluate.budget import BudgetedEvaluator
 from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
-from ascendopt.evaluate.store import SQLiteStore
+from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.operator import Operator
 from ascendopt.refine.rewriter import OfflineRewriter
+from ascendopt.session import RunSpec, Session
 from ascendopt.suites import load_suite
 from ascendopt.transforms import MOTIFS
 
@@ -136,11 +135,13 @@ def make_variants(max_variants: int, suite: str = "own", src: str | None = None,
 def run_variant(v: dict, budget: int, use_experience: bool, scratch: Path, tag: str) -> dict:
     d = Path(v["dir"])
     sop, cases, timed = _op_and_cases(v)
+    Operator.load(d)  # the directory's op type (one a macro makes is resolved once, here)
     weak = Operator.from_files(v["op"], v["files"], d, origin="original")
-    ev = Evaluator((SimBackend(sop.soc) if sop.soc else SimBackend()), EvalConfig(benchmark_cases=timed))
-    store = SQLiteStore(scratch / f"{tag}.db")
-    be = BudgetedEvaluator(ev, store, budget=budget, run_label=v["op"])
-    bank = ExperienceBank.open_default()
+    # what `ascendopt optimize` composes (ascendopt.session), the shipped bank in memory
+    session = Session(RunSpec("stage1_recovery", soc=sop.soc or DEFAULT_SOC, budget=budget,
+                              db=scratch / f"{tag}.db", bank=None))
+    be = session.budgeted(session.evaluator(timed, cases), v["op"], {"variant": v["what"]})
+    bank = session.bank()
     cfg = AgentConfig(rewind_budget=0, freeze_bank=True, use_experience=use_experience, exclude_ops=(v["op"],))
     t0 = time.perf_counter()
     res = optimize(weak, cases, be, OfflineRewriter(), bank, cfg)
@@ -148,7 +149,7 @@ def run_variant(v: dict, budget: int, use_experience: bool, scratch: Path, tag: 
     best = res.best_us or v["weak_us"]
     # evaluations charged until 90 % of the loss was recovered
     to90 = None
-    for n, r in enumerate((r for r in store.list_evaluations(be.run_id) if r.charged), start=1):
+    for n, r in enumerate((r for r in session.store.list_evaluations(be.run_id) if r.charged), start=1):
         lat = r.evaluation.latency_us
         if r.evaluation.ok and lat is not None and (v["weak_us"] - lat) >= 0.9 * lost:
             to90 = n

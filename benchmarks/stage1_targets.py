@@ -8,7 +8,7 @@ Two parts, both resumable:
 ``table``: what the bench found, per half: for each offline rewrite, the operators of the half
 where it has a site in the original kernel, and those where one of its candidates was correct,
 added no hazard and was faster than its parent by more than tau (Stage I's own verdict,
-:func:`ascendopt.rewind.validate.judge_improvement`, recomputed from the recorded evaluations);
+:func:`ascendopt.evaluate.verdict.judge_improvement`, recomputed from the recorded evaluations);
 the GM speedup of ``stage1`` and of ``full`` over ``stage2``; and the chains of accepted
 Stage I rewrites.
 
@@ -92,7 +92,7 @@ def faster_by_rewrite(out: str) -> tuple[dict[str, set[str]], dict[str, list[lis
     op -> chains (per run) of Stage I rewrites whose candidates descend from one another and
     were each kept."""
     from ascendopt.evaluate.store import SQLiteStore
-    from ascendopt.rewind.validate import judge_improvement, noise_threshold
+    from ascendopt.evaluate.verdict import judge_improvement, noise_threshold
 
     store = SQLiteStore(Path(out) / "bench.db", readonly=True)
     faster: dict[str, set[str]] = defaultdict(set)

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def pytest_configure(config):
     """Without a sandbox here (no bubblewrap, or no user namespaces), the rest of the suite
     still runs unconfined; ``tests/sandbox`` then fails loudly and says why."""
-    from ascendopt.backends.sim import sandbox
+    from ascendopt import sandbox
 
     support = sandbox.probe()
     if not support.available:

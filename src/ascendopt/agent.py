@@ -50,6 +50,7 @@ from typing import Any
 
 from ascendopt.bank.learn import learn_accepted
 from ascendopt.bank.outcomes import record_rewind, record_step
+from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.bank.store import ExperienceBank
 from ascendopt.cases import Case
 from ascendopt.evaluate.budget import BudgetedEvaluator, BudgetExhausted, SubBudget
@@ -59,7 +60,7 @@ from ascendopt.profile.diagnosis import kernel_cores
 from ascendopt.agent_beam import Frontier, SearchStep, chain_record, link_label, search_step
 from ascendopt.agent_schedule import DEFAULT_FLOOR, DEFAULT_WINDOW, GainScheduler, log_gain
 from ascendopt.refine.rewriter import Rewriter
-from ascendopt.rewind.validate import noise_threshold
+from ascendopt.evaluate.verdict import MeasureCallback, MeasureCallbacks, Measured, faster, noise_threshold
 
 DEFAULT_BUDGET = 230
 DEFAULT_REWIND_BUDGET = 20
@@ -174,15 +175,17 @@ def bank_covers(bank: ExperienceBank | None, op_name: str) -> bool:
 
 def optimize(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter: Rewriter,
              bank: ExperienceBank | None, cfg: AgentConfig | None = None,
-             on_event: Callable[[str, dict[str, Any]], None] | None = None) -> OptimizeResult:
-    """Optimizes one operator within ``beval``'s budget (see the module docstring)."""
+             on_event: Callable[[str, dict[str, Any]], None] | None = None,
+             callbacks: Sequence[MeasureCallback] = ()) -> OptimizeResult:
+    """Optimizes one operator within ``beval``'s budget (see the module docstring).
+    ``callbacks`` run after the loop's own measure callbacks (:func:`record_accepted`,
+    :func:`online_experience`) on every judged and accepted candidate."""
     cfg = cfg or AgentConfig()
     t0 = time.perf_counter()
     emit = on_event or (lambda kind, data: None)
     res = OptimizeResult(op.name, None, None, None)
-    soc = beval.evaluator.backend.soc
     try:
-        _run(op, cases, beval, rewriter, bank, cfg, res, soc, emit)
+        _run(op, cases, beval, _Run(rewriter, bank, cfg, tuple(callbacks)), res, emit)
     except KeyboardInterrupt:
         res.stop_reason = "interrupted"
     finally:
@@ -216,6 +219,7 @@ class _State:
     frontier: Frontier
     tried: set[str] = field(default_factory=set)
     stage2: dict[str, Any] = field(default_factory=dict)  # Stage II's space and strategy while the kernel stays
+    callbacks: MeasureCallbacks = field(default_factory=MeasureCallbacks)  # post-evaluation effects, in order
 
 
 def _spent(beval: BudgetedEvaluator, op_name: str) -> int:
@@ -224,9 +228,20 @@ def _spent(beval: BudgetedEvaluator, op_name: str) -> int:
     return beval.report(op_name).charged + getattr(beval, "replayed", {}).get(op_name, 0)
 
 
-def _run(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter: Rewriter,
-         bank: ExperienceBank | None, cfg: AgentConfig, res: OptimizeResult, soc: Any,
+@dataclass(frozen=True)
+class _Run:
+    """What stays the same through one run of the loop: the rewriter, the bank, the config and
+    the caller's measure callbacks."""
+
+    rewriter: Rewriter
+    bank: ExperienceBank | None
+    cfg: AgentConfig
+    callbacks: tuple[MeasureCallback, ...] = ()
+
+
+def _run(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, run: _Run, res: OptimizeResult,
          emit: Callable[[str, dict[str, Any]], None]) -> None:
+    cfg, bank = run.cfg, run.bank
     try:
         base = beval.evaluate(op, cases)
     except BudgetExhausted:
@@ -238,22 +253,25 @@ def _run(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter
         return
     res.baseline_us = res.best_us = base.latency_us
     res.best_op = op
-    cores = kernel_cores(soc, next(iter(base.profile.values()), None))
+    cores = kernel_cores(beval.evaluator.backend.soc, next(iter(base.profile.values()), None))
 
     # rewind: its share of the budget, unless the bank knows this operator already
     if (cfg.only != "stage2" and cfg.rewind_budget > 0 and bank is not None and not cfg.freeze_bank
             and not bank_covers(bank, op.name)):
         from ascendopt.rewind.engine import rewind
-        from ascendopt.transforms import MOTIFS
+        from ascendopt.session import motifs_for
 
         before = len(bank)
-        rw = rewind(op, cases, SubBudget(beval, op.name, cfg.rewind_budget), [c() for c in MOTIFS.all().values()],
+        rw = rewind(op, cases, SubBudget(beval, op.name, cfg.rewind_budget),
+                    motifs_for(getattr(beval.evaluator, "soc_name", "") or DEFAULT_SOC),
                     depth=cfg.rewind_depth, bank=bank, on_attempt=lambda a: record_rewind(bank, op.name, a))
         res.bank_added += len(bank) - before
         emit("rewind", {"kept": len(rw.kept), "charged": rw.charged, "bank_size": len(bank)})
 
     st = _State(op, base, cores, Frontier(cfg.beam_width, cfg.chain_depth), {op.digest})
-    args = (st, cases, beval, rewriter, bank, cfg, res, emit)
+    st.callbacks = MeasureCallbacks([record_accepted(res), online_experience(bank, cfg, cores, res, run.rewriter),
+                                   *run.callbacks])
+    args = (st, cases, beval, run, res, emit)
     if cfg.schedule == "fixed":
         _fixed_loop(*args)
     elif cfg.schedule == "gain":
@@ -262,10 +280,10 @@ def _run(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter
         raise ValueError(f"unknown schedule {cfg.schedule!r} (gain or fixed)")
 
 
-def _fixed_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter: Rewriter,
-                bank: ExperienceBank | None, cfg: AgentConfig, res: OptimizeResult,
+def _fixed_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, run: _Run, res: OptimizeResult,
                 emit: Callable[[str, dict[str, Any]], None]) -> None:
     """Rounds of ``stage1_steps`` Stage I steps, then ``stage2_steps`` Stage II evaluations."""
+    cfg = run.cfg
     name, rnd = st.cur.name, 0
     while beval.remaining(name) != 0 and (cfg.rounds is None or rnd < cfg.rounds):
         rnd += 1
@@ -273,7 +291,7 @@ def _fixed_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, rew
         spent_before = _spent(beval, name)
         if cfg.only != "stage2":
             for _ in range(cfg.stage1_steps):
-                if beval.remaining(name) == 0 or _stage1_slice(st, rnd, cases, beval, rewriter, bank, cfg, res, emit):
+                if beval.remaining(name) == 0 or _stage1_slice(st, rnd, cases, beval, run, res, emit):
                     break
         if cfg.only != "stage1" and beval.remaining(name) != 0:
             _stage2_slice(st, cases, beval, cfg, rnd, res, emit)
@@ -283,11 +301,11 @@ def _fixed_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, rew
     res.stop_reason = "budget" if beval.remaining(name) == 0 else f"{rnd} rounds"
 
 
-def _gain_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter: Rewriter,
-               bank: ExperienceBank | None, cfg: AgentConfig, res: OptimizeResult,
+def _gain_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, run: _Run, res: OptimizeResult,
                emit: Callable[[str, dict[str, Any]], None]) -> None:
     """Slices of one stage at a time, each to the stage with the higher expected gain per
     charged evaluation (:mod:`ascendopt.agent_schedule`)."""
+    cfg = run.cfg
     stages = tuple(s for s in ("stage1", "stage2") if cfg.only in (None, s))
     sched = GainScheduler(stages, cfg.gain_window, cfg.gain_floor)
     name, n = st.cur.name, 0
@@ -300,7 +318,7 @@ def _gain_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, rewr
         res.rounds = n
         before_us, before_spent, before = st.cur_ev.latency_us, _spent(beval, name), st.cur.digest
         if stage == "stage1":
-            _stage1_slice(st, n, cases, beval, rewriter, bank, cfg, res, emit)
+            _stage1_slice(st, n, cases, beval, run, res, emit)
         else:
             _stage2_slice(st, cases, beval, cfg, n, res, emit)
         charged, gain = _spent(beval, name) - before_spent, log_gain(before_us, st.cur_ev.latency_us)
@@ -311,14 +329,16 @@ def _gain_loop(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, rewr
     res.stop_reason = "budget" if beval.remaining(name) == 0 else f"{n} slices"
 
 
-def _stage1_slice(st: _State, rnd: int, cases: Sequence[Case], beval: BudgetedEvaluator, rewriter: Rewriter,
-                  bank: ExperienceBank | None, cfg: AgentConfig, res: OptimizeResult,
-                  emit: Callable[[str, dict[str, Any]], None]) -> bool:
+def _stage1_slice(st: _State, rnd: int, cases: Sequence[Case], beval: BudgetedEvaluator, run: _Run,
+                  res: OptimizeResult, emit: Callable[[str, dict[str, Any]], None]) -> bool:
     """One Stage I search step (:func:`ascendopt.agent_beam.search_step`); True when it proposed
     nothing new or ran out of budget."""
+    cfg, rewriter, bank = run.cfg, run.rewriter, run.bank
     step = search_step(st.cur, st.cur_ev, st.frontier, cases, beval, rewriter, bank if cfg.use_experience else None,
                        st.tried, k=cfg.k if cfg.use_experience else 0, candidates=cfg.stage1_candidates,
-                       repairs=cfg.repairs, exclude_ops=cfg.exclude_ops, cores=st.cores)
+                       repairs=cfg.repairs, exclude_ops=cfg.exclude_ops, cores=st.cores,
+                       on_eval=lambda t: st.callbacks(Measured("judged", "stage1", t.proposal.op, t.evaluation, st.cur,
+                                                               st.cur_ev, t.verdict, t)))
     for node, r in step.expanded:
         res.steps.append({"round": rnd, "stage": "stage1", "from": node.op.digest, "chain": node.labels(),
                           **r.to_dict()})
@@ -327,7 +347,7 @@ def _stage1_slice(st: _State, rnd: int, cases: Sequence[Case], beval: BudgetedEv
     emit("stage1", {"round": rnd, "proposed": step.proposed, "accepted": step.accepted is not None,
                     "chain": len(step.chain), "frontier": len(st.frontier.nodes)})
     if step.accepted is not None:
-        st.cur, st.cur_ev = _accept_stage1(step, st.cur, st.cur_ev, res, bank, cfg, st.cores, rewriter)
+        st.cur, st.cur_ev = _accept_stage1(step, st)
         st.frontier.clear()
     return step.proposed == 0 or step.exhausted
 
@@ -337,43 +357,59 @@ def _stage2_slice(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, c
     """One Stage II round on the current kernel; a new kernel clears Stage I's frontier (its
     nodes were neutral against the kernel before)."""
     before = st.cur.digest
-    st.cur, st.cur_ev = _stage2_round(st.cur, st.cur_ev, cases, beval, cfg, rnd, res, emit, st.stage2)
+    st.cur, st.cur_ev = _stage2_round(st, cases, beval, cfg, rnd, res, emit)
     if st.cur.digest != before:
         st.frontier.clear()
 
 
-def _accept_stage1(step: SearchStep, cur: Operator, cur_ev: Evaluation, res: OptimizeResult,
-                   bank: ExperienceBank | None, cfg: AgentConfig, cores: int,
-                   rewriter: Rewriter | None = None) -> tuple[Operator, Evaluation]:
-    t, parent = step.accepted, step.parent
-    assert t is not None and parent is not None
-    assert t.evaluation.latency_us is not None and cur_ev.latency_us is not None
-    new, new_ev = t.proposal.op, t.evaluation
-    res.accepted.append(Accepted("stage1", new.digest, cur.digest, new_ev.latency_us, cur_ev.latency_us,
-                                 " -> ".join(link_label(x) for x in step.chain),
-                                 [e for x in step.chain for e in x.proposal.experiences], new.diff(cur),
-                                 chain_record(step.chain)))
-    res.best_op, res.best_us = new, new_ev.latency_us
-    if bank is not None and not cfg.freeze_bank:
-        # any accepted rewrite is a measured lesson (slow = the kernel it was applied to, fast =
-        # after; for a chain, its last link on the node before it), whichever rewriter made it
-        res.bank_added += int(learn_accepted(bank, t.proposal, parent.op, parent.ev, new_ev, cores, rewriter))
+def _accept_stage1(step: SearchStep, st: _State) -> tuple[Operator, Evaluation]:
+    """The accepted chain of a search step becomes the current kernel; the ``accepted`` event
+    goes to the run's measure callbacks (the result's record, the online experience, ...)."""
+    t = step.accepted
+    assert t is not None and step.parent is not None
+    assert t.evaluation.latency_us is not None and st.cur_ev.latency_us is not None
+    new, new_ev, cur, cur_ev = t.proposal.op, t.evaluation, st.cur, st.cur_ev
+    acc = Accepted("stage1", new.digest, cur.digest, new_ev.latency_us, cur_ev.latency_us,
+                   " -> ".join(link_label(x) for x in step.chain),
+                   [e for x in step.chain for e in x.proposal.experiences], new.diff(cur), chain_record(step.chain))
+    st.callbacks(Measured("accepted", "stage1", new, new_ev, cur, cur_ev, t.verdict, {"accepted": acc, "step": step}))
     return new, new_ev
 
 
-def _stage2_round(cur: Operator, cur_ev: Evaluation, cases: Sequence[Case], beval: BudgetedEvaluator,
-                  cfg: AgentConfig, rnd: int, res: OptimizeResult,
-                  emit: Callable[[str, dict[str, Any]], None],
-                  memo: dict[str, Any] | None = None) -> tuple[Operator, Evaluation]:
-    """One Stage II round on the current kernel. With ``memo``, the knob space and the
-    strategy of the previous round are kept while the kernel is unchanged (what the strategy
+def record_accepted(res: OptimizeResult) -> MeasureCallback:
+    """Measure callback: an accepted change goes into the result and becomes its best."""
+    def cb(m: Measured) -> None:
+        if m.event == "accepted":
+            res.accepted.append(m.detail["accepted"])
+            res.best_op, res.best_us = m.candidate, m.evaluation.latency_us
+    return cb
+
+
+def online_experience(bank: ExperienceBank | None, cfg: AgentConfig, cores: int, res: OptimizeResult,
+                      rewriter: Rewriter | None = None) -> MeasureCallback:
+    """Measure callback: any accepted Stage I rewrite is a measured lesson, whichever rewriter
+    made it (slow = the kernel it was applied to, fast = after; for a chain, its last link on the
+    node before it), added to the bank unless the bank is frozen (:func:`bank.learn.learn_accepted`)."""
+    def cb(m: Measured) -> None:
+        if m.event != "accepted" or m.stage != "stage1" or bank is None or cfg.freeze_bank:
+            return
+        step = m.detail["step"]
+        t, parent = step.accepted, step.parent
+        res.bank_added += int(learn_accepted(bank, t.proposal, parent.op, parent.ev, m.evaluation, cores, rewriter))
+    return cb
+
+
+def _stage2_round(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, cfg: AgentConfig, rnd: int,
+                  res: OptimizeResult, emit: Callable[[str, dict[str, Any]], None]) -> tuple[Operator, Evaluation]:
+    """One Stage II round on the current kernel. The knob space and the strategy of the
+    previous round are kept (``st.stage2``) while the kernel is unchanged (what the strategy
     learnt, e.g. evo's retired knobs, is not relearnt); a changed kernel gets new ones."""
     from ascendopt.tiling.search import tune
     from ascendopt.tiling.space import KnobSpace
     from ascendopt.tiling.strategies import make_strategy
 
-    soc_name = getattr(beval.evaluator, "soc_name", "") or "Ascend910B2"
-    memo = {} if memo is None else memo
+    cur, cur_ev, memo = st.cur, st.cur_ev, st.stage2
+    soc_name = getattr(beval.evaluator, "soc_name", "") or DEFAULT_SOC
     try:
         space = memo["space"] if memo.get("digest") == cur.digest else KnobSpace.from_operator(cur, soc=soc_name)
     except Exception as e:  # noqa: BLE001 - no evolvable region or knobs: Stage II sits this round out
@@ -393,12 +429,11 @@ def _stage2_round(cur: Operator, cur_ev: Evaluation, cases: Sequence[Case], beva
         raise KeyboardInterrupt
     if tr.best_op is None or tr.best_latency_us is None or cur_ev.latency_us is None:
         return cur, cur_ev
-    tau = noise_threshold(cur_ev).tau_us
-    if tr.best_latency_us < cur_ev.latency_us - tau:
+    if faster(cur_ev.latency_us, tr.best_latency_us, noise_threshold(cur_ev).tau_us):
         best_ev = beval.evaluate(tr.best_op, cases)  # answered from the records, free
-        res.accepted.append(Accepted("stage2", tr.best_op.digest, cur.digest, tr.best_latency_us, cur_ev.latency_us,
-                                     "tiling: " + ", ".join(f"{k}={v}" for k, v in sorted(tr.best_config.items())),
-                                     [], tr.best_op.diff(cur)))
-        res.best_op, res.best_us = tr.best_op, tr.best_latency_us
+        acc = Accepted("stage2", tr.best_op.digest, cur.digest, tr.best_latency_us, cur_ev.latency_us,
+                       "tiling: " + ", ".join(f"{k}={v}" for k, v in sorted(tr.best_config.items())),
+                       [], tr.best_op.diff(cur))
+        st.callbacks(Measured("accepted", "stage2", tr.best_op, best_ev, cur, cur_ev, None, {"accepted": acc}))
         return tr.best_op, best_ev
     return cur, cur_ev

@@ -6,7 +6,7 @@ but it makes the loop vectorizable, which is much faster. A purely greedy step n
 first link. The search therefore keeps, besides the current kernel, a **frontier** of at most
 ``width`` nodes: kernels reached from the current one by a chain of rewrites each judged
 ``neutral`` against the current kernel (correct, no hazard the current kernel lacks, not slower
-beyond its noise threshold ``tau``; :func:`ascendopt.rewind.validate.judge_improvement`).
+beyond its noise threshold ``tau``; :func:`ascendopt.evaluate.verdict.judge_improvement`).
 
 One search step (:func:`search_step`):
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Mapping
 
+from ascendopt.host_sources import graph_level_sources, strip_comments  # noqa: F401 (graph_level_sources re-exported)
 from ascendopt.opdef_params import as_written
 from ascendopt.oprepo import AUTO_SYNC_DEFAULT, OpRepo, cce_auto_sync, external_files, find_repo, fingerprint
 
@@ -29,36 +30,12 @@ _KERNEL_ENTRY = re.compile(
     r'extern\s*"C"\s*(?:(?:__global__|__aicore__|inline|__attribute__\s*\(\([^)]*\)\))\s+)*void\s+(\w+)\s*\('
 )
 
-# Headers of the graph/aclnn layer (level-0 graph builders, aclnn two-phase API). op_host/
-# sources that include them, directly or through an op_host header, are not tiling code.
-_GRAPH_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](?:opdev|aclnn|aclnn_kernels|aclnnop|level0)/', re.M)
-_LOCAL_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+_strip_comments = strip_comments  # the name other modules import
 
 
-def graph_level_sources(files: Mapping[str, str]) -> set[str]:
-    """The op_host/ paths of `files` that belong to the aclnn / level-0 graph layer, not to
-    tiling: named ``aclnn_*`` or ``*_l0.*``, or including (directly or through an op_host
-    header) an ``opdev/``, ``aclnn/``, ``aclnn_kernels/``, ``aclnnop/`` or ``level0/`` header.
-    They need the CANN graph runtime, so a simulator build leaves them out."""
-    host = {k: v for k, v in files.items() if k.startswith("op_host/")}
-    by_name: dict[str, list[str]] = {}
-    for k in host:
-        by_name.setdefault(Path(k).name, []).append(k)
-    memo: dict[str, bool] = {}
-
-    def graph(rel: str) -> bool:
-        if rel in memo:
-            return memo[rel]
-        memo[rel] = False  # include cycles
-        name = Path(rel).name
-        text = _strip_comments(host[rel])
-        hit = name.startswith("aclnn_") or Path(rel).stem.endswith("_l0") or bool(_GRAPH_INCLUDE.search(text))
-        if not hit:
-            hit = any(graph(dep) for inc in _LOCAL_INCLUDE.findall(text) for dep in by_name.get(Path(inc).name, ()))
-        memo[rel] = hit
-        return hit
-
-    return {k for k in host if graph(k)}
+#: Op types resolved when an operator directory was loaded, by (directory, name): the
+#: candidates made from it share its directory and its type.
+_LOADED_TYPES: dict[tuple[str, str], str] = {}
 
 
 class OperatorError(ValueError):
@@ -70,11 +47,6 @@ def snake_case(name: str) -> str:
     s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
     s = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s)
     return s.lower()
-
-
-def _strip_comments(text: str) -> str:
-    text = re.sub(r"/\*.*?\*/", lambda m: " " * len(m.group(0)), text, flags=re.S)
-    return re.sub(r"//[^\n]*", "", text)
 
 
 @dataclass(frozen=True)
@@ -120,7 +92,7 @@ class Operator:
                 if f.is_file() and f.suffix in SOURCE_SUFFIXES:
                     files[f.relative_to(root).as_posix()] = f.read_text(errors="replace")
         op = Operator(name=root.name, files=MappingProxyType(files), root=root)
-        op.op_type  # validate early
+        _LOADED_TYPES[(str(root), root.name)] = resolve_op_type(op)  # once, explicitly
         op.kernel_file
         return op
 
@@ -137,7 +109,8 @@ class Operator:
 
     def __reduce__(self):
         # MappingProxyType does not pickle; ship a plain dict (process pools, Ray).
-        return (_restore, (self.name, dict(self.files), str(self.root), self.parent, self.origin, self.slots))
+        known = self._memo.get("op_type") or _LOADED_TYPES.get((str(self.root), self.name), "")
+        return (_restore, (self.name, dict(self.files), str(self.root), self.parent, self.origin, self.slots, known))
 
     def diff(self, other: "Operator | Mapping[str, str] | None" = None, context: int = 3) -> str:
         """Unified diff from `other` (default: nothing, i.e. every file added) to this operator.
@@ -221,22 +194,16 @@ class Operator:
 
     @property
     def op_type(self) -> str:
-        """The op type the op_host sources register (``OP_ADD``), written literally (not in a
-        macro's body) or made by a macro (then found in the preprocessed sources)."""
+        """The op type the op_host sources register (``OP_ADD``): written literally (not in a
+        macro's body), else the one :meth:`load` resolved for the operator's directory (made by a
+        macro: found once, explicitly, in the preprocessed sources, :func:`resolve_op_type`).
+        Never runs a compiler."""
         if "op_type" not in self._memo:
-            for k in self.host_files():
-                m = _OP_ADD.search(as_written(self.files[k]))
-                if m:
-                    self._memo["op_type"] = m.group(1)
-                    break
-            else:
-                from ascendopt.backends.sim.opdef_scan import registered_op_types
-
-                names = registered_op_types(self)
-                if not names:
-                    raise OperatorError(f"{self.root}: no OpDef registration (OP_ADD) found in op_host/, "
-                                        "literally or after preprocessing")
-                self._memo["op_type"] = names[0]
+            found = _literal_op_type(self) or _LOADED_TYPES.get((str(self.root), self.name))
+            if found is None:
+                raise OperatorError(f"{self.root}: no OpDef registration (OP_ADD) written literally in op_host/ "
+                                    "(one made by a macro is resolved when the directory is loaded: Operator.load)")
+            self._memo["op_type"] = found
         return self._memo["op_type"]
 
     @property
@@ -244,7 +211,7 @@ class Operator:
         """The op_kernel source that defines the extern "C" kernel entry."""
         candidates = []
         for k in self.kernel_files():
-            if k.endswith((".cpp", ".cc", ".cxx")) and _KERNEL_ENTRY.search(_strip_comments(self.files[k])):
+            if k.endswith((".cpp", ".cc", ".cxx")) and _KERNEL_ENTRY.search(strip_comments(self.files[k])):
                 candidates.append(k)
         if not candidates:
             raise OperatorError(f'{self.root}: no extern "C" __global__ __aicore__ kernel entry in op_kernel/')
@@ -253,7 +220,7 @@ class Operator:
 
     @property
     def kernel_entry(self) -> str:
-        m = _KERNEL_ENTRY.search(_strip_comments(self.files[self.kernel_file]))
+        m = _KERNEL_ENTRY.search(strip_comments(self.files[self.kernel_file]))
         assert m is not None
         return m.group(1)
 
@@ -272,9 +239,9 @@ class Operator:
     def tiling_struct(self) -> str | None:
         regs: list[tuple[str, str]] = []
         for k in self.host_files():
-            regs += _REGISTER_TILING.findall(_strip_comments(self.files[k]))
+            regs += _REGISTER_TILING.findall(strip_comments(self.files[k]))
         for p in self.external_tiling_headers():
-            regs += _REGISTER_TILING.findall(_strip_comments(p.read_text(errors="replace")))
+            regs += _REGISTER_TILING.findall(strip_comments(p.read_text(errors="replace")))
         for op, cls in regs:
             if op == self.op_type:
                 return cls
@@ -303,5 +270,36 @@ class Operator:
 
 
 def _restore(name: str, files: dict[str, str], root: str, parent: str | None, origin: str,
-             slots: "HostSlots | None" = None) -> Operator:
+             slots: "HostSlots | None" = None, op_type: str = "") -> Operator:
+    if op_type:  # the type its directory was loaded with (a worker process loaded nothing)
+        _LOADED_TYPES.setdefault((root, name), op_type)
     return Operator(name, MappingProxyType(files), Path(root), parent, origin, slots=slots)
+
+
+def _literal_op_type(op: Operator) -> str | None:
+    """The op type an op_host source registers literally (``OP_ADD(Name)``), or None."""
+    for k in op.host_files():
+        m = _OP_ADD.search(as_written(op.files[k]))
+        if m:
+            return m.group(1)
+    return None
+
+
+def resolve_op_type(op: Operator) -> str:
+    """The op type of a loaded operator: written literally, else made by a macro and found by
+    preprocessing op_host with the simulator's compiler (the one function-local import of the
+    backend, allowed in tests/test_import_cycles.py: the scan needs an Operator).
+
+    Raises:
+        OperatorError: No registration either way.
+    """
+    found = _literal_op_type(op)
+    if found:
+        return found
+    from ascendopt.backends.sim.opdef_scan import registered_op_types
+
+    names = registered_op_types(op)
+    if not names:
+        raise OperatorError(f"{op.root}: no OpDef registration (OP_ADD) found in op_host/, "
+                            "literally or after preprocessing")
+    return names[0]

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from ascendopt.host_sources import graph_level_sources
+
 SHARED_DIR = "common"  # <repo src>/common/inc, common/src
 _MAX_UP = 4  # operator dirs sit at <src>/<category>/<op>; allow a little more nesting
 _INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]', re.M)
@@ -271,8 +273,6 @@ def _sibling_tiling_sources(op_dir: Path, src: Path) -> list[Path]:
 def _tiling_sources(paths: list[Path]) -> list[Path]:
     """`paths` without the sources of the aclnn / level-0 graph layer (by the same test as the
     operator's own ``op_host/`` sources)."""
-    from ascendopt.operator import graph_level_sources  # operator imports this module
-
     named = {f"op_host/{i}/{p.name}": p.read_text(errors="replace") for i, p in enumerate(paths)}
     graph = graph_level_sources(named)
     return [p for i, p in enumerate(paths) if f"op_host/{i}/{p.name}" not in graph]

@@ -190,7 +190,7 @@ def _manifest_op(entry: object, where: str, base: Path, src: Path) -> SuiteOp:
         raise SuiteError(f"{where}: note must be a string, got {entry['note']!r}")
     soc = entry.get("soc")
     if soc is not None:
-        from ascendopt.backends.sim.soc import available_socs
+        from ascendopt.hw.soc import available_socs
 
         if not isinstance(soc, str) or soc not in available_socs():
             raise SuiteError(f"{where}: soc must be one of {', '.join(available_socs())}, got {soc!r}")

@@ -52,7 +52,8 @@ def fake_stage2(monkeypatch):
     """Stage II as ``stage2_steps`` candidates per round; the first is 10 % faster in its
     first three rounds and no faster later."""
 
-    def round_(cur, cur_ev, cases, beval, cfg, rnd, res, emit, memo=None):
+    def round_(st, cases, beval, cfg, rnd, res, emit):
+        cur, cur_ev = st.cur, st.cur_ev
         sub = SubBudget(beval, cur.name, cfg.stage2_steps)
         cands = [with_token(cur, f"tile{rnd}-{i}", "stage2/fake") for i in range(cfg.stage2_steps)]
         try:

@@ -72,3 +72,26 @@ def test_an_interrupted_run_resumes_to_the_same_chain():
     assert [a.chain for a in again.accepted] == [a.chain for a in full.accepted]
     assert [s["stage"] for s in again.schedule] == [s["stage"] for s in full.schedule]
     assert again.best_us == full.best_us == 40.0
+
+
+def test_measure_callbacks_see_every_judged_proposal_and_the_acceptance():
+    """The post-evaluation effects run as an ordered list: the loop's own (the result's record,
+    the online experience), then the caller's."""
+    seen = []
+    beval = budgeted(FakeEvaluator(latency), 60)
+    res = optimize(toy(), [], beval, FakeRewriter(list(STEPS)), None, AgentConfig(only="stage1", rewind_budget=0),
+                   callbacks=[lambda m: seen.append((m.event, m.stage, m.verdict.reason, m.candidate.digest))])
+    judged = [s for s in seen if s[0] == "judged"]
+    accepted = [s for s in seen if s[0] == "accepted"]
+    assert len(judged) == sum(len(s["tried"]) for s in res.steps if s.get("stage") == "stage1") > 0
+    assert accepted == [("accepted", "stage1", "accepted", res.best_op.digest)]
+
+
+def test_measure_callbacks_run_in_order():
+    from ascendopt.evaluate.verdict import MeasureCallbacks
+
+    order = []
+    cbs = MeasureCallbacks([lambda m: order.append(1)])
+    cbs.append(lambda m: order.append(2))
+    cbs(None)
+    assert order == [1, 2]

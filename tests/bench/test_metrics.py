@@ -92,3 +92,28 @@ def test_trial_from_records_counts_charged_only_and_rejects_new_hazards():
     assert t.reference_us == 10.0 and len(t.evals) == 4
     assert t.evals == [(True, 10.0), (False, 4.0), (True, 8.0), (False, None)]
     assert t.speedup == pytest.approx(1.25) and t.roofline_before == 0.3 and t.roofline_after == 0.4
+
+
+@pytest.mark.parametrize("child_us, gain", [(9.95, False), (9.9, False), (9.8, True)])
+def test_a_gain_within_tau_is_no_gain_for_the_tool_nor_the_benchmark(child_us, gain):
+    """The benchmark's figure and the tool's acceptance rest on the one verdict: a candidate
+    faster than the original by less than tau (1 % of 10 us on the noise-free simulator) is
+    neutral for Stage I and leaves the pair at 1.0x; one faster by more is a gain in both."""
+    from ascendopt.evaluate.verdict import judge_improvement, noise_threshold
+
+    recs = [_rec(True, "ok", 10.0, "orig"), _rec(True, "ok", child_us, "child")]
+    parent, child = recs[0].evaluation, recs[1].evaluation
+    parent.error = child.error = ""
+    tool = judge_improvement(parent, child, noise_threshold(parent))
+    t = trial_from_records(recs, "orig", "op", 1, "m", 0)
+    assert tool.kept is gain and tool.reason == ("accepted" if gain else "neutral")
+    assert t.speedup == (pytest.approx(10.0 / child_us) if gain else 1.0)
+    assert t.first_improvement() == (2 if gain else None)
+    assert Trial.from_record(t.record()).speedup == t.speedup
+
+
+def test_the_benchmark_counts_what_beats_the_original_by_tau():
+    # 10 -> 9.95 (within 1 % of 10: no gain) -> 8 (a gain) -> 8.5 (slower) -> 7.95 (faster: the best)
+    t = T("e", [(True, 10.0), (True, 9.95), (True, 8.0), (True, 8.5), (True, 7.95)])
+    assert t.gains() == [(3, 8.0), (5, 7.95)] and t.speedup_after(2) == 1.0
+    assert t.speedup_after(4) == pytest.approx(1.25) and t.speedup == pytest.approx(10 / 7.95)

@@ -11,12 +11,12 @@ import pytest
 
 from ascendopt.backends.base import Backend
 from ascendopt.backends.sim.backend import SimBackend
-from ascendopt.backends.sim.soc import available_socs
+from ascendopt.hw.soc import available_socs
 from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
 
 
 def _identity_before_the_protocol(backend: Any) -> dict[str, Any]:
-    """``backend_identity`` as it was computed (by attribute probing) when record stores were
+    """The backend identity as it was computed (by attribute probing) when record stores were
     first written; frozen here so the config key of existing stores stays the same."""
     soc = getattr(backend, "soc", None)
     ident: dict[str, Any] = {"backend": getattr(backend, "name", type(backend).__name__),

@@ -87,3 +87,20 @@ def test_newer_schema_is_refused(tmp_path):
     db.close()
     with pytest.raises(StoreError, match="newer"):
         SQLiteStore(path)
+
+
+def test_a_database_of_the_tool_before_issue_33_is_read(tmp_path):
+    """tests/fixtures/records/tune_v_current.db: ``ascendopt tune ops/level1/abs_custom --budget 3``
+    as the code stood before issue 33's refactoring wrote it (schema 2). The store reads it as
+    it is, and a run goes on from its records (a re-asked candidate is a duplicate)."""
+    path = tmp_path / "old.db"
+    shutil.copyfile(Path(__file__).parents[1] / "fixtures" / "records" / "tune_v_current.db", path)
+    s = SQLiteStore(path, readonly=True)
+    [run] = s.list_runs()
+    assert (run.op, run.config["command"], run.config["budget"], run.status) == ("abs_custom", "tune", 3, "finished")
+    recs = s.list_evaluations(run.id)
+    assert [(r.charged, r.evaluation.status) for r in recs] == [(True, "ok")] * 3
+    first = recs[0].evaluation
+    assert first.latency_us == 9.6198 and first.profile and first.cases
+    assert s.find_evaluation(first.digest, first.config_key).latency_us == first.latency_us
+    s.close()

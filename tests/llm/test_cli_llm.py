@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from ascendopt.cli_llm import llm_app
+from ascendopt.cli.llm import llm_app
 
 from .fake_server import Reply
 

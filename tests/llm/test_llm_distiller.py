@@ -13,7 +13,7 @@ from ascendopt.llm.config import LLMConfig
 from ascendopt.operator import Operator
 from ascendopt.rewind.distill import OfflineDistiller, Pair
 from ascendopt.rewind.llm_distiller import LLMDistiller, parse_prose
-from ascendopt.rewind.validate import Noise
+from ascendopt.evaluate.verdict import Noise
 from ascendopt.transforms import get_motif as get
 from ascendopt.transforms.base import Site
 

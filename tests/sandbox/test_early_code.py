@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ascendopt.backends.sim import sandbox
+from ascendopt import sandbox
 from ascendopt.cases import load_op_cases
 from ascendopt.evaluate.check import check_operator
 from ascendopt.operator import Operator

@@ -10,7 +10,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from ascendopt.backends.sim import sandbox
+from ascendopt import sandbox
 from ascendopt.backends.sim.backend import SimBackend
 from ascendopt.backends.sim.build import SimBuilder
 from ascendopt.cases import load_op_cases
@@ -99,7 +99,7 @@ def test_profile_refuses_without_a_sandbox_unless_unsafe(monkeypatch, tmp_path, 
 
 
 def test_cli_backend_holds_the_policy(monkeypatch, restore_policy):
-    from ascendopt import cli_common
+    from ascendopt.cli import common as cli_common
 
     monkeypatch.setattr(sandbox, "probe", lambda: MISSING)
     with pytest.raises(typer.Exit):

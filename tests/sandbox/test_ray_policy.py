@@ -9,7 +9,7 @@ import importlib.util
 
 import pytest
 
-from ascendopt.backends.sim import sandbox
+from ascendopt import sandbox
 from ascendopt.backends.sim.backend import SimBackend
 from ascendopt.backends.sim.build import SimBuilder
 from ascendopt.cases import load_op_cases

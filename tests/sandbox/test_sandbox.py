@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ascendopt.backends.sim import sandbox
+from ascendopt import sandbox
 from ascendopt.cases import load_op_cases
 from ascendopt.evaluate.check import check_operator
 from ascendopt.operator import Operator
@@ -209,7 +209,7 @@ def test_an_unavailable_sandbox_is_said_once(monkeypatch, caplog):
 def test_cli_refuses_without_sandbox(monkeypatch):
     import typer
 
-    from ascendopt import cli_common
+    from ascendopt.cli import common as cli_common
 
     monkeypatch.setattr(sandbox, "probe", lambda: sandbox.Support(None, None, "no bwrap (test)"))
     previous = sandbox.current()

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from ascendopt.backends.sim import backend as sim_backend
-from ascendopt.backends.sim.sandbox import VIOLATION
-from ascendopt.backends.sim.soc import DEFAULT_SOC, load_soc
+from ascendopt.sandbox import VIOLATION
+from ascendopt.hw.soc import DEFAULT_SOC, load_soc
 from ascendopt.backends.sim.timer import TimerRun
 from ascendopt.cases import load_op_cases, make_inputs
 from ascendopt.evaluate.check import case_dtypes

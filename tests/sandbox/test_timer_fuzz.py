@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from ascendopt.backends.sim.soc import DEFAULT_SOC, load_soc
+from ascendopt.hw.soc import DEFAULT_SOC, load_soc
 
 MAGIC, VERSION = 0x53544F41, 3
 (NAME, LAUNCH, BEGIN, SWITCH, ISSUE, SYNC_SET, SYNC_WAIT, BARRIER, END_OF_PIPE, ARRIVE, LEAVE, CROSS_SET,

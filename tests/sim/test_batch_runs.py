@@ -11,7 +11,7 @@ import pytest
 from ascendopt.backends.base import Backend
 from ascendopt.backends.sim import batch
 from ascendopt.backends.sim.backend import SimBackend
-from ascendopt.backends.sim.sandbox import Sandbox
+from ascendopt.sandbox import Sandbox
 from ascendopt.cases import load_op_cases
 from ascendopt.evaluate.check import case_dtypes, make_inputs
 from ascendopt.evaluate.evaluator import EvalConfig, Evaluator

@@ -18,7 +18,7 @@ from ascendopt.evaluate.store import MemoryStore
 from ascendopt.operator import Operator
 from ascendopt.refine.rewriter import Proposal
 from ascendopt.refine.stage1 import stage1_step
-from ascendopt.rewind.validate import judge, noise_threshold
+from ascendopt.evaluate.verdict import judge, noise_threshold
 from ascendopt.tiling.search import tune
 from ascendopt.tiling.space import KnobSpace
 from ascendopt.tiling.strategies import make_strategy

@@ -219,3 +219,25 @@ def test_only_the_host_sources_its_cmake_builds(backend, repo_op, tmp_path):
     assert [r.status for r in results] == ["ok"] * len(results), [r.message[:2000] for r in results]
     cm.write_text(cm.read_text() + "target_sources(optiling PRIVATE\n        ${EXTRA_SRC_FILES}\n)\n")
     assert find_repo(op_dir).host_own_sources == ()
+
+
+def test_a_macro_made_op_type_is_resolved_once_at_load_and_never_by_the_property(repo_op, monkeypatch):
+    """Issue 33: the type is known without a compiler run from a property. Operator.load
+    resolves it (preprocessing, once); candidates made from the operator and copies shipped to
+    worker processes have it; an operator made from bare sources elsewhere says so."""
+    import pickle
+
+    from ascendopt.backends.sim import opdef_scan
+    from ascendopt.operator import OperatorError
+
+    op = Operator.load(repo_op)
+
+    def no_compiler(*a, **k):
+        raise AssertionError("the property ran the OpDef scan")
+
+    monkeypatch.setattr(opdef_scan, "registered_op_types", no_compiler)
+    rel = op.kernel_file
+    cand = op.with_file(rel, op.files[rel] + "\n// a candidate\n")
+    assert cand.op_type == "ScaleCopy" and pickle.loads(pickle.dumps(cand)).op_type == "ScaleCopy"
+    with pytest.raises(OperatorError, match="written literally"):
+        _ = Operator.from_files("elsewhere", dict(op.files), root=repo_op.parent / "not_loaded").op_type

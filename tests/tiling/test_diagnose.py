@@ -171,17 +171,16 @@ def test_evo_asks_the_moves_of_a_new_best_first(gelu_space):
     assert off.ask()[0] == space.complete(space.prior_config())
 
 
-def test_profile_and_advice_survive_state_round_trip(gelu_space):
+def test_profile_and_advice_replay_the_same_asks(gelu_space):
     space = gelu_space
-    evo = make_strategy("evo", space, seed=1)
     profile = {**compact_profile(SUMMARY), "block_dim": 1}
-    evo.tell(evo.ask()[0], TrialResult("ok", 600.0, True, profile))
-    evo.ask()
-    state = evo.state_dict()
-    assert state["history"][0][1]["profile"] == profile
-    again = make_strategy("evo", space, seed=1)
-    again.load_state_dict(state)
-    assert again.ask(3) == evo.ask(3)
+    runs = []
+    for _ in range(2):
+        evo = make_strategy("evo", space, seed=1)
+        evo.tell(evo.ask()[0], TrialResult("ok", 600.0, True, profile))
+        assert evo.history[0][1].profile == profile
+        runs.append(evo.ask(3))
+    assert runs[0] == runs[1]
     assert TrialResult.from_json(TrialResult("ok", 1.0, True, profile).to_json()).profile == profile
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 if TYPE_CHECKING:
-    from ascendopt.backends.sim.soc import Soc
+    from ascendopt.hw.soc import Soc
 
 
 class Status(str, enum.Enum):
@@ -131,7 +131,7 @@ class Backend(abc.ABC):
 
     Attributes:
         name: Backend name (``sim``, ``npu``); recorded in every evaluation.
-        soc: The SoC's figures (:class:`~ascendopt.backends.sim.soc.Soc`), or None when the
+        soc: The SoC's figures (:class:`~ascendopt.hw.soc.Soc`), or None when the
             backend does not model one.
         noise_pct: Standard deviation (percent) of the measurement noise the backend adds or
             has; 0 for an exact (deterministic) backend. Runs of a noisy backend are kept in

@@ -79,7 +79,7 @@ def online_experience(proposal: Any, parent: Operator, parent_ev: Evaluation, ne
                       distiller: Any = None) -> Experience:
     """The experience of an accepted proposal (see the module docstring)."""
     from ascendopt.rewind.distill import OfflineDistiller, Pair
-    from ascendopt.rewind.validate import noise_threshold
+    from ascendopt.evaluate.verdict import noise_threshold
 
     new = proposal.op
     if proposal.transform is not None:

@@ -1,4 +1,6 @@
-"""Best-of-N: N independent one-shot rewrites of the *original*, the best correct one wins.
+"""Best-of-N: N independent one-shot rewrites of the *original*, the best correct one wins
+(a winner must beat the original by its noise threshold: the verdict of
+:mod:`ascendopt.evaluate.verdict`, as the benchmark metric applies it).
 
 The original is evaluated first (the reference); then the rewriter is asked once for N
 proposals on the original with no retrieved experiences (offline: the first N distinct
@@ -14,7 +16,8 @@ from __future__ import annotations
 import time
 
 from ascendopt.agent import Accepted, OptimizeResult
-from ascendopt.bench.common import correct, soc_of
+from ascendopt.bench.common import soc_of
+from ascendopt.evaluate.verdict import correct, faster, noise_threshold
 from ascendopt.evaluate.budget import BudgetExhausted
 from ascendopt.evaluate.hazards import hazards
 from ascendopt.profile.diagnosis import diagnose_evaluation, kernel_cores
@@ -68,6 +71,7 @@ def _run(ctx, n: int | None, res: OptimizeResult) -> None:
         evs = list(e.results) + [None] * (len(props) - len(e.results))
         res.stop_reason = "budget"
     base_hz = hazards(base)
+    tau = noise_threshold(base).tau_us
     tried = []
     best = None
     for p, ev in zip(props, evs):
@@ -76,7 +80,8 @@ def _run(ctx, n: int | None, res: OptimizeResult) -> None:
         ok = correct(ev, base_hz)
         tried.append({**p.to_dict(), "status": ev.status, "error_kind": ev.error_kind, "latency_us": ev.latency_us,
                       "correct": ok, "charged": not ev.duplicate})
-        if ok and ev.latency_us < (best[1].latency_us if best else base.latency_us):
+        # the verdict: beyond the original's tau, and the fastest such
+        if ok and faster(base.latency_us, ev.latency_us, tau) and ev.latency_us < (best[1] if best else base).latency_us:
             best = (p, ev)
     res.steps.append({"round": 1, "stage": "bon", "tried": tried})
     res.rounds = 1

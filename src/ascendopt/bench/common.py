@@ -1,18 +1,10 @@
-"""What the baselines share: judging a candidate against the original, and the result shell."""
+"""What the baselines share: the SoC of a run (the verdict lives in :mod:`ascendopt.evaluate.verdict`)."""
 
 from __future__ import annotations
 
+from ascendopt.hw.soc import DEFAULT_SOC
+
 from typing import Any
-
-from ascendopt.evaluate.evaluator import Evaluation
-from ascendopt.evaluate.hazards import new_hazards
-
-
-def correct(ev: Evaluation | None, original_hazards: set[str]) -> bool:
-    """A candidate counts when it passed every case with a latency and carries no hazard kind
-    the original did not have (the rule of :mod:`ascendopt.evaluate.hazards`)."""
-    return (ev is not None and ev.ok and ev.latency_us is not None
-            and not new_hazards(original_hazards, ev))
 
 
 def soc_of(beval: Any) -> Any:
@@ -20,4 +12,4 @@ def soc_of(beval: Any) -> Any:
 
 
 def soc_name(beval: Any) -> str:
-    return getattr(beval.evaluator, "soc_name", "") or "Ascend910B2"
+    return getattr(beval.evaluator, "soc_name", "") or DEFAULT_SOC

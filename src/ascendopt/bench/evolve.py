@@ -40,7 +40,8 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from ascendopt.agent import Accepted, OptimizeResult
-from ascendopt.bench.common import correct, soc_name, soc_of
+from ascendopt.bench.common import soc_name, soc_of
+from ascendopt.evaluate.verdict import correct, faster, noise_threshold
 from ascendopt.evaluate.budget import BudgetExhausted
 from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.evaluate.hazards import hazards
@@ -200,6 +201,7 @@ def _run(ctx: Any, cfg: EvolveConfig, res: OptimizeResult) -> None:
         res.stop_reason = "original_failed"
         return
     res.baseline_us = res.best_us = base.latency_us
+    tau = noise_threshold(base).tau_us  # the verdict: a gain is beyond the original's noise threshold
     res.best_op = op
     base_hz = hazards(base)
     islands = [Island() for _ in range(max(1, cfg.islands))]
@@ -243,7 +245,7 @@ def _run(ctx: Any, cfg: EvolveConfig, res: OptimizeResult) -> None:
             step["children"].append({"island": i, "digest": child.digest, "origin": child.origin,
                                      "status": ev.status, "latency_us": ev.latency_us, "cell": cell,
                                      "placed": placed})
-            if ok and ev.latency_us < res.best_us:
+            if ok and faster(base.latency_us, ev.latency_us, tau) and ev.latency_us < res.best_us:
                 res.accepted.append(Accepted("evolve", child.digest, parent.op.digest, ev.latency_us,
                                              parent.latency_us, f"{child.origin} (island {i}, cell {cell})", [],
                                              child.diff(parent.op)))

@@ -3,9 +3,12 @@
 A :class:`Trial` is one (operator, method, seed) run reduced to what the metrics need: the
 reference latency (the operator as given) and, in charge order, every charged evaluation as
 (correct, latency). "Correct" means passed every case and added no hazard kind the original
-lacks. The best candidate of a run is the fastest correct one among its charged evaluations,
-the original included, so a run's speedup is never below 1.0x: an operator with no correct
-candidate keeps the original (1.0x), as does one whose original failed (no reference).
+lacks. A run's best is decided by the one verdict
+(:func:`ascendopt.evaluate.verdict.gain_chain`): the fastest correct evaluation faster than
+the original by more than its noise threshold ``tau``, the rule the tools accept changes by,
+so a gain within the noise is no gain here either. A run's speedup is
+never below 1.0x: an operator with no such improvement keeps the original (1.0x), as does one
+whose original failed (no reference).
 
 Per method and level, with one group of operators per seed (the figures are then averaged
 over seeds, each seed's value kept in ``per_seed``):
@@ -31,6 +34,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ascendopt.evaluate.hazards import hazards
+from ascendopt.evaluate.verdict import benchmark_runs, correct, gain_chain, pooled_sigma
+
 FAST_P = (1.0, 1.2, 1.5, 2.0)
 ALL = "all"
 
@@ -49,6 +55,7 @@ class Trial:
         roofline_before: Achieved roofline fraction of the original (None: unknown).
         roofline_after: Achieved roofline fraction of the best correct candidate.
         seconds: Wall time of the run.
+        reference_sigma_us: Pooled sigma of the original's timed runs (0: one run each).
     """
 
     op: str
@@ -60,15 +67,23 @@ class Trial:
     roofline_before: float | None = None
     roofline_after: float | None = None
     seconds: float = 0.0
+    reference_sigma_us: float = 0.0
+
+    def gains(self) -> list[tuple[int, float]]:
+        """``(k, latency)`` of each improvement over the best so far (the verdict's rule)."""
+        return gain_chain(self.reference_us, self.evals, self.reference_sigma_us)
+
+    def best_us(self) -> float | None:
+        """The best latency (the reference when nothing improved on it; None without a
+        correct evaluation)."""
+        g = self.gains()
+        return g[-1][1] if g else (self.reference_us if self.best_correct else None)
 
     def speedup_after(self, k: int | None = None) -> float:
-        """Reference over the best correct latency among the first ``k`` charged evaluations
-        (all when None); 1.0 when there is none or no reference (the original is kept)."""
-        ref = self.reference_us
-        if not ref:
-            return 1.0
-        lats = [lat for ok, lat in (self.evals if k is None else self.evals[:k]) if ok and lat]
-        return max(1.0, ref / min(lats)) if lats else 1.0
+        """Reference over the best latency after the first ``k`` charged evaluations (all when
+        None); 1.0 when nothing improved on the reference or there is none."""
+        lats = [lat for j, lat in self.gains() if k is None or j <= k]
+        return self.reference_us / lats[-1] if lats and self.reference_us else 1.0
 
     @property
     def speedup(self) -> float:
@@ -81,31 +96,25 @@ class Trial:
 
     def first_improvement(self) -> int | None:
         """Charged evaluations after which the best first beat the reference (None: never)."""
-        ref = self.reference_us
-        if not ref:
-            return None
-        for k, (ok, lat) in enumerate(self.evals, 1):
-            if ok and lat and lat < ref:
-                return k
-        return None
+        g = self.gains()
+        return g[0][0] if g else None
 
     def record(self) -> dict[str, Any]:
         """Everything the trial is made of (:meth:`from_record` reads it back)."""
         return {"op": self.op, "level": self.level, "method": self.method, "seed": self.seed,
                 "reference_us": self.reference_us, "evals": [[bool(ok), lat] for ok, lat in self.evals],
                 "roofline_before": self.roofline_before, "roofline_after": self.roofline_after,
-                "seconds": self.seconds}
+                "seconds": self.seconds, "reference_sigma_us": self.reference_sigma_us}
 
     @classmethod
     def from_record(cls, d: dict[str, Any]) -> "Trial":
         return cls(str(d["op"]), int(d["level"]), str(d["method"]), int(d["seed"]), d.get("reference_us"),
                    [(bool(ok), lat) for ok, lat in d.get("evals", [])], d.get("roofline_before"),
-                   d.get("roofline_after"), float(d.get("seconds") or 0.0))
+                   d.get("roofline_after"), float(d.get("seconds") or 0.0), float(d.get("reference_sigma_us") or 0.0))
 
     def to_dict(self) -> dict[str, Any]:
-        best = [lat for ok, lat in self.evals if ok and lat]
         return {"op": self.op, "level": self.level, "method": self.method, "seed": self.seed,
-                "reference_us": self.reference_us, "best_us": min(best) if best else None,
+                "reference_us": self.reference_us, "best_us": self.best_us(),
                 "speedup": self.speedup, "charged": len(self.evals),
                 "correct": sum(ok for ok, _ in self.evals), "first_improvement": self.first_improvement(),
                 "roofline_before": self.roofline_before, "roofline_after": self.roofline_after,
@@ -211,9 +220,6 @@ def trial_from_records(records: Sequence[Any], op_digest: str, op: str, level: i
     original is the charged evaluation of ``op_digest``. Candidates in ``rejected`` (digests
     that failed a shape the search never used: :mod:`ascendopt.evaluate.unseen_check`) do not
     count as correct."""
-    from ascendopt.bench.common import correct
-    from ascendopt.evaluate.hazards import hazards
-
     charged = [r.evaluation for r in records if r.charged]
     orig = next((e for e in charged if e.digest == op_digest), None)
     ref = orig.latency_us if orig is not None and orig.ok else None
@@ -221,8 +227,9 @@ def trial_from_records(records: Sequence[Any], op_digest: str, op: str, level: i
     rejected = set(rejected)
     evals = [(ref is not None and correct(e, base_hz) and e.digest not in rejected, e.latency_us) for e in charged]
     t = Trial(op, level, method, seed, ref, evals, achieved_fraction(orig) if orig is not None else None,
-              seconds=seconds)
-    good = [(e.latency_us, i) for i, e in enumerate(charged) if evals[i][0]]
-    if good:
-        t.roofline_after = achieved_fraction(charged[min(good)[1]])
+              seconds=seconds, reference_sigma_us=pooled_sigma(benchmark_runs(orig)) if orig is not None else 0.0)
+    gains = t.gains()
+    best = charged[gains[-1][0] - 1] if gains else (orig if ref is not None else None)
+    if best is not None:
+        t.roofline_after = achieved_fraction(best)
     return t

@@ -80,6 +80,16 @@ class PairTask:
     npu_mode: str = "device"
     unseen_shapes: int = 0
 
+    def spec(self):
+        """The :class:`~ascendopt.session.RunSpec` of this pair: the one ``optimize`` would run
+        with (no record database: the worker's store is in memory; the shipped bank)."""
+        from ascendopt.session import RunSpec
+
+        return RunSpec(command="bench", backend=self.backend, soc=self.soc, seed=self.seed, budget=self.budget,
+                       db=None, bank=None, llm=Path(self.llm) if self.llm else None, timeout_s=self.timeout_s,
+                       npu_mode=self.npu_mode, unsafe_no_sandbox=self.unsafe_no_sandbox,
+                       cache_dir=Path(self.cache_dir) if self.cache_dir else None, jobs=self.jobs)
+
     def suite_op(self):
         """The :class:`~ascendopt.suites.SuiteOp` these fields describe."""
         from ascendopt.suites import SuiteOp
@@ -169,50 +179,32 @@ def suite_cases(sop) -> tuple[list, tuple[str, ...]]:
 
 
 def _run(task: PairTask, emit: Emit, profiles: Path) -> tuple[Any, dict[str, str], dict[str, Any]]:
-    from ascendopt.backends.sim.backend import SimBackend
-    from ascendopt.backends.sim.build import SimBuilder
-    from ascendopt.bank.store import ExperienceBank
     from ascendopt.bench.methods import MethodContext, get_method
-    from ascendopt.evaluate.budget import BudgetedEvaluator
-    from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
     from ascendopt.operator import Operator
+    from ascendopt.session import Session
 
-    from ascendopt.backends.sim import sandbox
-
-    sandbox.configure(sandbox.Sandbox(allow_unsafe=task.unsafe_no_sandbox))  # this process's policy
     method = get_method(task.method)
     op = Operator.load(task.op_dir)
     cases, timed = suite_cases(task.suite_op())
-    if task.backend == "npu":
-        from ascendopt.backends.npu.backend import NpuBackend
-
-        backend = NpuBackend(mode=task.npu_mode, soc=task.soc)
-    else:
-        builder = SimBuilder(cache_dir=Path(task.cache_dir)) if task.cache_dir else None
-        backend = SimBackend(task.soc, builder=builder)
-    evaluator = Evaluator(backend, EvalConfig(seed=0, benchmark_cases=timed,
-                                              run_timeout_s=task.timeout_s, jobs=task.jobs,
-                                              profile_dir=str(profiles)))
+    session = Session(task.spec())  # what optimize composes, with this worker's in-memory store
+    evaluator = session.evaluator(timed, cases, str(profiles))
     store = StreamingStore(task.key, emit)
     run_id = None
     if task.prior:
         run_id = store.create_run(op.name, {"command": "bench", "resumed": True})
         store.preload(run_id, task.prior)
-    # the pair's store holds its own run only: equivalence needs no full tiling probe of every
-    # candidate (the same candidates are answered; ascendopt.evaluate.launch)
-    beval = BudgetedEvaluator(evaluator, store, budget=task.budget, run_id=run_id, run_label=op.name,
-                              run_config={"command": "bench", "method": task.method, "seed": task.seed},
-                              lazy_probes=True)
-    bank = ExperienceBank.open_default() if method.uses_bank else None
+    beval = session.budgeted(evaluator, op.name, {"method": task.method, "seed": task.seed}, run_id=run_id,
+                             store=store)
+    bank = session.bank() if method.uses_bank else None
     try:
-        ctx = MethodContext(op, cases, beval, _rewriter(task.llm), bank, task.seed)
+        ctx = MethodContext(op, cases, beval, session.rewriter(), bank, session.spec.seeds.strategy)
         res = method(ctx, **dict(task.options))
         unseen: dict[str, Any] = {}
         if task.unseen_shapes > 0:  # the best the trial credits (fastest correct charged) on unseen shapes
             from ascendopt.evaluate.unseen_check import adopt_optimize, check_run
 
-            rep = check_run(backend, store, beval.run_id, op, cases, None, task.unseen_shapes, task.timeout_s,
-                            charged_only=True)
+            rep = check_run(session.backend, store, beval.run_id, op, cases, None, task.unseen_shapes,
+                            task.timeout_s, charged_only=True)
             adopt_optimize(res, rep)
             unseen = rep.to_dict()
         titles: dict[str, str] = {}
@@ -223,14 +215,3 @@ def _run(task: PairTask, emit: Emit, profiles: Path) -> tuple[Any, dict[str, str
     finally:
         if bank is not None:
             bank.close()
-
-
-def _rewriter(llm: str | None):
-    """The LLM rewriter when an endpoint is configured, else the offline one. Its response
-    cache stays in memory: a worker writes no database."""
-    from ascendopt.llm.client import open_client
-    from ascendopt.refine.llm_rewriter import LLMRewriter
-    from ascendopt.refine.rewriter import OfflineRewriter
-
-    client = open_client(llm, None)
-    return OfflineRewriter() if client is None else LLMRewriter(client)

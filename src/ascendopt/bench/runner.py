@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.bench.metrics import Trial, per_operator, summarize, trial_from_records
 from ascendopt.bench.pair import PairOutcome, PairTask
 from ascendopt.evaluate.store import SQLiteStore
@@ -131,7 +132,7 @@ class BenchConfig:
     budget: int = 230
     methods: Sequence[str] = ("full",)
     seeds: Sequence[int] = (0,)
-    soc: str = "Ascend910B2"
+    soc: str = DEFAULT_SOC
     timeout_s: float = 60.0
     workers: int = 1
     executor: str = "local"
@@ -154,7 +155,7 @@ def _cases_key(sop: SuiteOp, cases: Sequence[Any]) -> str | None:
         return None
     import hashlib
 
-    from ascendopt.evaluate.evaluator import case_fingerprint
+    from ascendopt.evaluate.casedata import case_fingerprint
 
     blob = json.dumps({"cases": [case_fingerprint(c) for c in cases], "own_cases": sop.own_cases,
                        "benchmark": list(sop.benchmark)}, sort_keys=True, default=str)

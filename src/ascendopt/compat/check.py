@@ -168,7 +168,7 @@ def timeout_row(target: Target, timeout_s: float) -> Row:
 def main(argv: list[str]) -> int:
     """``JOB OUT``: JOB a JSON object (``target``, ``case_timeout_s``, ``max_cases``,
     ``unsafe_no_sandbox``, ``soc``); the row is written to OUT as JSON."""
-    from ascendopt.backends.sim import sandbox
+    from ascendopt import sandbox
 
     job = json.loads(argv[0])
     sandbox.configure(sandbox.Sandbox(allow_unsafe=bool(job.get("unsafe_no_sandbox"))))

@@ -123,11 +123,6 @@ def statement_call(stmt: Node | None) -> Node | None:
     return None
 
 
-def loop_body(loop: Node) -> Node | None:
-    body = loop.child_by_field_name("body")
-    return body if body is not None and body.type == "compound_statement" else None
-
-
 def single_statement(loop: Node) -> Node | None:
     """The one statement of a loop body (``{ s; }`` or a bare ``s;``), else None."""
     body = loop.child_by_field_name("body")

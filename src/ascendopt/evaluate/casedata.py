@@ -18,15 +18,44 @@ is unpickled, that process's.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import threading
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ascendopt.cases import Case, make_inputs
 from ascendopt.cases.golden_worker import golden_worker
+
+
+def _file_hash(path: str) -> str:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+    except OSError:
+        return "missing"
+
+
+def _inputs_fingerprint(case: Case) -> list[tuple]:
+    """What about a case's inputs decides their generated values (with the seed)."""
+    return [(t.key, t.dtype, list(t.shape), t.format, t.distribution, list(t.value_range),
+             None if t.value is None else hashlib.sha256(repr(t.value).encode()).hexdigest()[:16])
+            for t in case.inputs]
+
+
+def case_fingerprint(case: Case) -> dict[str, Any]:
+    """What about a case affects an evaluation (shapes, dtypes, ranges, attrs, golden code)."""
+    golden = case.golden.rpartition(":") if case.golden else None
+    return {
+        "name": case.name,
+        "inputs": _inputs_fingerprint(case),
+        "outputs": [(t.key, t.dtype, list(t.shape), t.format) for t in case.outputs],
+        "attrs": json.loads(json.dumps(case.attrs, default=str)),
+        "golden": None if golden is None else (golden[2], _file_hash(golden[0])),
+    }
+
 
 #: Default memory kept (inputs and goldens together).
 DEFAULT_LIMIT_BYTES = 512 << 20
@@ -64,8 +93,6 @@ class CaseData:
     def key(case: Case, seed: int) -> tuple[str, int]:
         """What decides the arrays: everything about the case an evaluation's config key covers
         (shapes, dtypes, value ranges, attributes, golden function and file hash), and the seed."""
-        from ascendopt.evaluate.evaluator import case_fingerprint
-
         return json.dumps(case_fingerprint(case), sort_keys=True, default=str), seed
 
     def get(self, case: Case, seed: int) -> tuple[dict[str, np.ndarray], list | None]:

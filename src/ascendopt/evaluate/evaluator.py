@@ -15,20 +15,26 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import threading
 import time
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Sequence
 
 from ascendopt.backends.base import Backend, BuildResult, RunResult, Status
 from ascendopt.cases import Case, CaseError, make_inputs
 from ascendopt.evaluate import casedata
+from ascendopt.evaluate.casedata import _inputs_fingerprint, case_fingerprint  # noqa: F401 (re-exported)
 from ascendopt.evaluate.check import CaseResult, case_dtypes, check_case, check_cases, timed_build
+from ascendopt.evaluate.evaluation import (  # noqa: F401 (re-exported: the evaluator's types)
+    EvalConfig,
+    Evaluation,
+    benchmark_cases,
+    case_elements,
+    largest_per_dtype,
+)
 from ascendopt.operator import Operator, OperatorError
 
 #: Separate profile runs (a backend whose correctness runs are not timed, a noisy one, or
@@ -50,155 +56,6 @@ PROFILE_SEED_OFFSET = 1_000_003
 EVALUATOR_VERSION = 4
 _FAILURE_ORDER = (Status.COMPILE_ERROR, Status.TILING_ERROR, Status.RUNTIME_ERROR, Status.TIMEOUT,
                   Status.WRONG_RESULT)
-
-
-@dataclass(frozen=True)
-class EvalConfig:
-    """How candidates are evaluated. Everything but `jobs` and `profile_dir` is part of the
-    dedup key.
-
-    Attributes:
-        seed: Base seed; a candidate's seed is derived from it and the candidate digest
-            (recorded), case *i* uses ``seed + i``.
-        input_pool: How many seeds the candidates share (0: a fresh seed per candidate). A
-            candidate's seed is one of ``input_pool`` seeds derived from ``seed``, picked by
-            its digest (:meth:`Evaluator.seed_for`): a candidate cannot choose its inputs,
-            and candidates that share a seed share its inputs and goldens, drawn and computed
-            once (:class:`~ascendopt.evaluate.casedata.CaseData`).
-        benchmark_cases: Names of the cases to profile; empty = the largest case by elements.
-        profile_repeats: Profile runs per benchmark case (each with fresh inputs, each checked).
-        run_timeout_s: Wall-clock limit of one runner process.
-        rtol: Relative tolerance override (None: per-dtype policy).
-        atol: Absolute tolerance override (None: per-dtype policy).
-        fail_fast: Stop at the first failing build or case (a looping kernel then costs one
-            timeout, not one per case).
-        jobs: Threads used inside one evaluation for builds and case runs (0: one per core).
-        profile_dir: Where the full profile of every benchmark run is kept (msprof-format
-            files under ``<profile_dir>/<digest[:16]>/<case>/``, named in the summary as
-            ``profile_dir``); empty: only the summary is kept.
-    """
-
-    seed: int = 0
-    input_pool: int = 4
-    benchmark_cases: tuple[str, ...] = ()
-    profile_repeats: int = 1
-    run_timeout_s: float = 60.0
-    rtol: float | None = None
-    atol: float | None = None
-    fail_fast: bool = True
-    jobs: int = 0
-    profile_dir: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "EvalConfig":
-        known = {f.name for f in fields(cls)}
-        kw = {k: v for k, v in d.items() if k in known}
-        kw.setdefault("input_pool", 0)  # a config written before the pool: a fresh seed per candidate
-        if "benchmark_cases" in kw:
-            kw["benchmark_cases"] = tuple(kw["benchmark_cases"])
-        return cls(**kw)
-
-
-@dataclass
-class Evaluation:
-    """Outcome of evaluating one candidate (the unit of the budget and of the record store).
-
-    Attributes:
-        status: ``ok``, ``compile_error``, ``tiling_error``, ``runtime_error``,
-            ``wrong_result`` or ``timeout`` (a :class:`Status` value).
-        error: Error text (compiler output, the simulator's message, mismatch summary).
-        error_kind: The simulator's typed reason for a runtime error (``ub_overflow``,
-            ``race``, ``segfault``, ...), ``timeout``, ...; empty when ok.
-        latency_us: Task duration on the benchmark case(s) (mean over cases and repeats);
-            None unless ok.
-        cases: Per-case correctness results, in case order (up to the first failure with
-            ``fail_fast``).
-        benchmark: The profile runs' results (their outputs are checked too).
-        profile: Profile summary of the benchmark case(s) by case name.
-        seed: The seed the inputs were generated from.
-        timings: ``build_s``, ``check_s``, ``profile_s``, ``total_s`` (wall seconds;
-            benchmark runs overlap the checks on noise-free backends, ``profile_s`` is what
-            remained after the checks).
-        backend: Backend name (``sim``, ``npu``).
-        soc: SoC name.
-        op_name: Operator name (directory name).
-        digest: Candidate digest.
-        parent: Digest of the candidate it was derived from.
-        origin: How it was made (``original``, ``stage2/evo``, ``rewind/double_buffer``, ...).
-        config_key: Hash of the evaluation config, cases, backend and toolchain (dedup key).
-        duplicate: True when answered from the records instead of being evaluated.
-        launch_key: :meth:`Evaluator.launch_key` of the candidate (empty when unknown).
-        same_as: For an answer from the records by launch key, the digest of the candidate
-            that was evaluated (it runs the same device program).
-    """
-
-    status: str
-    error: str = ""
-    error_kind: str = ""
-    latency_us: float | None = None
-    cases: list[CaseResult] = field(default_factory=list)
-    benchmark: list[CaseResult] = field(default_factory=list)
-    profile: dict[str, Any] = field(default_factory=dict)
-    seed: int = 0
-    timings: dict[str, float] = field(default_factory=dict)
-    backend: str = ""
-    soc: str = ""
-    op_name: str = ""
-    digest: str = ""
-    parent: str | None = None
-    origin: str = ""
-    config_key: str = ""
-    duplicate: bool = False
-    launch_key: str = ""
-    same_as: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return self.status == Status.OK.value
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Evaluation":
-        known = {f.name for f in fields(cls)}
-        kw = {k: v for k, v in d.items() if k in known}
-        case_fields = {f.name for f in fields(CaseResult)}
-        for k in ("cases", "benchmark"):
-            kw[k] = [CaseResult(**{a: b for a, b in c.items() if a in case_fields}) for c in kw.get(k, [])]
-        return cls(**kw)
-
-
-def case_elements(case: Case) -> int:
-    """Elements of all inputs and outputs of a case (how "large" it is)."""
-    return sum(math.prod(t.shape) for t in (*case.inputs, *case.outputs))
-
-
-def benchmark_cases(cases: Sequence[Case], names: Sequence[str] = ()) -> list[Case]:
-    """The named cases, or the largest case by elements (first on ties)."""
-    if names:
-        by_name = {c.name: c for c in cases}
-        missing = [n for n in names if n not in by_name]
-        if missing:
-            raise ValueError(f"unknown benchmark case(s) {missing}; available: {sorted(by_name)}")
-        return [by_name[n] for n in names]
-    return [max(cases, key=case_elements)] if cases else []
-
-
-def largest_per_dtype(cases: Sequence[Case]) -> tuple[str, ...]:
-    """Names of the largest case of each dtype combination (in first-seen order): benchmark
-    cases that time every dtype path of a kernel, not only the one the largest case takes."""
-    from ascendopt.evaluate.check import case_dtypes
-
-    best: dict[tuple, Case] = {}
-    for c in cases:
-        k = tuple(sorted(case_dtypes(c).items()))
-        if k not in best or case_elements(c) > case_elements(best[k]):
-            best[k] = c
-    return tuple(c.name for c in best.values())
 
 
 def _batches(order: Sequence[int], builds: Sequence[tuple], cases: Sequence[Case], jobs: int) -> list[list[int]]:
@@ -227,13 +84,6 @@ def _safe_name(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "case"
 
 
-def _file_hash(path: str) -> str:
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
-    except OSError:
-        return "missing"
-
-
 def _host_fingerprint(op: Operator) -> str:
     """What the host objects of a build are made from: the op_host sources and the external
     files they read."""
@@ -241,25 +91,6 @@ def _host_fingerprint(op: Operator) -> str:
     for k in sorted(op.host_files()):
         h.update(k.encode() + b"\0" + op.files[k].encode() + b"\0")
     return h.hexdigest()
-
-
-def _inputs_fingerprint(case: Case) -> list[tuple]:
-    """What about a case's inputs decides their generated values (with the seed)."""
-    return [(t.key, t.dtype, list(t.shape), t.format, t.distribution, list(t.value_range),
-             None if t.value is None else hashlib.sha256(repr(t.value).encode()).hexdigest()[:16])
-            for t in case.inputs]
-
-
-def case_fingerprint(case: Case) -> dict[str, Any]:
-    """What about a case affects an evaluation (shapes, dtypes, ranges, attrs, golden code)."""
-    golden = case.golden.rpartition(":") if case.golden else None
-    return {
-        "name": case.name,
-        "inputs": _inputs_fingerprint(case),
-        "outputs": [(t.key, t.dtype, list(t.shape), t.format) for t in case.outputs],
-        "attrs": json.loads(json.dumps(case.attrs, default=str)),
-        "golden": None if golden is None else (golden[2], _file_hash(golden[0])),
-    }
 
 
 class InputCache:
@@ -306,12 +137,6 @@ class InputCache:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state["limit_bytes"])
-
-
-def backend_identity(backend: Backend) -> dict[str, Any]:
-    """Backend name, SoC (with a hash of its parameters) and toolchain key
-    (:meth:`~ascendopt.backends.base.Backend.identity`)."""
-    return backend.identity()
 
 
 class Evaluator:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -50,40 +49,12 @@ from ascendopt.profile.model import (
     TraceSlice,
     Work,
 )
-from ascendopt.profile.roofline import summarize
+from ascendopt.profile.roofline import summarize, work_split  # noqa: F401 (work_split: the package exports it)
 from ascendopt.profile.trace import (
     _blocks_from_trace,
     _read_chrome_trace,
     parse_trace_csv,
 )
-
-
-def work_split(blocks: list[BlockProfile]) -> dict[str, int] | None:
-    """How the GM traffic is split among the cores, when the split is uneven and regular.
-
-    A tiling hands each core a whole number of work units (an aligned element block, a row):
-    the cores' GM bytes (read + written) then differ by multiples of one unit, the greatest
-    common divisor of their differences. Returns ``{"blocks": B, "unit_bytes": u, "units": W}``
-    with ``W`` = all bytes / ``u``, or None when every core moves the same bytes, bytes are
-    unknown, or a core's bytes are not whole units (each core also reads something of its
-    own, e.g. a shared weight: then ``W`` cannot be told). Only the rows of the most frequent
-    core type count (the vector rows of a vector kernel).
-    """
-    types = [b.core_type for b in blocks]
-    if not types:
-        return None
-    kind = max(set(types), key=types.count)
-    rows = [b for b in blocks if b.core_type == kind]
-    if any(b.gm_read_bytes is None and b.gm_write_bytes is None for b in rows):
-        return None
-    per = [round((b.gm_read_bytes or 0.0) + (b.gm_write_bytes or 0.0)) for b in rows]
-    if len(set(per)) < 2:
-        return None
-    least = min(per)
-    unit = math.gcd(*(v - least for v in per))
-    if least % unit:  # a per-core constant (a shared weight read by every core)
-        return None
-    return {"blocks": len(per), "unit_bytes": unit, "units": sum(per) // unit}
 
 
 # ----------------------------------------------------------------------------------------- profile
@@ -113,7 +84,7 @@ class Profile:
             op_name: OpBasicInfo ``Op Name`` (the kernel name).
             op_type: msprof ``Op Type`` (``vector``/``cube``/``mix``); derived from the pipes used
                 when None or not one of those (then kept as ``meta["operator"]``).
-            soc: SoC name or :class:`~ascendopt.backends.sim.soc.Soc` (for the clock).
+            soc: SoC name or :class:`~ascendopt.hw.soc.Soc` (for the clock).
             trace_path: Trace CSV written by the runner (default: ``run.profile["trace_path"]``).
         """
         prof = dict(getattr(run, "profile", None) or {})

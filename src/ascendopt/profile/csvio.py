@@ -55,7 +55,7 @@ def _soc_params(soc: Any) -> tuple[str, dict[str, float]]:
     if soc is None:
         return "", {}
     if isinstance(soc, str):
-        from ascendopt.backends.sim.soc import SocError, load_soc
+        from ascendopt.hw.soc import SocError, load_soc
 
         try:
             s = load_soc(soc)

@@ -171,7 +171,7 @@ def diagnose_evaluation(ev: Any, cores: int = 0) -> Diagnosis:
 
 
 def kernel_cores(soc: Any, summary: Mapping[str, Any] | None) -> int:
-    """Cores of the kernel's type on ``soc`` (a :class:`~ascendopt.backends.sim.soc.Soc` or
+    """Cores of the kernel's type on ``soc`` (a :class:`~ascendopt.hw.soc.Soc` or
     anything with ``get``): cube cores for a cube or mix kernel, vector cores otherwise; 0 when
     unknown."""
     if soc is None or not hasattr(soc, "get"):

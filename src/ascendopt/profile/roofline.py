@@ -36,6 +36,7 @@ latencies and synchronisation, not on a pipe).
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from ascendopt.profile.csvio import _soc_params
@@ -182,7 +183,6 @@ def summarize(prof: "Profile", soc: Any = None, top: int = 10) -> Summary:
                 for (n, pp), (c, cyc) in sorted(agg.items(), key=lambda kv: -kv[1][1])[:top]]
     if prof.trace_truncated:
         notes.append(f"instruction trace truncated ({prof.trace_truncated} records dropped)")
-    from ascendopt.profile.core import work_split
 
     gm = prof.work.gm_bytes
     return Summary(
@@ -197,3 +197,31 @@ def summarize(prof: "Profile", soc: Any = None, top: int = 10) -> Summary:
         hbm_bytes=prof.work.hbm_bytes if prof.work.hbm_bytes is not None else gm,
         top_instructions=top_rows, notes=notes, split=work_split(prof.blocks),
         l2_time_us=terms.get("L2"), scalar_time_us=terms.get("scalar"), roofline_terms_us=terms)
+
+
+def work_split(blocks: list[BlockProfile]) -> dict[str, int] | None:
+    """How the GM traffic is split among the cores, when the split is uneven and regular.
+
+    A tiling hands each core a whole number of work units (an aligned element block, a row):
+    the cores' GM bytes (read + written) then differ by multiples of one unit, the greatest
+    common divisor of their differences. Returns ``{"blocks": B, "unit_bytes": u, "units": W}``
+    with ``W`` = all bytes / ``u``, or None when every core moves the same bytes, bytes are
+    unknown, or a core's bytes are not whole units (each core also reads something of its
+    own, e.g. a shared weight: then ``W`` cannot be told). Only the rows of the most frequent
+    core type count (the vector rows of a vector kernel).
+    """
+    types = [b.core_type for b in blocks]
+    if not types:
+        return None
+    kind = max(set(types), key=types.count)
+    rows = [b for b in blocks if b.core_type == kind]
+    if any(b.gm_read_bytes is None and b.gm_write_bytes is None for b in rows):
+        return None
+    per = [round((b.gm_read_bytes or 0.0) + (b.gm_write_bytes or 0.0)) for b in rows]
+    if len(set(per)) < 2:
+        return None
+    least = min(per)
+    unit = math.gcd(*(v - least for v in per))
+    if least % unit:  # a per-core constant (a shared weight read by every core)
+        return None
+    return {"blocks": len(per), "unit_bytes": unit, "units": sum(per) // unit}

@@ -31,7 +31,7 @@ from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.operator import Operator
 from ascendopt.profile.diagnosis import Diagnosis, diagnose_evaluation
 from ascendopt.refine.rewriter import Proposal, RewriteContext, Rewriter
-from ascendopt.rewind.validate import (
+from ascendopt.evaluate.verdict import (
     DEFAULT_MIN_EFFECT_PCT,
     DEFAULT_SIGMAS,
     Verdict,

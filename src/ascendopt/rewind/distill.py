@@ -19,7 +19,7 @@ from ascendopt.bank.experience import Experience
 from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.operator import Operator
 from ascendopt.profile.diagnosis import Diagnosis, diagnose_evaluation
-from ascendopt.rewind.validate import Noise
+from ascendopt.evaluate.verdict import Noise
 from ascendopt.transforms.base import Motif, Site
 
 

@@ -2,7 +2,7 @@
 
 Start from a strong operator (the root), evaluate it, then try every motif's sites on it: each
 de-optimized candidate is evaluated like any other (built, checked on every case, timed), and
-kept only by :func:`ascendopt.rewind.validate.judge` (correct, no new hazard, slower than its
+kept only by :func:`ascendopt.evaluate.verdict.judge` (correct, no new hazard, slower than its
 parent by more than the parent's measured ``tau``). A kept candidate is itself rewound, up to
 ``depth`` removals from the root (a chain: the lesson "double buffering pays" may only show
 once barriers are gone). Every evaluation, the root's included, is charged to the operator's
@@ -37,7 +37,15 @@ from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.operator import Operator
 from ascendopt.profile.diagnosis import kernel_cores
 from ascendopt.rewind.distill import Distiller, OfflineDistiller, Pair
-from ascendopt.rewind.validate import DEFAULT_MIN_EFFECT_PCT, DEFAULT_SIGMAS, Noise, judge, noise_threshold
+from ascendopt.evaluate.verdict import (
+    DEFAULT_MIN_EFFECT_PCT,
+    DEFAULT_SIGMAS,
+    MeasureCallback,
+    MeasureCallbacks,
+    Measured,
+    judge,
+    noise_threshold,
+)
 from ascendopt.transforms import Motif, Site, rewrite_of
 
 
@@ -148,6 +156,11 @@ def rewind(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, motifs
     res.baseline_us = root_ev.latency_us
     cores = kernel_cores(soc, next(iter(root_ev.profile.values()), None))
     res.noise = noise_threshold(root_ev, sigmas, min_effect_pct).to_dict()
+    # the effects of a judged removal, in order: distill a kept one (into the bank), record the
+    # attempt, report it
+    callbacks = MeasureCallbacks([distill_kept(res, distiller, bank, cores), record_attempt(res)])
+    if on_attempt is not None:
+        callbacks.append(lambda mm: on_attempt(mm.detail["attempt"]))
     queue: list[tuple[int, int, int, Motif, Site, Operator, Evaluation]] = []  # a heap
     seq = itertools.count()
     seen = {op.digest}
@@ -189,7 +202,12 @@ def rewind(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, motifs
                 if ev is None:
                     continue
                 noise = noise_threshold(parent_ev, sigmas, min_effect_pct)
-                if _settle(res, m, site, cand, a, ev, parent, parent_ev, noise, d, cores, bank, distiller, on_attempt):
+                v = judge(parent_ev, ev, noise)
+                a.status, a.reason, a.detail = ev.status, v.reason, v.detail
+                a.latency_us, a.slowdown, a.charged = ev.latency_us, v.slowdown, not ev.duplicate
+                callbacks(Measured("judged", "rewind", cand, ev, parent, parent_ev, v,
+                                   {"attempt": a, "motif": m, "site": site, "depth": d, "noise": noise}))
+                if v.kept:
                     expand(cand, ev, d + 1)
             if res.stop_reason == "budget":
                 return res
@@ -199,21 +217,23 @@ def rewind(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, motifs
     return res
 
 
-def _settle(res: RewindResult, m: Motif, site: Site, cand: Operator, a: Attempt, ev: Evaluation, parent: Operator,
-            parent_ev: Evaluation, noise: Noise, d: int, cores: int, bank: ExperienceBank | None,
-            distiller: Distiller, on_attempt: Callable[[Attempt], None] | None) -> bool:
-    """Judges one evaluated de-optimization, distills it when kept; True when kept."""
-    v = judge(parent_ev, ev, noise)
-    a.status, a.reason, a.detail = ev.status, v.reason, v.detail
-    a.latency_us, a.slowdown, a.charged = ev.latency_us, v.slowdown, not ev.duplicate
-    if v.kept:
-        rewrite, rsites = optimizing_rewrite(m, cand)
-        exp = distiller.distill(Pair(m, site, parent, cand, parent_ev, ev, noise, cores, d + 1, rewrite, rsites))
+def distill_kept(res: RewindResult, distiller: Distiller, bank: ExperienceBank | None, cores: int) -> MeasureCallback:
+    """Measure callback: a kept removal is distilled into an experience of the result (and of
+    ``bank`` when given); its attempt names the experience."""
+    def cb(mm: Measured) -> None:
+        if mm.verdict is None or not mm.verdict.kept:
+            return
+        m, site, d, a = mm.detail["motif"], mm.detail["site"], mm.detail["depth"], mm.detail["attempt"]
+        rewrite, rsites = optimizing_rewrite(m, mm.candidate)
+        exp = distiller.distill(Pair(m, site, mm.parent, mm.candidate, mm.parent_evaluation, mm.evaluation,
+                                     mm.detail["noise"], cores, d + 1, rewrite, rsites))
         res.experiences.append(exp)
         a.experience = exp.id
         if bank is not None:
             bank.add(exp)
-    res.attempts.append(a)
-    if on_attempt is not None:
-        on_attempt(a)
-    return v.kept
+    return cb
+
+
+def record_attempt(res: RewindResult) -> MeasureCallback:
+    """Measure callback: every judged removal is one attempt of the result."""
+    return lambda mm: res.attempts.append(mm.detail["attempt"])

@@ -102,19 +102,3 @@ class DialSearch:
         else:
             self.hi = j
         return True
-
-    def state(self) -> dict[str, Any]:
-        return {"knob": self.knob, "direction": self.direction, "base": self.base, "best": self.best,
-                "best_latency": self.best_latency, "i": self.i, "step": self.step, "hi": self.hi,
-                "pending": self.pending, "done": self.done}
-
-    @classmethod
-    def from_state(cls, space: KnobSpace, state: Mapping[str, Any],
-                   program_of: ProgramOf | None = None) -> "DialSearch":
-        s = cls(space, state["base"], state["knob"], state["best_latency"], program_of,
-                int(state.get("direction", 1)))
-        s.best, s.i, s.step = dict(state["best"]), int(state["i"]), int(state["step"])
-        s.hi = None if state["hi"] is None else int(state["hi"])
-        s.pending = None if state["pending"] is None else int(state["pending"])
-        s.done = bool(state["done"])
-        return s

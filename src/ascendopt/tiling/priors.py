@@ -28,7 +28,7 @@ class SocLimits:
 
     @staticmethod
     def load(name: str) -> SocLimits:
-        from ascendopt.backends.sim.soc import load_soc
+        from ascendopt.hw.soc import load_soc
 
         soc = load_soc(name)
         return SocLimits(soc.name, int(soc.get("ub_bytes")), int(soc.get("aiv_cores")),

@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 from ascendopt.cases import Case
 from ascendopt.evaluate.budget import BudgetedEvaluator, BudgetExhausted
 from ascendopt.evaluate.evaluator import Evaluation, benchmark_cases
-from ascendopt.evaluate.hazards import hazards, reject_new_hazards
+from ascendopt.evaluate.verdict import hazards, reject_new_hazards
 from ascendopt.operator import Operator
 from ascendopt.tiling.diagnose import compact_profile, diagnose, kernel_cores
 from ascendopt.tiling.space import KnobSpace
@@ -170,6 +170,7 @@ def _search(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, s
         if stale >= MAX_STALE_ROUNDS:
             res.stop_reason = f"strategy proposed only known candidates for {stale} rounds"
             break
+        replayed = getattr(evaluator, "replayed", {}).get(op.name, 0)  # a resumed run's answers
         configs = strategy.ask(max(1, min(batch, left or batch)))
         cands = [space.apply(op, c, origin=f"stage2/{strategy_name}") for c in configs]
         try:
@@ -198,7 +199,7 @@ def _search(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, s
                     ev.latency_us, dict(cfg), cand.digest, cand)
             if on_trial:
                 on_trial(trial, res)
-        stale = 0 if new else stale + 1
+        stale = 0 if new or getattr(evaluator, "replayed", {}).get(op.name, 0) > replayed else stale + 1
 
 
 def _parent_hazards(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator,

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.operator import Operator
 from ascendopt.tiling.space import KnobSpace
 
@@ -42,7 +43,7 @@ def format_space(space: KnobSpace) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m ascendopt.tiling.show", description=__doc__)
     ap.add_argument("op_dir")
-    ap.add_argument("--soc", default="Ascend910B2")
+    ap.add_argument("--soc", default=DEFAULT_SOC)
     ap.add_argument("--json", action="store_true", help="print the space as JSON")
     a = ap.parse_args(argv)
     space = KnobSpace.from_operator(Operator.load(a.op_dir), a.soc)

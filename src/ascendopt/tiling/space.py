@@ -14,6 +14,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
+from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.cxx.parse import Parsed
 from ascendopt.operator import Operator
 from ascendopt.slots import CONSTEXPR, HostSlots, render_literal, slot_text, slottable
@@ -54,7 +55,7 @@ class KnobSpace:
 
     # -- construction ------------------------------------------------------------------------
     @staticmethod
-    def from_operator(op: Operator, soc: str = "Ascend910B2", include_kernel: bool = True) -> KnobSpace:
+    def from_operator(op: Operator, soc: str = DEFAULT_SOC, include_kernel: bool = True) -> KnobSpace:
         """Extracts the knobs of ``op`` and gives them SoC-derived domains.
 
         Operators without a locatable tiling function give an empty space (never an error).

@@ -11,7 +11,7 @@ original text, so everything it does not touch stays byte-identical.
 
 A rewrite is only a proposal: rewind keeps a de-optimization only when the backend says it
 still builds, stays correct, adds no hazard and is measurably slower
-(:mod:`ascendopt.rewind.validate`); Stage I keeps an optimization only when it is correct and
+(:mod:`ascendopt.evaluate.verdict`); Stage I keeps an optimization only when it is correct and
 faster. A transform therefore need not prove its rewrite correct, but the optimization must say
 which mechanism it acts on (``mechanism``) and what its absence costs on the pipes
 (``bottleneck``): the experience bank is built from these statements plus the measured profiles.

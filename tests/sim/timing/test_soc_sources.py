@@ -6,7 +6,7 @@ import tomllib
 
 import pytest
 
-from ascendopt.backends.sim.soc import SOC_DIR
+from ascendopt.hw.soc import SOC_DIR
 
 
 @pytest.mark.parametrize("path", sorted(SOC_DIR.glob("*.toml")), ids=lambda p: p.stem)

@@ -38,7 +38,7 @@ from ascendopt.backends.npu.profile import DEFAULT_LAUNCHES, DEFAULT_WARMUP, mea
 from ascendopt.backends.npu.project import NpuBuilder
 from ascendopt.backends.npu.run import run_case
 from ascendopt.backends.npu.simulator import resolve_mode, runtime_link_dir, simulator_env
-from ascendopt.backends.sim.soc import Soc, SocError, load_soc
+from ascendopt.hw.soc import Soc, SocError, load_soc
 from ascendopt.cases import Case
 from ascendopt.operator import Operator, OperatorError
 

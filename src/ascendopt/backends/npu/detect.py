@@ -206,7 +206,7 @@ def detect(environ: Mapping[str, str] | None = None, probe_versions: bool = True
         else:
             chips, driver = parse_npu_smi(out)
             smi_error = "" if chips else "npu-smi info listed no NPU"
-    from ascendopt.backends.sim.sandbox import probe
+    from ascendopt.sandbox import probe
 
     try:
         sandbox = probe().reason

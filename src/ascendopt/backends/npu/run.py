@@ -33,7 +33,7 @@ import numpy as np
 from ascendopt.backends.base import BuildResult, RunResult, Status
 from ascendopt.backends.npu.harness import Param
 from ascendopt.backends.npu.project import run_tool
-from ascendopt.backends.sim.backend import _tensor_line, manifest_tail
+from ascendopt.runner_manifest import manifest_tail, tensor_line
 from ascendopt.cases import Case, group_params
 
 #: ACL error code -> (status, error kind).
@@ -62,7 +62,7 @@ def write_manifest(work: Path, params: Sequence[Param], case: Case, inputs: dict
             path = work / f"in{n}.bin"
             n += 1
             path.write_bytes(np.ascontiguousarray(inputs[spec.key], dtype=spec.np_dtype).tobytes())
-            lines.append(_tensor_line("dyn_input" if spec.dynamic else "input", spec, path))
+            lines.append(tensor_line("dyn_input" if spec.dynamic else "input", spec, path))
     lines += manifest_tail(work, case, {p.name for p in params if p.role == "output"},
                            {p.name for p in params if p.role == "input"})
     manifest = work / "manifest.txt"

@@ -2,29 +2,29 @@
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import shutil
 import signal
-import stat
 import subprocess
 import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any, Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ascendopt.backends.base import Backend, BuildResult, Launch, RunResult, Status
+from ascendopt.backends.sim import batch
 from ascendopt.backends.sim.build import SimBuilder
-from ascendopt.backends.sim.sandbox import VIOLATION, VIOLATION_STDERR, Sandbox, current
-from ascendopt.backends.sim.soc import DEFAULT_SOC, Soc, load_soc
+from ascendopt.backends.sim.scratch import RESULT_MAX_BYTES, read_scratch, tail
+from ascendopt.sandbox import VIOLATION, VIOLATION_STDERR, Sandbox, current
+from ascendopt.hw.soc import DEFAULT_SOC, Soc, load_soc
 from ascendopt.backends.sim.timer import FINISH_GRACE_S, TIMING_KEYS, Timing, TimerRun
-from ascendopt.cases import Case, TensorSpec, group_params
-from ascendopt.dtypes import dtype_info, format_code
+from ascendopt.cases import Case, group_params
 from ascendopt.operator import Operator
+from ascendopt.runner_manifest import manifest_tail, tensor_line
 
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_MEMORY_BYTES = 8 << 30
@@ -47,7 +47,7 @@ class SimBackend(Backend):
             modeled task duration, to exercise noise handling; 0 keeps the model exact.
         noise_seed: Seed of the noise generator (each backend owns its generator).
         sandbox: The policy its compiles and runs go through (default: the one in force when
-            the backend is made, :func:`~ascendopt.backends.sim.sandbox.configure`). It is part
+            the backend is made, :func:`~ascendopt.sandbox.configure`). It is part
             of the backend, so worker processes it is shipped to use the same policy.
     """
 
@@ -164,7 +164,6 @@ class SimBackend(Backend):
         after it runs in a fresh runner, as does a case after one that left state behind
         in the candidate's globals; with ``stop_at_failure`` none does (the results end with the
         first that failed). Never raises for a bad candidate."""
-        from ascendopt.backends.sim import batch  # it uses this module's helpers
 
         items = list(items)
         if len(items) <= 1:
@@ -195,7 +194,7 @@ class SimBackend(Backend):
             except subprocess.TimeoutExpired:
                 return Launch(Status.TIMEOUT, f"the tiling did not finish within {timeout_s:g} s")
             try:
-                res = json.loads(_read_scratch(work / "result.json", _RESULT_MAX_BYTES))
+                res = json.loads(read_scratch(work / "result.json", RESULT_MAX_BYTES))
             except (OSError, ValueError):
                 tail = "\n".join(proc.stderr.strip().splitlines()[-3:])
                 return Launch(Status.RUNTIME_ERROR, f"the tiling run exited with {proc.returncode} without a "
@@ -252,7 +251,7 @@ class SimBackend(Backend):
                 path = work / f"in{files}.bin"
                 files += 1
                 path.write_bytes(arr.tobytes())
-                lines.append(_tensor_line("dyn_input" if spec.dynamic else "input", spec, path))
+                lines.append(tensor_line("dyn_input" if spec.dynamic else "input", spec, path))
         lines += manifest_tail(work, case, {p["name"] for p in sig.get("outputs", [])},
                                {p["name"] for p in sig.get("inputs", [])})
         path = work / "manifest.txt"
@@ -266,7 +265,7 @@ class SimBackend(Backend):
         res: dict[str, Any] = {}
         unreadable = ""
         try:
-            res = json.loads(_read_scratch(work / "result.json", _RESULT_MAX_BYTES))
+            res = json.loads(read_scratch(work / "result.json", RESULT_MAX_BYTES))
         except FileNotFoundError:
             pass
         except OSError as e:  # a symlink, FIFO or device the candidate put there, or oversized
@@ -310,7 +309,7 @@ class SimBackend(Backend):
         for i, spec in enumerate(case.outputs):
             want = int(np.prod(spec.shape, dtype=np.int64)) * np.dtype(spec.np_dtype).itemsize
             try:
-                raw = _read_scratch(work / f"out{i}.bin", want)
+                raw = read_scratch(work / f"out{i}.bin", want)
             except OSError as e:
                 return RunResult(Status.RUNTIME_ERROR, "runner", f"output {spec.key} is unreadable: "
                                                                  f"{e.strerror or e}", **common)
@@ -371,45 +370,6 @@ def _warnings(res: dict[str, Any], timing: Timing | None = None) -> list[dict[st
     return [w for _, w in sorted(found, key=lambda x: x[0])]
 
 
-_OUTPUT_TAIL_BYTES = 64 << 10
-
-
-_RESULT_MAX_BYTES = 256 << 20
-
-
-def _open_scratch(path: Path) -> IO[bytes]:
-    """Opens a file of a run's scratch directory for reading, if it is a regular file: never
-    through a symlink, nor a FIFO (which would block the driver) or device the candidate put
-    there in its place. Raises OSError otherwise."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, f"{path.name} is not a regular file")
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def _read_scratch(path: Path, limit: int) -> bytes:
-    """The contents of a scratch file (:func:`_open_scratch`), at most `limit` bytes (more is
-    an error, never read)."""
-    with _open_scratch(path) as f:
-        if os.fstat(f.fileno()).st_size > limit:
-            raise OSError(errno.EFBIG, f"{path.name} is larger than {limit} bytes")
-        return f.read(limit + 1)
-
-
-def _tail(path: Path) -> str:
-    try:
-        with _open_scratch(path) as f:
-            f.seek(0, 2)
-            f.seek(max(0, f.tell() - _OUTPUT_TAIL_BYTES))
-            return f.read().decode("utf-8", errors="replace")
-    except OSError as e:
-        return f"({path.name} unreadable: {e.strerror or e})"
-
-
 _HOST_SAID_LINES = 3
 _HOST_SAID_CHARS = 300
 
@@ -468,40 +428,5 @@ def _run_bounded(cmd: list[str], work: Path, timeout_s: float, memory_bytes: int
             timer.cancel()
         if fired.is_set():
             raise subprocess.TimeoutExpired(cmd, timeout_s)
-    return subprocess.CompletedProcess(cmd, sandbox.exit_status(p.returncode), _tail(work / "stdout.txt"),
-                                       _tail(work / "stderr.txt"))
-
-
-def manifest_tail(work: Path, case: Case, opdef_outputs: set[str], opdef_inputs: set[str]) -> list[str]:
-    """A runner manifest's lines after the inputs: the outputs (``out<i>.bin`` in ``work``), the
-    attributes and the result file. An output named like an input and unknown to the OpDef is
-    that input, updated in place (``ref_output``)."""
-    lines = []
-    for i, spec in enumerate(case.outputs):
-        tag = "ref_output" if spec.name not in opdef_outputs and spec.name in opdef_inputs else "output"
-        lines.append(_tensor_line(("dyn_" if spec.dynamic else "") + tag, spec, work / f"out{i}.bin"))
-    for name, value in case.attrs.items():
-        lines.append(_attr_line(name, case.attr_types.get(name, ""), value))
-    lines.append(f"result {work / 'result.json'}")
-    return lines
-
-
-def _tensor_line(tag: str, spec: TensorSpec, path: Path) -> str:
-    dims = " ".join(str(d) for d in spec.shape)
-    return (f"{tag} {spec.name} {dtype_info(spec.dtype).ge_code} {format_code(spec.format)} "
-            f"{len(spec.shape)} {dims} {path}").replace("  ", " ")
-
-
-def _attr_line(name: str, kind: str, value: Any) -> str:
-    if kind in ("list_int", "list_bool", "list_float") or isinstance(value, (list, tuple)):
-        vals = list(value)
-        k = kind if kind.startswith("list_") else ("list_float" if any(isinstance(v, float) for v in vals) else "list_int")
-        return f"attr {name} {k} {len(vals)} " + " ".join(repr(float(v)) if k == "list_float" else str(int(v)) for v in vals)
-    if kind == "bool" or isinstance(value, bool):
-        return f"attr {name} bool {int(bool(value))}"
-    if kind == "int" or (kind == "" and isinstance(value, int)):
-        return f"attr {name} int {int(value)}"
-    if kind == "float" or isinstance(value, float):
-        return f"attr {name} float {float(value)!r}"
-    text = str(value).encode()
-    return f"attr {name} str {text.hex() or '-'}"
+    return subprocess.CompletedProcess(cmd, sandbox.exit_status(p.returncode), tail(work / "stdout.txt"),
+                                       tail(work / "stderr.txt"))

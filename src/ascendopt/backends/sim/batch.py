@@ -20,16 +20,19 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
 from ascendopt.backends.base import BuildResult, RunResult, Status
-from ascendopt.backends.sim.backend import SimBackend, _open_scratch, _tail
-from ascendopt.backends.sim.sandbox import Sandbox
+from ascendopt.backends.sim.scratch import open_scratch, tail
+from ascendopt.sandbox import Sandbox
 from ascendopt.backends.sim.timer import FINISH_GRACE_S, TimerRun
 from ascendopt.cases import Case
 from ascendopt.operator import Operator
+
+if TYPE_CHECKING:  # the backend runs its batches through this module
+    from ascendopt.backends.sim.backend import SimBackend
 
 
 def run_once(backend: SimBackend, build: BuildResult, op: Operator, sig: dict[str, Any],
@@ -77,7 +80,7 @@ def run_once(backend: SimBackend, build: BuildResult, op: Operator, sig: dict[st
                     shutil.copyfile(work / "report.json", d / "result.json")  # a violation, reported there
                 case_proc = subprocess.CompletedProcess(
                     proc.args, proc.returncode if k == last else 0,
-                    proc.stdout + _tail(d / "stdout.txt"), proc.stderr + _tail(d / "stderr.txt"))
+                    proc.stdout + tail(d / "stdout.txt"), proc.stderr + tail(d / "stderr.txt"))
                 results.append(backend._collect(d, case_proc, case, seconds, timings[k]))
                 if results[-1].status != Status.OK:
                     break  # a case after it runs in a fresh runner
@@ -128,13 +131,13 @@ def run_bounded(cmd: list[str], work: Path, timeout_s: float, cases: int, memory
         except ProcessLookupError:
             pass
     p.wait()
-    return (subprocess.CompletedProcess(cmd, sandbox.exit_status(p.returncode), _tail(work / "stdout.txt"),
-                                        _tail(work / "stderr.txt")), starts[:cases], timed_out)
+    return (subprocess.CompletedProcess(cmd, sandbox.exit_status(p.returncode), tail(work / "stdout.txt"),
+                                        tail(work / "stderr.txt")), starts[:cases], timed_out)
 
 
 def _scratch_size(path: Path) -> int:
     try:
-        with _open_scratch(path) as f:
+        with open_scratch(path) as f:
             return os.fstat(f.fileno()).st_size
     except OSError:
         return 0

@@ -19,111 +19,53 @@ every operator that uses them). Build keys cover the external files the operator
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import os
 import shutil
 import signal
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from ascendopt.backends.base import BuildResult
-from ascendopt.backends.sim.sandbox import VIOLATION, Sandbox, annotate_compile_error, current, ifunc_resolvers
-from ascendopt.operator import Operator, graph_level_sources
-from ascendopt.backends.sim import host_library, host_packages, host_targets, kernel_pch, kernel_tu
-from ascendopt.oprepo import OpRepo, external_files, fingerprint
+from ascendopt.sandbox import VIOLATION, Sandbox, annotate_compile_error, current, ifunc_resolvers
+from ascendopt.host_sources import graph_level_sources
+from ascendopt.operator import Operator
+from ascendopt.backends.sim import host_library, host_packages, kernel_pch, kernel_tu
+from ascendopt.backends.sim.build_repo import RepoBuild
+from ascendopt.oprepo import OpRepo
 from ascendopt.slots import ENV_VAR, SLOT_HEADER, HostSlots
 
-SIM_DIR = Path(__file__).resolve().parent
-INCLUDE_DIR = SIM_DIR / "include"
-RUNTIME_DIR = SIM_DIR / "runtime"
-RUNTIME_SOURCES = ("kernel_rt.cpp", "gm_alloc.cpp", "gm_guard.cpp", "core_role.cpp", "diag.cpp", "stream_enc.cpp",
-                   "timing.cpp", "vec_cost.cpp", "l2.cpp", "race.cpp", "dcache.cpp", "scalar_gm.cpp", "host_rt.cpp",
-                   "host_util.cpp", "knob_slot.cpp", "main.cpp")
-# The timer (runtime/timer.cpp): replays a runner's timing stream through the timing model. Its
-# own executable, linked from these and the model's objects only, once per toolchain key (which
-# covers every runtime source); the SoC's parameters reach it at run time, from the driver.
-TIMER_SOURCES = ("timer.cpp", "timer_report.cpp")
-TIMER_RUNTIME = ("timing.cpp", "vec_cost.cpp", "l2.cpp", "race.cpp", "diag.cpp", "dcache.cpp", "scalar_gm.cpp")
-TIMER = "timer"
-# The runner's main and the sandbox's pre-init function: linked as an object, first (not from
-# the archive), so it precedes the candidate's initializers and a candidate `main` clashes.
-RUNNER_MAIN = "main.cpp"
-# Markers linked right before and right after the candidate's objects (runtime/cand_mark.cpp):
-# a batch of cases in one runner checks the candidate's writable globals between them.
-CAND_MARKS = ("cand_begin.o", "cand_end.o")
-# The kernel-side runtime alone (no host emulation, no runner main): for C++ unit tests of APIs.
-KERNEL_RUNTIME_SOURCES = tuple(s for s in RUNTIME_SOURCES
-                               if s not in ("host_rt.cpp", "host_util.cpp", "knob_slot.cpp", "main.cpp"))
-BASE_FLAGS = ("-std=c++17", "-fno-strict-aliasing", "-pthread")
-RUNTIME_FLAGS = ("-O2", "-Wall", "-Wextra")
-USER_FLAGS = ("-O1", "-w")  # kernel code: it runs millions of emulated instructions
-HOST_FLAGS = ("-O0", "-w")  # tiling code runs once per case: compile time matters more
-# The runner's link: gold when installed (about half the wall and a third of the CPU time of the
-# default BFD linker here, twice per kernel change; it lays out sections in input order as BFD
-# does, which the candidate markers and the sandbox's pre-init entry rely on).
-LINK_FLAGS = ("-fuse-ld=gold",) if shutil.which("ld.gold") else ()
-SLOTS_FAILED = "slots_failed"  # marker: this parameterized host source does not compile
-BUILD_TIMEOUT_S = 300.0
-BUILD_MEMORY_BYTES = 4 << 30
-COMPILER_TIMEOUT = "compiler timed out"
-# Host emulation headers every op_host source includes; precompiled once per toolchain and
-# force-included (-include) into host compiles: they dominate host compile time (~60k lines).
-HOST_PCH_HEADERS = ("register/tilingdata_base.h", "register/op_def_registry.h",
-                    "tiling/platform/platform_ascendc.h", "graph/utils/type_utils.h")
-
-def _hash(*parts: str | bytes) -> str:
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(p if isinstance(p, bytes) else p.encode())
-        h.update(b"\0")
-    return h.hexdigest()[:24]
+from ascendopt.backends.sim.toolchain import (  # noqa: F401 (re-exported: the builder's constants)
+    SIM_DIR,
+    INCLUDE_DIR,
+    RUNTIME_DIR,
+    RUNTIME_SOURCES,
+    TIMER_SOURCES,
+    TIMER_RUNTIME,
+    TIMER,
+    RUNNER_MAIN,
+    CAND_MARKS,
+    KERNEL_RUNTIME_SOURCES,
+    BASE_FLAGS,
+    RUNTIME_FLAGS,
+    USER_FLAGS,
+    HOST_FLAGS,
+    LINK_FLAGS,
+    SLOTS_FAILED,
+    BUILD_TIMEOUT_S,
+    BUILD_MEMORY_BYTES,
+    COMPILER_TIMEOUT,
+    HOST_PCH_HEADERS,
+    _hash,
+    _tree_hash,
+    _tree_state,
+    default_cache_dir,
+    _Job,
+)
 
 
-def _tree_hash(*dirs: Path) -> str:
-    h = hashlib.sha256()
-    for d in dirs:
-        for f in sorted(d.rglob("*")):
-            if f.is_file() and f.suffix in (".h", ".hpp", ".cpp"):
-                h.update(f.relative_to(d).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
-    return h.hexdigest()[:24]
-
-
-def _tree_state(*dirs: Path) -> tuple:
-    """(path, mtime, size) of every emulation source, by path: cheap to take (one directory
-    read per directory and one stat per source: the toolchain key takes it a score of times per
-    evaluation, and pathlib's rglob + is_file + stat cost ~10 ms a time), changes when one is
-    edited."""
-    found = []
-    stack = [str(d) for d in dirs]
-    while stack:
-        try:
-            entries = list(os.scandir(stack.pop()))
-        except OSError:
-            continue
-        for e in entries:
-            if e.is_dir(follow_symlinks=False):  # as rglob: a symlinked directory is not entered
-                stack.append(e.path)
-            elif e.is_file() and e.name.endswith((".h", ".hpp", ".cpp")):
-                st = e.stat()
-                found.append((e.path, st.st_mtime_ns, st.st_size))
-    return tuple(sorted(found))
-
-
-def default_cache_dir() -> Path:
-    return Path(os.environ.get("ASCENDOPT_CACHE", Path.home() / ".cache" / "ascendopt")) / "sim"
-
-
-@dataclass
-class _Job:
-    cmd: list[str]
-    out: Path
-
-
-class SimBuilder:
+class SimBuilder(RepoBuild):
     """Compiles and links runner executables, with a content-addressed cache.
 
     Kernel compiles read a precompiled kernel_operator.h (:mod:`kernel_pch`) unless
@@ -418,113 +360,6 @@ class SimBuilder:
                 *host_packages.include_flags(), "-I", str(src.parent),
                 *(["-include", str(pch)] if pch else []), *extra, "-c", str(src), "-o", str(out)]
 
-    def _shared_objects(self, op: Operator) -> tuple[list[Path], list[tuple[_Job, Path]]]:
-        """The cache directories of the objects of `op`'s shared host sources (each holds
-        ``shared.o``), and the jobs that build the ones not cached yet (their output in a
-        temp dir, to be published to the matching directory)."""
-        repo = op.repo
-        if repo is None or not repo.host_sources:
-            return [], []
-        pch = self.host_prelude()
-        closure = fingerprint(repo, {}, op.root)  # the shared sources and what they include
-        dirs: list[Path] = []
-        jobs: list[tuple[_Job, Path]] = []
-        for src in repo.host_sources:
-            key = _hash(self.toolchain_key, "shared", f"pch={bool(pch)}", repo.describe(), closure, str(src),
-                        src.read_bytes())
-            d = self.cache_dir / "shared" / key
-            dirs.append(d)
-            if not (d / "ok").exists():
-                tmp = Path(tempfile.mkdtemp(prefix="shared-", dir=self._mkdir(self.cache_dir / "tmp")))
-                jobs.append((_Job(self.host_compile_cmd(src, tmp / "shared.o", (), repo), tmp / "shared.o"), d))
-        return dirs, jobs
-
-    def _library_objects(self, op: Operator) -> tuple[list[host_library.LibraryObject],
-                                                        list[tuple[_Job, host_library.LibraryObject]]]:
-        """The objects of `op`'s host tiling library (:mod:`host_library`) and the jobs compiling
-        those not cached yet. An object's key is what its compile reads: the toolchain, the
-        command's include directories and definitions, and the source with the repository files
-        it includes (not the operator: operators sharing the library share its objects)."""
-        repo = op.repo
-        if repo is None or not repo.host_library_sources:
-            return [], []
-        objs: list[host_library.LibraryObject] = []
-        jobs: list[tuple[_Job, host_library.LibraryObject]] = []
-        for src in repo.host_library_sources:
-            cmd = self.host_compile_cmd(src, Path("lib.o"), (), repo)
-            alone = dataclasses.replace(repo, host_sources=(src,), host_library_sources=())
-            closure = [p for p in external_files(alone, {}, op.root)]
-            key = _hash(self.toolchain_key, "library", " ".join(cmd), *(str(p) + "\0" + p.read_text(errors="replace")
-                                                                      for p in closure))
-            obj = host_library.LibraryObject(src, host_library.object_dir(self.cache_dir, key))
-            objs.append(obj)
-            if not obj.done:
-                tmp = Path(tempfile.mkdtemp(prefix="lib-", dir=self._mkdir(self.cache_dir / "tmp")))
-                jobs.append((_Job(self.host_compile_cmd(src, tmp / host_library.OBJ, (), repo),
-                                  tmp / host_library.OBJ), obj))
-        return objs, jobs
-
-    @staticmethod
-    def _separate_libraries(groups: tuple[tuple[str, ...], ...], host_objs: dict[str, Path], shared: list[Path],
-                            host_tmp: Path) -> str:
-        """Links the operator's host objects of each CMake library other than the tiling one
-        into one object of their own in `host_tmp` (:mod:`host_targets`); the error or ""."""
-        by_group = [[host_objs[r] for r in g if r in host_objs] for g in groups]
-        grouped = {o for g in by_group for o in g}
-        first = [o for o in host_objs.values() if o not in grouped] + by_group[0]
-        _, err = host_targets.link_libraries([first, *by_group[1:]], shared, host_tmp)
-        if not err:
-            for g in by_group[1:]:
-                for o in g:
-                    o.unlink()
-        return err
-
-    @staticmethod
-    def _built_by_repo(op: Operator, rel: str) -> bool:
-        """False for an op_host source the operator's own build does not compile (its
-        CMakeLists.txt names others but not this one: a stale copy). The source registering
-        the OpDef is always built (the simulator reads the operator's signature from it)."""
-        own = op.repo.host_own_sources if op.repo is not None else ()
-        return not own or rel in own or "OP_ADD" in op.files.get(rel, "")
-
-    def _outside_include_flags(self, op: Operator) -> list[str]:
-        """Include options for quoted includes that leave the operator directory by a relative
-        path (cann-ops operators share code across operator directories:
-        ``#include "../../mat_mul_v3/op_host/mat_mul_v3_tiling.h"``). The repository files so
-        reached (not through an include directory of the repository) are copied, at their place
-        relative to the repository, into a tree keyed by the operator's external fingerprint,
-        with empty op_host/ and op_kernel/ directories where the operator sits; those two are
-        quoted-include directories, so a relative path that leaves the operator lands on the
-        copies and nothing else changes (an empty directory shadows no header). The copies'
-        directories are added last (``-idirafter``) so the sandboxed compiler may read them.
-        Empty when the operator has no such include."""
-        repo = op.repo
-        if repo is None:
-            return []
-        dirs = (*repo.host_include_dirs, *repo.kernel_include_dirs)
-        outside = [p for p in op.external_files()
-                   if p not in repo.host_sources and p not in repo.host_library_sources and not any(p.is_relative_to(d) for d in dirs)]
-        base = repo.src.parent
-        root = op.root.resolve()
-        if not outside or not root.is_relative_to(base):
-            return []
-        tree = self.cache_dir / "src" / ("ext-" + _hash(op.external_fingerprint, str(root.relative_to(base))))
-        anchor = tree / root.relative_to(base)
-        if not (tree / ".ok").exists():
-            tmp = Path(tempfile.mkdtemp(prefix="ext-", dir=self._mkdir(self.cache_dir / "tmp")))
-            for p in outside:
-                dest = tmp / p.relative_to(base)
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(p, dest)
-            for sub in ("op_host", "op_kernel"):
-                (tmp / root.relative_to(base) / sub).mkdir(parents=True, exist_ok=True)
-            (tmp / ".ok").write_text("")
-            self._publish(tmp, tree)
-        flags = ["-iquote", str(anchor / "op_host"), "-iquote", str(anchor / "op_kernel")]
-        for d in dict.fromkeys((tree / p.relative_to(base)).parent for p in outside):
-            flags += ["-idirafter", str(d)]
-        return flags
-
     # ------------------------------------------------------------------------------ helpers
     def _kernel_pch(self, policy: Sandbox, rest: list[str]) -> list[str]:
         """The include option of the precompiled kernel_operator.h (:mod:`kernel_pch`) for a kernel
@@ -549,7 +384,7 @@ class SimBuilder:
     @staticmethod
     def _early_code(runner: Path) -> str:
         """A violation when the linked runner holds code that would run before the sandbox's
-        filter (ifunc resolvers: :func:`~ascendopt.backends.sim.sandbox.ifunc_resolvers`), else "".
+        filter (ifunc resolvers: :func:`~ascendopt.sandbox.ifunc_resolvers`), else "".
         Checked whatever the policy: the cache is shared between policies."""
         try:
             found = ifunc_resolvers(runner)

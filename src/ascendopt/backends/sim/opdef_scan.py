@@ -23,7 +23,9 @@ import tempfile
 from pathlib import Path
 
 from ascendopt.opdef_params import Param, parse_params
-from ascendopt.operator import Operator, graph_level_sources
+from ascendopt.backends.sim.toolchain import INCLUDE_DIR, _Job, _tree_hash, default_cache_dir
+from ascendopt.host_sources import graph_level_sources
+from ascendopt.operator import Operator
 
 SCAN_TIMEOUT_S = 60.0
 _REGISTRAR = re.compile(r'\bAoOpDefRegistrar\s+\w+\s*(?:__attribute__\s*\(\([^)]*\)\)\s*)?\(\s*"(\w+)"')
@@ -51,7 +53,7 @@ def opdef_params(op: Operator, cxx: str = "g++") -> list[Param]:
 
 
 def _scan_cached(op: Operator, cxx: str) -> dict:
-    from ascendopt.backends.sim.build import INCLUDE_DIR, SimBuilder, _tree_hash, default_cache_dir
+    from ascendopt.backends.sim.build import SimBuilder
 
     host = {k: op.files[k] for k in op.host_files()}
     graph = graph_level_sources(host)
@@ -77,8 +79,6 @@ def _scan_cached(op: Operator, cxx: str) -> dict:
 def _scan(op: Operator, host: dict[str, str], sources: list[str], builder, include_dir: Path) -> dict:
     """Preprocesses each source (sandboxed and bounded like every compile) and collects the
     expanded registrations; a source that does not preprocess contributes what it printed."""
-    from ascendopt.backends.sim.build import _Job
-
     repo = op.repo
     names: list[str] = []
     dtypes: dict[str, list[str]] = {}

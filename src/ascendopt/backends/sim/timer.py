@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ascendopt.backends.sim.sandbox import VIOLATION, Command, Sandbox
-from ascendopt.backends.sim.soc import Soc
+from ascendopt.sandbox import VIOLATION, Command, Sandbox
+from ascendopt.hw.soc import Soc
 
 #: The timer's result file (in the timer's scratch directory).
 TIMING_FILE = "timing.json"

@@ -2,9 +2,9 @@
 
 A strategy proposes configs (``ask``) and is told how they fared (``tell``). It owns no I/O, no
 storage handle and no global RNG: its randomness comes from its own ``random.Random(seed)``,
-and everything it needs to continue (RNG state, history, population, iteration) round-trips
-through ``state_dict()`` / ``load_state_dict()`` as plain JSON data, so a resumed search asks
-exactly what an uninterrupted one would have asked.
+so given its seed and what it is told it asks the same configs again: a resumed run (the one
+resume mechanism, :meth:`ascendopt.session.Session.resume_run`) rebuilds a strategy by
+replaying the run, its recorded evaluations answering without charge.
 
 The evaluation budget is not a strategy's concern: the caller decides how many configs to ask.
 """
@@ -18,9 +18,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ascendopt.tiling.space import Config, KnobSpace
-
-STATE_FORMAT_VERSION = 1
-
 
 @dataclass(frozen=True)
 class TrialResult:
@@ -55,20 +52,10 @@ class TrialResult:
         return TrialResult(str(d["status"]), d.get("latency_us"), bool(d["feasible"]), d.get("profile"))
 
 
-def rng_state(rng: random.Random) -> list:
-    v, internal, gauss = rng.getstate()
-    return [v, list(internal), gauss]
-
-
-def set_rng_state(rng: random.Random, state: list) -> None:
-    rng.setstate((state[0], tuple(state[1]), state[2]))
-
-
 class Strategy(ABC):
-    """Base class: bookkeeping of asked / told configs, RNG, iteration, (de)serialisation.
+    """Base class: bookkeeping of asked / told configs, RNG, iteration.
 
-    Subclasses implement :meth:`_propose` (one new config) and may override :meth:`_observe`,
-    :meth:`_extra_state` and :meth:`_load_extra_state`.
+    Subclasses implement :meth:`_propose` (one new config) and may override :meth:`_observe`.
 
     Args:
         space: The knob space to search.
@@ -126,32 +113,6 @@ class Strategy(ABC):
     def seen(self, config: Mapping[str, Any]) -> bool:
         return self.space.key(config) in self._asked_keys
 
-    def state_dict(self) -> dict:
-        """JSON-serialisable state: RNG, iteration, asked configs, history, strategy extras."""
-        return {"version": STATE_FORMAT_VERSION, "strategy": self.name, "seed": self.seed,
-                "rng": rng_state(self.rng), "iteration": self.iteration,
-                "asked": [dict(c) for c in self.asked],
-                "history": [[dict(c), r.to_json()] for c, r in self.history],
-                "extra": self._extra_state()}
-
-    def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        """Restores a :meth:`state_dict` (of a strategy of the same name over the same space)."""
-        if state.get("version") != STATE_FORMAT_VERSION:
-            raise ValueError(f"unsupported strategy state version {state.get('version')!r}")
-        if state.get("strategy") != self.name:
-            raise ValueError(f"state of strategy {state.get('strategy')!r} loaded into {self.name!r}")
-        self.seed = state["seed"]
-        set_rng_state(self.rng, state["rng"])
-        self.iteration = state["iteration"]
-        self.asked = [dict(c) for c in state["asked"]]
-        self._asked_keys = {self.space.key(c) for c in self.asked}
-        self.history = [(dict(c), TrialResult.from_json(r)) for c, r in state["history"]]
-        self._results = {}
-        for c, r in self.history:
-            self._results[self.space.key(c)] = r
-            self._asked_keys.add(self.space.key(c))
-        self._load_extra_state(state.get("extra") or {})
-
     # -- for subclasses --------------------------------------------------------------------
     @abstractmethod
     def _propose(self) -> Config:
@@ -159,12 +120,6 @@ class Strategy(ABC):
 
     def _observe(self, config: Config, result: TrialResult) -> None:
         """Hook after a result was recorded."""
-
-    def _extra_state(self) -> dict:
-        return {}
-
-    def _load_extra_state(self, extra: Mapping[str, Any]) -> None:
-        pass
 
     def _mark_asked(self, c: Config) -> None:
         self.asked.append(c)

@@ -379,33 +379,6 @@ class EvoStrategy(Strategy):
         if len(worked) == 1:
             self.retired[kid] = worked.pop()
 
-    def _extra_state(self) -> dict:
-        return {"population": [[c, lat] for c, lat in self.population], "lhs": self._lhs,
-                "directed": self._directed, "adjacent": self._adjacent, "probed": self._probed,
-                "stale": self._stale, "combined": self._combined, "combined_from": self._combined_from,
-                "dial": None if self._dial is None else self._dial.state(), "dialed": self._dialed,
-                "held": None if self._held is None else list(self._held),
-                "stats": [[k, b, s, f] for (k, b), (s, f) in self.stats.items()],
-                "failed_alone": self._failed_alone, "retired": self.retired}
-
-    def _load_extra_state(self, extra: Mapping[str, Any]) -> None:
-        self.population = [(dict(c), float(lat)) for c, lat in extra.get("population", [])]
-        self.stats = {(k, int(b)): [int(s), float(f)] for k, b, s, f in extra.get("stats", [])}
-        self._failed_alone = {k: list(v) for k, v in extra.get("failed_alone", {}).items()}
-        self.retired = dict(extra.get("retired", {}))
-        self._directed = [dict(c) for c in extra.get("directed", [])]
-        self._adjacent = [dict(c) for c in extra.get("adjacent", [])]
-        self._probed = [dict(c) for c in extra.get("probed", [])]
-        self._stale = int(extra.get("stale", 0))
-        self._combined = None if extra.get("combined") is None else dict(extra["combined"])
-        self._combined_from = None if extra.get("combined_from") is None else dict(extra["combined_from"])
-        self._dial = None if extra.get("dial") is None else DialSearch.from_state(self.space, extra["dial"])
-        self._dialed = [dict(c) for c in extra.get("dialed", [])]
-        held = extra.get("held")
-        self._held = None if held is None else (dict(held[0]), dict(held[1]))
-        lhs = extra.get("lhs")
-        self._lhs = None if lhs is None else [dict(c) for c in lhs]
-
 
 def latin_hypercube(space: KnobSpace, n: int, rng: random.Random) -> list[Config]:
     """``n`` configs that spread every knob over its whole domain: each knob's range is cut into

@@ -4,10 +4,6 @@ Each strategy keeps a private in-memory study (direction: minimise ``latency_us`
 configs are told as ``FAIL`` (Optuna's samplers then ignore them). When a sampler proposes a
 config whose result is already known, it is told that result at once and asked again (up to
 ``max_tries`` times), so the caller is not made to re-evaluate it.
-
-State: an Optuna study is not JSON, so ``state_dict`` keeps the ordered ask/tell event log and
-``load_state_dict`` rebuilds the study by replaying it through a sampler with the same seed
-(samplers are deterministic given seed and history), which restores the sampler's RNG too.
 """
 
 from __future__ import annotations
@@ -59,8 +55,6 @@ class OptunaStrategy(Strategy):
         super().__init__(space, seed, start_with_default, max_tries)
         self.sampler_options = sampler_options
         self._dists = {k.id: _distribution(space.domain(k.id)) for k in space.knobs}
-        self._events: list[list] = []
-        self._replaying = False
         self._build()
 
     # -- sampler -------------------------------------------------------------------------
@@ -109,8 +103,6 @@ class OptunaStrategy(Strategy):
     def ask(self, n: int = 1) -> list[Config]:
         out = []
         for _ in range(n):
-            if not self._replaying:
-                self._events.append(["ask"])
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 trial = self.study.ask(self._dists)
@@ -131,8 +123,6 @@ class OptunaStrategy(Strategy):
 
     def tell(self, config: Mapping[str, Any], result: TrialResult) -> None:
         c = self.space.complete(config)
-        if not self._replaying:
-            self._events.append(["tell", dict(c), result.to_json()])
         key = self.space.key(c)
         numbers = self._pending.get(key)
         if numbers:
@@ -146,30 +136,6 @@ class OptunaStrategy(Strategy):
                     params=params, distributions=dists, state=state,
                     value=float(result.latency_us) if result.usable else None))  # type: ignore[arg-type]
         super().tell(c, result)
-
-    # -- state ----------------------------------------------------------------------------
-    def _extra_state(self) -> dict:
-        return {"events": [list(e) for e in self._events], "sampler_options": dict(self.sampler_options)}
-
-    def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        """Rebuilds the study by replaying the recorded ask/tell events with the same seed."""
-        events = (state.get("extra") or {}).get("events", [])
-        self.seed = state["seed"]
-        fresh = type(self)(self.space, self.seed, self.start_with_default, self.max_tries, **self.sampler_options)
-        self.__dict__.update(fresh.__dict__)
-        self._replaying = True
-        try:
-            for e in events:
-                if e[0] == "ask":
-                    self.ask(1)
-                else:
-                    self.tell(e[1], TrialResult.from_json(e[2]))
-        finally:
-            self._replaying = False
-        self._events = [list(e) for e in events]
-        if self.asked != [dict(c) for c in state["asked"]]:
-            raise ValueError("replayed Optuna study diverged from the saved state (sampler not deterministic?)")
-        super().load_state_dict(state)
 
 
 class TPEStrategy(OptunaStrategy):

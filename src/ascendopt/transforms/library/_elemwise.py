@@ -4,11 +4,6 @@ what they read of the code (tensor element types, liveness) comes from :mod:`asc
 
 from __future__ import annotations
 
-from tree_sitter import Node
-
-from ascendopt.cxx.parse import Parsed
-from ascendopt.cxx.syntax import call_args
-
 
 def flag_pair(src: str, dst: str, var: str = "aoEvt") -> list[str]:
     """``src`` pipe -> ``dst`` pipe ordering: set and wait one hardware event (``V``, ``S``, ``MTE2``...)."""
@@ -16,7 +11,3 @@ def flag_pair(src: str, dst: str, var: str = "aoEvt") -> list[str]:
     return [f"{var} = static_cast<int32_t>(AscendC::GetTPipePtr()->FetchEventID({ev}));",
             f"AscendC::SetFlag<{ev}>({var});",
             f"AscendC::WaitFlag<{ev}>({var});"]
-
-
-def arg_texts(p: Parsed, call: Node) -> list[str]:
-    return [p.text(a) for a in call_args(call)]

@@ -16,6 +16,7 @@ that differs from one core and from the original. A core count computed outside 
 
 from __future__ import annotations
 
+from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.operator import Operator
 from ascendopt.tiling.priors import is_core_knob
 from ascendopt.tiling.space import KnobSpace
@@ -42,7 +43,7 @@ class FewerCores(Motif):
     name = "fewer_cores"
     optimization = OPTIMIZATION
 
-    def __init__(self, soc: str = "Ascend910B2"):
+    def __init__(self, soc: str = DEFAULT_SOC):
         self.soc = soc
 
     def find(self, op: Operator) -> list[Site]:

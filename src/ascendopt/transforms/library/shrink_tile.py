@@ -24,6 +24,7 @@ read by mechanism in the tiling function's def-use graph (:mod:`._knobflow`):
 
 from __future__ import annotations
 
+from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.operator import Operator
 from ascendopt.tiling.priors import UB_ALIGN_BYTES, SocLimits, is_core_knob, is_reserve
 from ascendopt.tiling.space import KnobSpace
@@ -56,7 +57,7 @@ class ShrinkTile(Motif):
     name = "shrink_tile"
     optimization = OPTIMIZATION
 
-    def __init__(self, soc: str = "Ascend910B2"):
+    def __init__(self, soc: str = DEFAULT_SOC):
         self.soc = soc
 
     def find(self, op: Operator) -> list[Site]:

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 from rich.text import Text
 
-from ascendopt.cli_common import console, err_console
+from ascendopt.cli.common import console, err_console
 
 llm_app = typer.Typer(no_args_is_help=True, help="The optional LLM endpoint (OpenAI-compatible): check it.")
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from ascendopt.session import RunSpec
+
 
 def positive(value: float) -> float:
     """Option callback: a number that must be above zero (a timeout)."""
@@ -14,7 +16,7 @@ def positive(value: float) -> float:
 
 #: ``--unsafe-no-sandbox`` (every command that compiles or runs operator code: run, profile,
 #: tune, rewind, optimize, bench, compat): candidates are compiled and run in the sandbox
-#: (:mod:`ascendopt.backends.sim.sandbox`); without one they are refused unless this is given.
+#: (:mod:`ascendopt.sandbox`); without one they are refused unless this is given.
 #: The policy travels with the backend to worker processes.
 UNSAFE_NO_SANDBOX = typer.Option(
     False, "--unsafe-no-sandbox",
@@ -55,6 +57,13 @@ NPU_MODE = typer.Option("device", "--npu-mode", callback=npu_mode_name,
                         help="With --backend npu: device (default), simulator (the CANN simulator, "
                              "msprof op simulator) or auto (simulator when npu-smi lists no device).")
 
+
+#: ``--timeout`` of the commands that run candidates (optimize, tune, rewind, bench, run): the
+#: default is the run spec's (:class:`ascendopt.session.RunSpec`).
+TIMEOUT = typer.Option(RunSpec.timeout_s, "--timeout", callback=positive, help="Seconds allowed per case run.")
+
+#: ``--json``: print the command's result as JSON.
+AS_JSON = typer.Option(False, "--json", help="Print the result as JSON.")
 
 #: ``--unseen-shapes N`` (tune, optimize, bench): after the search, the returned best is checked
 #: on up to N shapes derived from the cases that the search never ran and the original passes

@@ -1,7 +1,7 @@
 import pytest
 
 from ascendopt.evaluate.evaluator import Evaluation
-from ascendopt.rewind.validate import hazards, judge, noise_threshold
+from ascendopt.evaluate.verdict import hazards, judge, noise_threshold
 
 
 def ev(lat=None, status="ok", runs=None, kind=""):

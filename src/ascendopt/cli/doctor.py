@@ -7,7 +7,7 @@ import json
 import typer
 from rich.table import Table
 
-from ascendopt.cli_common import console
+from ascendopt.cli.common import console
 
 
 def doctor_command(

@@ -9,9 +9,9 @@ from typing import List, Optional
 
 import typer
 
-from ascendopt.backends.sim.soc import DEFAULT_SOC
-from ascendopt.cli_common import console, err_console, fail, require_npu
-from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, UNSEEN_SHAPES, positive
+from ascendopt.hw.soc import DEFAULT_SOC
+from ascendopt.cli.common import console, err_console, fail, require_npu
+from ascendopt.cli.options import BACKEND, NPU_MODE, TIMEOUT, UNSAFE_NO_SANDBOX, UNSEEN_SHAPES
 
 
 def _ints(text: str, what: str) -> list[int]:
@@ -61,7 +61,7 @@ def bench_command(
     method_opt: List[str] = typer.Option([], "--method-opt", help="METHOD.OPTION=VALUE (JSON value), repeatable."),
     llm: Optional[Path] = typer.Option(None, "--llm", help="LLM config file (default: offline rewriters)."),
     soc: str = typer.Option(DEFAULT_SOC, "--soc"),
-    timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
+    timeout: float = TIMEOUT,
     as_json: bool = typer.Option(False, "--json", help="Print bench.json to stdout."),
     unseen_shapes: int = UNSEEN_SHAPES,
     backend_kind: str = BACKEND,
@@ -104,7 +104,7 @@ def bench_command(
                  "the device to itself")
     elif npu_mode != "device":
         fail("--npu-mode is for --backend npu")
-    from ascendopt.backends.sim import sandbox
+    from ascendopt import sandbox
 
     try:  # refuse now, not in every worker; workers apply the same policy
         sandbox.configure(sandbox.Sandbox(allow_unsafe=unsafe_no_sandbox))

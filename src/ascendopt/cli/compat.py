@@ -13,8 +13,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from ascendopt.cli_common import backend, console, err_console, fail
-from ascendopt.cli_options import UNSAFE_NO_SANDBOX, positive
+from ascendopt.cli.common import backend, console, err_console, fail
+from ascendopt.cli.options import UNSAFE_NO_SANDBOX, positive
 
 _ORIGIN_STYLE = {"simulator": "magenta", "operator": "yellow", "run": "red", "cases": "cyan"}
 _STATUS_STYLE = {"pass": "green", "pass*": "yellow", "unchecked": "cyan", "no_cases": "cyan"}
@@ -47,7 +47,7 @@ def compat_command(
     code (file:line), a typed runtime failure, a wrong result. Then totals by category and by
     cause. Exit 0 whenever it ran (whatever the pass rate), 2 for a usage error, 130 when
     interrupted (what finished is still reported)."""
-    from ascendopt.backends.sim.soc import DEFAULT_SOC
+    from ascendopt.hw.soc import DEFAULT_SOC
     from ascendopt.compat import CompatConfig, TargetError, dir_targets, document, select, suite_targets, with_goldens
 
     if (op_dir is None) == (suite is None):

@@ -3,14 +3,16 @@ its cases, making the backend. Command modules import from here, never from each
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from ascendopt.backends.sim.soc import SocError
+from ascendopt.hw.soc import SocError
 from ascendopt.cases import CaseError, load_op_cases
 from ascendopt.operator import Operator, OperatorError
 
@@ -57,7 +59,7 @@ def backend(soc: str, noise_pct: float = 0.0, noise_seed: int = 0, unsafe_no_san
         return npu_backend(unsafe_no_sandbox, npu_mode, soc)
     if npu_mode != "device":
         fail("--npu-mode is for --backend npu")
-    from ascendopt.backends.sim import sandbox
+    from ascendopt import sandbox
     from ascendopt.backends.sim.backend import SimBackend
 
     policy = sandbox.Sandbox(allow_unsafe=unsafe_no_sandbox)
@@ -146,3 +148,31 @@ def open_store(db: Path):
         return SQLiteStore(db)
     except (StoreError, OSError) as e:
         fail(f"cannot open record store: {e}" if str(db) in str(e) else f"cannot open record store {db}: {e}")
+
+
+@contextmanager
+def usage() -> Iterator[None]:
+    """A :class:`~ascendopt.session.SessionError` inside is a usage error (exit 2)."""
+    from ascendopt.session import SessionError
+
+    try:
+        yield
+    except SessionError as e:
+        fail(str(e))
+
+
+def validated(spec: Any) -> Any:
+    """The :class:`~ascendopt.session.RunSpec`, validated (a bad one: usage error)."""
+    with usage():
+        return spec.validate()
+
+
+def open_session(spec: Any, device: Any = None) -> Any:
+    """The run's :class:`~ascendopt.session.Session`, its backend ``device`` or made with the
+    CLI's checks (:func:`backend`: the sandbox, on ``npu`` the toolkit and the user's consent)."""
+    from ascendopt.session import Session
+
+    if device is None:
+        device = backend(spec.soc, spec.noise_pct, spec.seeds.noise, spec.unsafe_no_sandbox, spec.backend,
+                         spec.npu_mode)
+    return Session(spec, _backend=device)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import List, Optional
 
@@ -10,13 +11,12 @@ import typer
 from rich import box
 from rich.table import Table
 
-from ascendopt.backends.sim.soc import DEFAULT_SOC
-from ascendopt.cli_common import backend as make_backend
-from ascendopt.cli_common import console, err_console, fail, load_targets, open_store
-from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
+from ascendopt.hw.soc import DEFAULT_SOC
+from ascendopt.cli.common import console, err_console, fail, load_targets, open_session, usage, validated
+from ascendopt.cli.options import AS_JSON, BACKEND, NPU_MODE, TIMEOUT, UNSAFE_NO_SANDBOX, positive
+from ascendopt.evaluate.verdict import DEFAULT_MIN_EFFECT_PCT, DEFAULT_SIGMAS
 from ascendopt.rewind.engine import DEFAULT_BUDGET, DEFAULT_DEPTH
-
-DEFAULT_BANK_FILE = Path("ascendopt-bank.db")
+from ascendopt.session import DEFAULT_BANK_FILE, DEFAULT_DB, RunSpec
 
 
 def rewind_command(
@@ -28,17 +28,17 @@ def rewind_command(
     bank_file: Path = typer.Option(DEFAULT_BANK_FILE, "--bank", help="Experience bank to add to (created if missing)."),
     motifs: Optional[str] = typer.Option(None, "--motifs", help="Comma-separated motif names (default: all)."),
     soc: str = typer.Option(DEFAULT_SOC, "--soc"),
-    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the inputs (and of the noise)."),
+    seed: int = typer.Option(RunSpec.seed, "--seed", min=0, help="Seed of the inputs (and of the noise)."),
     noise_pct: float = typer.Option(0.0, "--noise-pct", min=0.0, help="Seeded timing noise (percent std)."),
     repeats: int = typer.Option(0, "--repeats", min=0,
                                 help="Timed runs per candidate, for tau (default: 1 on the noise-free simulator, "
                                      "else 5)."),
-    sigmas: float = typer.Option(3.0, "--sigmas", callback=positive, help="tau = this many sigmas of the repeats."),
-    min_effect: float = typer.Option(1.0, "--min-effect-pct", min=0.0, help="tau is at least this share of the latency."),
-    workers: int = typer.Option(1, "--workers", min=1, help="Candidates evaluated in parallel (processes)."),
-    db: Path = typer.Option(Path("ascendopt.db"), "--db", help="Record store (SQLite)."),
-    timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
-    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    sigmas: float = typer.Option(DEFAULT_SIGMAS, "--sigmas", callback=positive, help="tau = this many sigmas of the repeats."),
+    min_effect: float = typer.Option(DEFAULT_MIN_EFFECT_PCT, "--min-effect-pct", min=0.0, help="tau is at least this share of the latency."),
+    workers: int = typer.Option(RunSpec.workers, "--workers", min=1, help="Candidates evaluated in parallel (processes)."),
+    db: Path = typer.Option(DEFAULT_DB, "--db", help="Record store (SQLite)."),
+    timeout: float = TIMEOUT,
+    as_json: bool = AS_JSON,
     llm: Optional[Path] = typer.Option(None, "--llm", help="LLM config file: adds the LLM rewinder to the motifs and "
                                        "distills with the LLM (default: the environment, else offline)."),
     backend_kind: str = BACKEND,
@@ -47,16 +47,14 @@ def rewind_command(
 ) -> None:
     """Rewind: remove one optimization at a time, keep the removals that measurably hurt, and
     distill each kept pair into an experience of the bank."""
-    from ascendopt.bank.store import BankError, ExperienceBank
-    from ascendopt.evaluate.budget import BudgetedEvaluator
-    from ascendopt.evaluate.evaluator import EvalConfig, Evaluator, largest_per_dtype
-    from ascendopt.evaluate.executors import InlineExecutor, LocalExecutor
+    from ascendopt.bank.store import BankError
     from ascendopt.evaluate.store import StoreError
     from ascendopt.rewind.engine import rewind
     from ascendopt.transforms import MOTIFS
 
-    if budget < 1:
-        fail("--budget must be at least 1")
+    spec = validated(RunSpec(command="rewind", backend=backend_kind, soc=soc, seed=seed, budget=budget, workers=workers,
+                             db=db, bank=bank_file, llm=llm, timeout_s=timeout, noise_pct=noise_pct, npu_mode=npu_mode,
+                             unsafe_no_sandbox=unsafe_no_sandbox))
     if depth < 1:
         fail("--depth must be at least 1")
     reg = MOTIFS.all()
@@ -66,33 +64,30 @@ def rewind_command(
         fail(f"unknown motif(s) {', '.join(unknown)}; known: {', '.join(reg)}")
     loaded = load_targets(op_dirs, suite, src)  # every usage error before anything runs
     _llm_client(llm, None)  # a bad LLM configuration is one too (nothing is opened yet)
-    backend = make_backend(soc, noise_pct, seed, unsafe_no_sandbox, backend_kind, npu_mode)
-    reps = repeats or (1 if backend.concurrent_timing else 5)  # noise (injected or measured): repeats
-    store = open_store(db)
-    client = _llm_client(llm, db)  # after the store: its response cache is a table of the record database
-    try:
-        bank = ExperienceBank(bank_file)
-    except (BankError, OSError) as e:
-        fail(f"cannot open experience bank: {e}" if str(bank_file) in str(e) else f"cannot open experience bank {bank_file}: {e}")
-    executor = LocalExecutor(workers) if workers > 1 else InlineExecutor()
+    session = open_session(spec)
+    reps = repeats or (1 if session.backend.concurrent_timing else 5)  # noise (injected or measured): repeats
+    session = open_session(replace(spec, profile_repeats=reps), session.backend)
+    with usage():
+        session.store  # noqa: B018 - opened first: a bad database is a usage error
+        client = session.llm_client()  # after the store: its response cache is a table of the record database
+        bank = session.bank(seeded=False)
+    executor = session.executor()
     llm_motifs, distiller = _llm_roles(client)
     results = []
     interrupted = False
     try:
         for op, cases, bench_names in loaded:
             # every dtype path is timed: a motif may only touch the path of one dtype
-            evaluator = Evaluator(backend, EvalConfig(seed=seed, benchmark_cases=bench_names or largest_per_dtype(cases),
-                                                      profile_repeats=reps, run_timeout_s=timeout))
-            beval = BudgetedEvaluator(evaluator, store, budget=budget, executor=executor, run_label=op.name,
-                                      run_config={"command": "rewind", "depth": depth, "seed": seed,
-                                                  "motifs": chosen + [m.name for m in llm_motifs],
-                                                  "op_dir": str(op.root)})
+            evaluator = session.evaluator(bench_names, cases)
+            beval = session.budgeted(evaluator, op.name, {"depth": depth, "seed": seed,
+                                                          "motifs": chosen + [m.name for m in llm_motifs],
+                                                          "op_dir": str(op.root)}, executor)
             with console.status(f"rewinding {op.name} ...", spinner="dots") as st:
                 def progress(a, _op=op, _st=st, _b=beval):
                     _st.update(f"rewinding {_op.name}: {_b.report(_op.name).charged}/{budget} evaluations, "
                                f"last {a.motif} -> {a.reason}")
                 try:
-                    res = rewind(op, cases, beval, [reg[m]() for m in chosen] + llm_motifs, depth=depth,
+                    res = rewind(op, cases, beval, session.motifs(chosen) + llm_motifs, depth=depth,
                                  bank=bank, distiller=distiller, sigmas=sigmas, min_effect_pct=min_effect,
                                  batch=workers, on_attempt=None if as_json else progress)
                 except KeyboardInterrupt:
@@ -106,7 +101,7 @@ def rewind_command(
             if not as_json:
                 _print_result(res)
     finally:
-        executor.close()
+        session.close()
         if client is not None:
             client.close()
     size, families = len(bank), bank.families()

@@ -11,12 +11,13 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ascendopt.backends.sim.soc import DEFAULT_SOC
-from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, UNSEEN_SHAPES, positive
+from ascendopt.hw.soc import DEFAULT_SOC
+from ascendopt.cli.options import AS_JSON, BACKEND, NPU_MODE, TIMEOUT, UNSAFE_NO_SANDBOX, UNSEEN_SHAPES
+from ascendopt.session import DEFAULT_DB, RunSpec
 
 
 def show_space(space, as_json: bool) -> None:
-    from ascendopt.cli_common import console
+    from ascendopt.cli.common import console
 
     if as_json:
         print(json.dumps(space.to_json(), indent=2, default=str))
@@ -41,7 +42,7 @@ def _target(op_dir: Optional[str], suite: Optional[str], src: Optional[Path], ca
             golden: Optional[str], names: List[str]):
     """The one operator ``tune`` works on, as ``(Operator, cases, benchmark case names)``: a
     directory, or one operator of ``--suite`` (its goldens, cases and benchmark cases)."""
-    from ascendopt.cli_common import fail, load, load_targets
+    from ascendopt.cli.common import fail, load, load_targets
 
     if suite is None:
         if op_dir is None:
@@ -79,38 +80,37 @@ def tune_command(
     golden: Optional[str] = typer.Option(None, "--golden", help="FILE.py:FUNC golden override."),
     bench_case: List[str] = typer.Option([], "--bench-case", help="Benchmark case(s) (default: the largest)."),
     soc: str = typer.Option(DEFAULT_SOC, "--soc"),
-    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the strategy and of the inputs."),
-    workers: int = typer.Option(1, "--workers", min=1, help="Candidates evaluated in parallel (processes)."),
-    db: Path = typer.Option(Path("ascendopt.db"), "--db", help="Record store (SQLite)."),
-    timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
-    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    seed: int = typer.Option(RunSpec.seed, "--seed", min=0, help="Seed of the strategy and of the inputs."),
+    workers: int = typer.Option(RunSpec.workers, "--workers", min=1, help="Candidates evaluated in parallel (processes)."),
+    db: Path = typer.Option(DEFAULT_DB, "--db", help="Record store (SQLite)."),
+    resume: bool = typer.Option(False, "--resume", help="Continue this operator's last tune run in --db (its "
+                                "evaluations come back without charge; the rest of its budget is spent)."),
+    timeout: float = TIMEOUT,
+    as_json: bool = AS_JSON,
     unseen_shapes: int = UNSEEN_SHAPES,
     backend_kind: str = BACKEND,
     npu_mode: str = NPU_MODE,
     unsafe_no_sandbox: bool = UNSAFE_NO_SANDBOX,
 ) -> None:
     """Stage II: search the host tiling program's knobs with profiling in the loop."""
-    from ascendopt.cli_common import backend as _backend, console, err_console, fail as _fail, open_store
-    from ascendopt.evaluate.budget import BudgetedEvaluator
-    from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
-    from ascendopt.evaluate.executors import InlineExecutor, LocalExecutor
+    from ascendopt.cli.common import console, err_console, fail as _fail, open_session, usage, validated
     from ascendopt.tiling.search import tune, write_outputs
     from ascendopt.tiling.space import KnobSpace
     from ascendopt.tiling.strategies import STRATEGIES, make_strategy
 
     op, cases, suite_bench = _target(op_dir, suite, src, cases_files, golden, case)
     bench_case = list(bench_case) or list(suite_bench)
-    device = _backend(soc, unsafe_no_sandbox=unsafe_no_sandbox, name="npu", npu_mode=npu_mode) \
-        if backend_kind == "npu" else None
-    soc = device.soc.name if device is not None else soc  # the device's: the knob space's limits
-    space = KnobSpace.from_operator(op, soc=soc)
+    spec = RunSpec(command="tune", backend=backend_kind, soc=soc, seed=seed, budget=budget, workers=workers, db=db,
+                   timeout_s=timeout, npu_mode=npu_mode, unsafe_no_sandbox=unsafe_no_sandbox)
+    # the device's SoC on npu (the knob space's limits): the session (and its device checks) first
+    session = open_session(validated(spec)) if backend_kind == "npu" else None
+    space = KnobSpace.from_operator(op, soc=session.soc if session is not None else soc)
     if show_space_only:
         show_space(space, as_json)
         return
     if strategy not in STRATEGIES:
         _fail(f"unknown strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
-    if budget < 1:
-        _fail("--budget must be at least 1")
+    spec = validated(spec)
     if not space.knobs:
         _fail(f"{op.root}: no tunable knobs found in the tiling program (see --show-space)")
     names = {c.name for c in cases}
@@ -124,14 +124,14 @@ def tune_command(
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         _fail(f"--out {out}: cannot create the output directory: {e}")
-    backend = device or _backend(soc, unsafe_no_sandbox=unsafe_no_sandbox, npu_mode=npu_mode)
-    evaluator = Evaluator(backend, EvalConfig(seed=seed, benchmark_cases=tuple(bench_case), run_timeout_s=timeout))
-    store = open_store(db)
-    executor = LocalExecutor(workers) if workers > 1 else InlineExecutor()
-    beval = BudgetedEvaluator(evaluator, store, budget=budget, executor=executor, run_label=op.name,
-                              run_config={"command": "tune", "strategy": strategy, "seed": seed,
-                                          "op_dir": str(op.root), "suite": suite})
-    strat = make_strategy(strategy, space, seed=seed)
+    session = session or open_session(spec)
+    evaluator = session.evaluator(tuple(bench_case))
+    with usage():
+        session.store  # noqa: B018 - opened here: a bad database is a usage error
+        run_id = session.resume_run(op.name) if resume else None
+    beval = session.budgeted(evaluator, op.name, {"strategy": strategy, "seed": seed, "op_dir": str(op.root),
+                                                  "suite": suite}, session.executor(), run_id)
+    strat = make_strategy(strategy, space, seed=spec.seeds.strategy)
     try:
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TextColumn("{task.fields[best]}"), TimeElapsedColumn(), console=err_console,
@@ -144,13 +144,14 @@ def tune_command(
 
             result = tune(op, cases, beval, space, strat, strategy, batch=max(1, workers), on_trial=on_trial)
     finally:
-        executor.close()
+        session.close()
         beval.finish()
     from ascendopt.evaluate.unseen_check import adopt_tune, check_run, markdown
 
     unseen = None
     if result.best_op is not None and result.stop_reason != "interrupted":
-        unseen = check_run(backend, store, beval.run_id, op, cases, result.best_digest, unseen_shapes, timeout)
+        unseen = check_run(session.backend, session.store, beval.run_id, op, cases, result.best_digest,
+                           unseen_shapes, timeout)
         adopt_tune(result, unseen)
     try:
         paths = write_outputs(result, op, space, out)
@@ -183,5 +184,5 @@ def tune_command(
     if result.stop_reason == "interrupted":
         if not as_json:
             err_console.print("[yellow]interrupted[/yellow]: the outputs hold the best candidate evaluated so far; "
-                              "the same command again replays the recorded evaluations without charge and goes on")
+                              "the same command with --resume replays the recorded evaluations without charge and goes on")
         raise typer.Exit(130)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional
 
@@ -12,16 +13,16 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from ascendopt.backends.sim.soc import DEFAULT_SOC
+from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.cases import CaseError, load_op_cases
-from ascendopt.cli_options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
+from ascendopt.cli.options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
 from ascendopt.operator import Operator, OperatorError
 
-from ascendopt.cli_common import STATUS_STYLE as _STATUS_STYLE
-from ascendopt.cli_common import backend as _backend
-from ascendopt.cli_common import console
-from ascendopt.cli_common import fail as _fail
-from ascendopt.cli_common import load as _load
+from ascendopt.cli.common import STATUS_STYLE as _STATUS_STYLE
+from ascendopt.cli.common import backend as _backend
+from ascendopt.cli.common import console
+from ascendopt.cli.common import fail as _fail
+from ascendopt.cli.common import load as _load
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="AscendOptimizer: make AscendC operators fast, driven by execution.")
@@ -68,7 +69,8 @@ def run(
             backends[want] = _backend(want, noise_pct, seed, unsafe_no_sandbox, backend_kind, npu_mode)
         backend = backends[want]
         name = backend.soc.name if backend.soc is not None else want
-        doc, failed = _run_one(check_operator, backend, op, selected, name, seed, rtol, atol, timeout, as_json, strict)
+        doc, failed = _run_one(check_operator, backend, op, selected, name,
+                               _Check(seed, rtol, atol, timeout, strict), as_json)
         docs.append(doc)
         any_failed = any_failed or failed > 0
     if as_json:
@@ -110,8 +112,20 @@ def _run_targets(op_dir, suite, src, cases, golden, case):
     return out
 
 
-def _run_one(check_operator, backend, op, selected, soc, seed, rtol, atol, timeout, as_json, strict):
+@dataclass(frozen=True)
+class _Check:
+    """How ``ascendopt run`` checks the cases: input seed, tolerances, timeout, strictness."""
+
+    seed: int
+    rtol: Optional[float]
+    atol: Optional[float]
+    timeout: float
+    strict: bool
+
+
+def _run_one(check_operator, backend, op, selected, soc, chk: _Check, as_json: bool):
     """Runs and prints one operator's cases; returns (JSON document, number failed)."""
+    seed, rtol, atol, timeout, strict = chk.seed, chk.rtol, chk.atol, chk.timeout, chk.strict
     if as_json:
         results = check_operator(backend, op, selected, seed=seed, rtol=rtol, atol=atol, timeout_s=timeout,
                                  strict=strict)
@@ -346,16 +360,16 @@ def records_cmd(
         _fail(str(e))
 
 
-from ascendopt.cli_tune import tune_command  # noqa: E402  (needs `app` helpers above)
+from ascendopt.cli.tune import tune_command  # noqa: E402  (needs `app` helpers above)
 
 app.command("tune")(tune_command)
-from ascendopt.cli_rewind import rewind_command  # noqa: E402
-from ascendopt.cli_bank import bank_app  # noqa: E402
-from ascendopt.cli_llm import llm_app  # noqa: E402
-from ascendopt.cli_optimize import optimize_command  # noqa: E402
-from ascendopt.cli_bench import bench_command, bench_report_command  # noqa: E402
-from ascendopt.cli_compat import compat_command  # noqa: E402
-from ascendopt.cli_doctor import doctor_command  # noqa: E402
+from ascendopt.cli.rewind import rewind_command  # noqa: E402
+from ascendopt.cli.bank import bank_app  # noqa: E402
+from ascendopt.cli.llm import llm_app  # noqa: E402
+from ascendopt.cli.optimize import optimize_command  # noqa: E402
+from ascendopt.cli.bench import bench_command, bench_report_command  # noqa: E402
+from ascendopt.cli.compat import compat_command  # noqa: E402
+from ascendopt.cli.doctor import doctor_command  # noqa: E402
 
 app.command("rewind")(rewind_command)
 app.command("optimize")(optimize_command)

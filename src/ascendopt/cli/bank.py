@@ -10,7 +10,7 @@ import typer
 from rich import box
 from rich.table import Table
 
-from ascendopt.cli_common import console, fail
+from ascendopt.cli.common import console, fail
 
 bank_app = typer.Typer(no_args_is_help=True,
                        help="The experience bank: list, show, search, rules, export, import.")

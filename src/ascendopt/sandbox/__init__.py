@@ -31,7 +31,7 @@ user's machine. Every such child process goes through a :class:`Sandbox`, which 
   :func:`ifunc_resolvers`) are refused when linked. The SIGSYS handler reports the call with
   its argument (path, socket family, clone flags) as ``runtime_error`` /
   ``sandbox_violation``, and a runner killed by SIGSYS is reported the same way;
-* the resource limits of :mod:`~ascendopt.backends.sim.limits` (RLIMIT_AS, no core files):
+* the resource limits of :mod:`~ascendopt.sandbox.limits` (RLIMIT_AS, no core files):
   ``prlimit`` for compilers, the runner's pre-init function for the runner (one exec fewer).
 
 Policy: every compile and run is sandboxed when the sandbox is available — the operator the
@@ -74,7 +74,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
-from ascendopt.backends.sim.limits import limited
+from ascendopt.sandbox.limits import limited
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,2 @@
+"""The hardware model every backend shares: SoC descriptions (``socs/*.toml``) and their loader
+(:mod:`ascendopt.hw.soc`)."""
