@@ -27,6 +27,7 @@ import json
 import math
 import shutil
 import tempfile
+from ascendopt.bank.transfer import import_json
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +113,7 @@ def learn(args: argparse.Namespace) -> None:
         from ascendopt.bank.store import DEFAULT_BANK_JSON, ExperienceBank
 
         with ExperienceBank(bank_file) as b:
-            b.import_json(DEFAULT_BANK_JSON)
+            import_json(b, DEFAULT_BANK_JSON)
     done = _done(log)
     for sop in half_ops(args.src, "tune", args.ops):
         key = (f"{sop.dir.parent.name}/{sop.dir.name}", "value", 0)

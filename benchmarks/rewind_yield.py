@@ -32,6 +32,7 @@ from ascendopt.rewind.engine import rewind
 from ascendopt.session import RunSpec, Session
 from ascendopt.suites import load_suite
 from ascendopt.transforms import MOTIFS
+from ascendopt.bank.transfer import export_json
 
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -132,7 +133,7 @@ def main() -> None:
         data = run(args.suite, args.budget, args.depth, args.workers, Path(tmp), args.src, args.max_ops)
         bank = data.pop("bank")
         if args.write_default:
-            n = bank.export_json(DEFAULT_BANK_JSON)
+            n = export_json(bank, DEFAULT_BANK_JSON)
             print(f"default bank: {n} experiences written to {DEFAULT_BANK_JSON}", file=sys.stderr)
         bank.close()
     sites = {m: dict(list(per.items())[:len(data["operators"])] if args.max_ops else per)

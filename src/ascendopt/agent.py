@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ascendopt.bank.learn import learn_accepted
-from ascendopt.bank.outcomes import record_rewind, record_step
+from ascendopt.bank.feedback import record_rewind, record_step
 from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.bank.store import ExperienceBank
 from ascendopt.cases import Case

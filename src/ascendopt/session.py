@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ascendopt.hw.soc import DEFAULT_SOC, SocError
+from ascendopt.bank.transfer import import_json, open_default
 
 DEFAULT_DB = Path("ascendopt.db")
 DEFAULT_BANK_FILE = Path("ascendopt-bank.db")
@@ -194,13 +195,13 @@ class Session:
         from ascendopt.bank.store import DEFAULT_BANK_JSON, BankError, ExperienceBank
 
         if self.spec.bank is None:
-            return ExperienceBank.open_default()
+            return open_default()
         path = Path(self.spec.bank)
         try:
             fresh = not path.exists()
             bank = ExperienceBank(path)
             if fresh and seeded and DEFAULT_BANK_JSON.exists():
-                bank.import_json(DEFAULT_BANK_JSON)
+                import_json(bank, DEFAULT_BANK_JSON)
         except (BankError, OSError) as e:
             raise SessionError(f"cannot open experience bank: {e}" if str(path) in str(e)
                                else f"cannot open experience bank {path}: {e}") from e

@@ -8,8 +8,10 @@ from types import SimpleNamespace
 from typing import Any
 
 from ascendopt.agent import AgentConfig, optimize
-from ascendopt.bank.outcomes import outcomes, record_rewind, values
+from ascendopt.bank.feedback import record_rewind
+from ascendopt.bank.outcomes import outcomes, values
 from ascendopt.bank.store import ExperienceBank
+from ascendopt.bank.transfer import export_dict
 
 from ..agent.fakes import FakeEvaluator, FakeRewriter, Step, budgeted, toy
 from .test_store import make
@@ -63,9 +65,9 @@ def test_every_proposal_is_written_back_with_its_experiences_and_values():
 def test_a_frozen_bank_is_left_as_it_was():
     bank = ExperienceBank()
     bank.add(make(op="other_op"))
-    before = bank.export_dict()
+    before = export_dict(bank)
     res = run(bank, freeze=True)
-    assert res.bank_added == 0 and outcomes(bank) == [] and bank.export_dict() == before
+    assert res.bank_added == 0 and outcomes(bank) == [] and export_dict(bank) == before
 
 
 def test_rewind_attempts_count_for_the_experiences_of_their_motif():

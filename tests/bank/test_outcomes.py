@@ -16,6 +16,7 @@ from ascendopt.bank.retrieve import retrieve, rewrite_applies
 from ascendopt.bank.store import ExperienceBank
 from ascendopt.operator import Operator
 from ascendopt.profile.diagnosis import Diagnosis
+from ascendopt.bank.transfer import export_dict, export_json, import_json, open_default
 
 from .test_store import make
 
@@ -112,7 +113,7 @@ def test_gelu_scalar_loop_lessons_are_not_top_hits():
     """gelu has no scalar element loop: the vectorize experiences, however similar their
     profile, rank after every experience that may apply."""
     op = Operator.load(GELU)
-    bank = ExperienceBank.open_default()
+    bank = open_default()
     assert rewrite_applies("vectorize_scalar_loop", op) == 0.0
     scalar = next(e for e in bank.entries() if e.experience.applicability.get("rewrite") == "vectorize_scalar_loop")
     d = Diagnosis.from_dict(scalar.experience.evidence["slow"])
@@ -128,10 +129,10 @@ def test_export_import_carry_values(tmp_path):
     bank, a, _ = two_alike()
     record(bank, outcome("x", [a], "faster"))
     out = tmp_path / "e.json"
-    bank.export_json(out)
+    export_json(bank, out)
     other = ExperienceBank()
-    other.import_json(out)
-    assert values(other) == values(bank) and other.export_dict() == bank.export_dict()
+    import_json(other, out)
+    assert values(other) == values(bank) and export_dict(other) == export_dict(bank)
 
 
 def test_a_repeated_lesson_comes_after_every_distinct_one():

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from ascendopt.bank.outcomes import Outcome, record
+from ascendopt.bank.feedback import learn_from as record
+from ascendopt.bank.outcomes import Outcome
 from ascendopt.bank.rules import Rule, blocking, in_force, rules
 from ascendopt.bank.store import ExperienceBank
 from ascendopt.cli import app

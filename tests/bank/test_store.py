@@ -5,6 +5,7 @@ import pytest
 
 from ascendopt.bank.experience import Experience, normalized_diff, validate
 from ascendopt.bank.store import BankError, ExperienceBank
+from ascendopt.bank.transfer import export_dict, export_json, import_json
 
 
 def make(family="pipeline_overlap", diff="-a = 1;\n+a = 2;\n", op="gelu", title="Double-buffer the copy queues",
@@ -36,11 +37,11 @@ def test_export_import_round_trip(tmp_path):
     a.add(make(family="vectorization", diff="-x\n+y\n", title="Vectorize"))
     a.add(make(), seen_on=["rms_norm"])
     out = tmp_path / "bank.json"
-    assert a.export_json(out) == 2
+    assert export_json(a, out) == 2
     b = ExperienceBank(tmp_path / "b.db")
-    assert b.import_json(out) == (2, 0)
-    assert b.export_dict() == a.export_dict()
-    assert b.import_json(out) == (0, 2)  # importing again raises support only
+    assert import_json(b, out) == (2, 0)
+    assert export_dict(b) == export_dict(a)
+    assert import_json(b, out) == (0, 2)  # importing again raises support only
     assert {e.support for e in b.entries()} == {4, 2}
 
 
@@ -60,11 +61,11 @@ def test_bad_inputs_are_clear_errors(tmp_path):
                                "experiences": [good, {**good, "family": "made_up"}]}))
     bank = ExperienceBank()
     with pytest.raises(BankError, match="unknown family"):
-        bank.import_json(bad)
+        import_json(bank, bad)
     assert len(bank) == 0  # nothing half-imported
     (tmp_path / "x.json").write_text("{}")
     with pytest.raises(BankError, match="not an ascendopt"):
-        bank.import_json(tmp_path / "x.json")
+        import_json(bank, tmp_path / "x.json")
 
 
 def test_schema_check_and_normalised_diff():

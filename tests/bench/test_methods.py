@@ -14,6 +14,7 @@ from ascendopt.evaluate.evaluator import EvalConfig, Evaluator, largest_per_dtyp
 from ascendopt.evaluate.store import MemoryStore
 from ascendopt.operator import Operator
 from ascendopt.refine.rewriter import OfflineRewriter
+from ascendopt.bank.transfer import open_default
 
 from ..conftest import FIXTURE_OPS
 
@@ -27,7 +28,7 @@ def _run(backend, name, budget, seed=0, **opts):
     ev = Evaluator(backend, EvalConfig(benchmark_cases=largest_per_dtype(cases)))
     beval = BudgetedEvaluator(ev, store, budget=budget)
     m = get_method(name)
-    bank = ExperienceBank.open_default() if m.uses_bank else None
+    bank = open_default() if m.uses_bank else None
     res = m(MethodContext(op, cases, beval, OfflineRewriter(), bank, seed), **opts)
     return op, res, store.list_evaluations(beval.run_id)
 

@@ -10,7 +10,7 @@ import pytest
 from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.evaluate.store import MemoryStore
 from ascendopt.evaluate.unseen import STRUCTURAL_DIM, declared_dtypes, generate, signature
-from ascendopt.evaluate.unseen_check import adopt_optimize, check_run, ranked_candidates, verify_best
+from ascendopt.evaluate.unseen_check import adopt_optimize, RunRef, check_run, ranked_candidates, verify_best
 
 from .conftest import HOST, edit
 
@@ -95,7 +95,7 @@ def test_a_tiling_correct_only_at_its_benchmark_shape_fails_and_the_next_best_is
     for op, us in ((base, 3.0), (hard_coded, 1.0), (good, 2.0)):
         store.put_sources(op.digest, op.files)
         store.add_evaluation(run, _ev(op.digest, us))
-    rep = check_run(backend, store, run, base, bench_only, None, count=3)
+    rep = check_run(backend, RunRef(store, run), base, bench_only, count=3)
     assert [s.kind for s in rep.shapes] == ["ragged", "single", "largest"]
     first = rep.checked[0]
     assert first.digest == hard_coded.digest and not first.passed
@@ -175,5 +175,5 @@ def test_a_check_that_cannot_run_keeps_the_answer_and_says_why(base):
         def list_evaluations(self, *a, **kw):
             raise RuntimeError("database is locked")
 
-    rep = check_run(None, BrokenStore(), 1, base, [], None)
+    rep = check_run(None, RunRef(BrokenStore(), 1), base, [])
     assert rep.chosen_op is None and not rep.fell_back and "database is locked" in rep.summary()

@@ -18,6 +18,7 @@ from ascendopt.operator import Operator
 from ascendopt.profile.diagnosis import Diagnosis
 from ascendopt.refine.llm_rewriter import LLMRewriter
 from ascendopt.refine.rewriter import RewriteContext
+from ascendopt.bank.transfer import open_default
 
 NORM = Path("/work/cannops/src/norm")
 #: The three largest norm-family operators by kernel source (instance_norm_v3 is held out).
@@ -44,7 +45,7 @@ def test_tiers_summarise_from_the_end_then_drop_and_never_touch_always():
 
 @pytest.fixture(scope="module")
 def hits() -> list[Hit]:
-    bank = ExperienceBank.open_default()
+    bank = open_default()
     return [Hit(e, 1.0 - i / 10) for i, e in enumerate(bank.entries()[:3])]
 
 

@@ -128,9 +128,6 @@ def record(bank: ExperienceBank, o: Outcome) -> bool:
     if new != 1:
         return False
     bank.write([(_ADD_VALUE, (exp_id, o.role, ok, bad, 1)) for exp_id in dict.fromkeys(o.experiences)])
-    from ascendopt.bank.rules import learn
-
-    learn(bank, o)
     return True
 
 
@@ -168,37 +165,3 @@ def import_values(bank: ExperienceBank, rows: list[dict[str, Any]]) -> None:
     """Adds exported values to this bank's (counts add up, like support)."""
     bank.write([(_ADD_VALUE, (str(r["id"]), str(r["role"]), float(r["successes"]), float(r["failures"]),
                               int(r["tries"]))) for r in rows])
-
-
-def record_outcome(bank: ExperienceBank, op_name: str, proposal: Any, evaluation: Any, verdict: Any,
-                   diagnosis: Any = None) -> Outcome:
-    """Writes what came of one Stage I proposal (role ``rewrite``): the call a post-evaluation
-    verdict callback makes. ``diagnosis`` is that of the kernel the proposal was made from."""
-    detail = verdict.detail if verdict.reason != "failed" else (evaluation.error or verdict.detail)
-    o = Outcome("rewrite", op_name, proposal.op.digest, proposal.op.parent or "", proposal.rewrite, proposal.family,
-                outcome_class(verdict.reason, evaluation.status, evaluation.error_kind), proposal.site,
-                (detail or "").strip()[:500], evaluation.latency_us, getattr(diagnosis, "text", "") or "",
-                list(getattr(diagnosis, "findings", None) or ()), list(proposal.experiences),
-                list(getattr(proposal, "rules", ()) or ()))
-    record(bank, o)
-    return o
-
-
-def record_step(bank: ExperienceBank, op_name: str, step: Any) -> None:
-    """Writes the outcome of every proposal a Stage I step evaluated
-    (:class:`ascendopt.refine.stage1.StepResult`)."""
-    for t in step.tried:
-        record_outcome(bank, op_name, t.proposal, t.evaluation, t.verdict, step.diagnosis)
-
-
-def record_rewind(bank: ExperienceBank, op_name: str, attempt: Any) -> Outcome:
-    """Writes one rewind attempt (role ``rewind``): it counts for every experience whose
-    optimization the attempt's motif removes (``applicability.motif``), a success when the
-    removal was kept as a measurable lesson."""
-    exps = [e.id for e in bank.entries() if e.experience.applicability.get("motif") == attempt.motif]
-    o = Outcome("rewind", op_name, attempt.digest or f"{attempt.motif}@{attempt.site}", attempt.parent, attempt.motif,
-                attempt.family, attempt.reason or "failed", attempt.site, attempt.detail, attempt.latency_us,
-                experiences=exps)
-    if attempt.reason:  # an attempt never evaluated (budget) teaches nothing
-        record(bank, o)
-    return o

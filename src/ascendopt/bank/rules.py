@@ -29,6 +29,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
+from ascendopt.bank.outcomes import known_fields, outcomes
 from ascendopt.bank.store import ExperienceBank
 
 VALIDITY_FAILURES = ("wrong_result", "hazard", "build_failure")
@@ -70,8 +71,6 @@ class Rule:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Rule":
-        from ascendopt.bank.outcomes import known_fields
-
         return known_fields(cls, d)
 
 
@@ -105,8 +104,6 @@ def derive(history: list[Any], rewrite: str, family: str, fails: str) -> Rule | 
 def learn(bank: ExperienceBank, o: Any) -> Rule | None:
     """Re-derives the rule an outcome concerns (after it was recorded): a validity failure may
     create or widen one; a ``faster`` outcome may retire the rules of its rewrite it meets."""
-    from ascendopt.bank.outcomes import outcomes
-
     if o.role != "rewrite" or (o.outcome not in VALIDITY_FAILURES and o.outcome != "faster"):
         return None
     history = [h for h in outcomes(bank, role="rewrite", rewrite=o.rewrite) if _same_rewrite(h, o.rewrite, o.family)]

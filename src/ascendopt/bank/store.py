@@ -163,14 +163,6 @@ class ExperienceBank:
                 raise
             raise BankError(f"{self.path}: {describe_error(e, timeout_s)}; left untouched") from None
 
-    @classmethod
-    def open_default(cls) -> "ExperienceBank":
-        """An in-memory bank holding the bank shipped with the package (empty if absent)."""
-        bank = cls(":memory:")
-        if DEFAULT_BANK_JSON.exists():
-            bank.import_json(DEFAULT_BANK_JSON)
-        return bank
-
     def _migrate(self, readonly: bool) -> int:
         with self._lock:
             db = self._db
@@ -294,59 +286,3 @@ class ExperienceBank:
     def families(self) -> dict[str, int]:
         with self._lock:
             return dict(self._db.execute("SELECT family, count(*) FROM experiences GROUP BY family ORDER BY family"))
-
-    # ----------------------------------------------------------------- export/import
-    def export_dict(self) -> dict[str, Any]:
-        """Experiences, their values per role and the failure rules (version 2; a version 1
-        export has experiences only)."""
-        from ascendopt.bank.outcomes import export_values
-        from ascendopt.bank.rules import rules
-
-        return {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "experience_version": EXPERIENCE_VERSION,
-                "families_version": FAMILIES_VERSION,
-                "experiences": [{"support": e.support, "seen_on": list(e.seen_on), **e.experience.to_dict()}
-                                for e in sorted(self.entries(), key=lambda e: e.id)],
-                "values": export_values(self), "rules": [r.to_dict() for r in rules(self)]}
-
-    def export_json(self, path: str | Path) -> int:
-        """Writes every experience to a JSON file (sorted, deterministic); returns the count."""
-        d = self.export_dict()
-        Path(path).write_text(json.dumps(d, indent=1, sort_keys=True) + "\n")
-        return len(d["experiences"])
-
-    def import_json(self, path: str | Path) -> tuple[int, int]:
-        """Reads an export; returns ``(added, merged)`` (merged: already present, support raised).
-
-        Raises:
-            BankError: Not an export, a newer format, or an invalid record (nothing is added).
-        """
-        try:
-            d = json.loads(Path(path).read_text())
-        except (OSError, json.JSONDecodeError) as e:
-            raise BankError(f"{path}: cannot read a bank export ({e})") from None
-        if not isinstance(d, dict) or d.get("format") != EXPORT_FORMAT:
-            raise BankError(f"{path}: not an ascendopt experience-bank export")
-        if int(d.get("version", 0)) > EXPORT_VERSION:
-            raise BankError(f"{path}: export version {d.get('version')} is newer than this ascendopt ({EXPORT_VERSION})")
-        recs = d.get("experiences") or []
-        try:
-            exps = [(Experience.from_dict(r), r.get("seen_on", ()), int(r.get("support", 1))) for r in recs]
-        except (ValueError, TypeError) as e:
-            raise BankError(f"{path}: invalid experience: {e}") from None
-        added = merged = 0
-        for exp, seen, support in exps:
-            _, new = self.add(exp, seen, support)
-            added, merged = added + new, merged + (not new)
-        self._import_learnt(path, d)
-        return added, merged
-
-    def _import_learnt(self, path: str | Path, d: dict[str, Any]) -> None:
-        """The values and rules of an export (version 2)."""
-        from ascendopt.bank.outcomes import import_values
-        from ascendopt.bank.rules import merge_imported
-
-        try:
-            import_values(self, list(d.get("values") or []))
-            merge_imported(self, list(d.get("rules") or []))
-        except (KeyError, ValueError, TypeError) as e:
-            raise BankError(f"{path}: invalid values or rules: {e}") from None

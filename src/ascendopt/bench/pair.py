@@ -201,10 +201,10 @@ def _run(task: PairTask, emit: Emit, profiles: Path) -> tuple[Any, dict[str, str
         res = method(ctx, **dict(task.options))
         unseen: dict[str, Any] = {}
         if task.unseen_shapes > 0:  # the best the trial credits (fastest correct charged) on unseen shapes
-            from ascendopt.evaluate.unseen_check import adopt_optimize, check_run
+            from ascendopt.evaluate.unseen_check import adopt_optimize, check_run, RunRef
 
-            rep = check_run(session.backend, store, beval.run_id, op, cases, None, task.unseen_shapes,
-                            task.timeout_s, charged_only=True)
+            rep = check_run(session.backend, RunRef(store, beval.run_id, charged_only=True), op, cases,
+                            task.unseen_shapes, task.timeout_s)
             adopt_optimize(res, rep)
             unseen = rep.to_dict()
         titles: dict[str, str] = {}

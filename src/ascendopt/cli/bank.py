@@ -11,6 +11,7 @@ from rich import box
 from rich.table import Table
 
 from ascendopt.cli.common import console, fail
+from ascendopt.bank.transfer import export_json, import_json, open_default
 
 bank_app = typer.Typer(no_args_is_help=True,
                        help="The experience bank: list, show, search, rules, export, import.")
@@ -25,7 +26,7 @@ def _open(bank_file: Optional[Path], write: bool = False):
         if bank_file is None:
             if write:
                 fail("give the bank to write with --bank FILE")
-            return ExperienceBank.open_default()
+            return open_default()
         if not write and not bank_file.exists():
             fail(f"{bank_file}: no such bank file")
         return ExperienceBank(bank_file, readonly=not write)
@@ -149,7 +150,7 @@ def export_cmd(out: Path = typer.Argument(..., help="JSON file to write."),
     """Write every experience to a portable, versioned JSON file."""
     bank = _open(bank_file)
     try:
-        n = bank.export_json(out)
+        n = export_json(bank, out)
     except OSError as e:
         fail(f"cannot write {out}: {e}")
     console.print(f"{n} experiences (with their values and the failure rules) written to {out}")
@@ -165,7 +166,7 @@ def import_cmd(src: Path = typer.Argument(..., help="JSON export to read."),
         fail(f"{src}: no such file")
     bank = _open(bank_file, write=True)
     try:
-        added, merged = bank.import_json(src)
+        added, merged = import_json(bank, src)
     except BankError as e:
         fail(str(e))
     console.print(f"{added} experiences added, {merged} already present (support raised); bank size {len(bank)}")

@@ -176,11 +176,11 @@ def _one(session: Session, target: _Target, agent: _Agent, resume: bool, output:
         beval.finish()
         if not output.keep_profiles:
             shutil.rmtree(profiles, ignore_errors=True)
-    from ascendopt.evaluate.unseen_check import adopt_optimize, check_run, html as unseen_html
+    from ascendopt.evaluate.unseen_check import adopt_optimize, check_run, RunRef, html as unseen_html
 
     unseen = None
     if res.best_op is not None and res.stop_reason != "interrupted":
-        unseen = check_run(session.backend, store, beval.run_id, op, cases, res.best_op.digest,
+        unseen = check_run(session.backend, RunRef(store, beval.run_id, res.best_op.digest), op, cases,
                            output.unseen_shapes, session.spec.timeout_s)
         adopt_optimize(res, unseen)
     records = store.list_evaluations(beval.run_id, op.name)

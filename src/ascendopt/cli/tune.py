@@ -146,11 +146,11 @@ def tune_command(
     finally:
         session.close()
         beval.finish()
-    from ascendopt.evaluate.unseen_check import adopt_tune, check_run, markdown
+    from ascendopt.evaluate.unseen_check import adopt_tune, check_run, RunRef, markdown
 
     unseen = None
     if result.best_op is not None and result.stop_reason != "interrupted":
-        unseen = check_run(session.backend, session.store, beval.run_id, op, cases, result.best_digest,
+        unseen = check_run(session.backend, RunRef(session.store, beval.run_id, result.best_digest), op, cases,
                            unseen_shapes, timeout)
         adopt_tune(result, unseen)
     try:

@@ -186,7 +186,7 @@ def ranked_candidates(store: Any, run_id: int, reference: Operator, best_digest:
     returned) that one comes first and only slower ones follow (a faster one was not the answer:
     e.g. under the acceptance threshold). ``charged_only``: only charged evaluations (what the
     benchmark credits)."""
-    from ascendopt.bench.common import correct
+    from ascendopt.evaluate.verdict import correct
     from ascendopt.evaluate.hazards import hazards
 
     records = [r for r in store.list_evaluations(run_id, reference.name) if r.charged or not charged_only]
@@ -258,14 +258,25 @@ def verify_best(backend: Any, reference: Operator, cases: Sequence[Case],
     return rep
 
 
-def check_run(backend: Any, store: Any, run_id: int, reference: Operator, cases: Sequence[Case],
-              best_digest: str | None, count: int = DEFAULT_COUNT, timeout_s: float = 60.0,
-              charged_only: bool = False, max_elements: int = DEFAULT_MAX_ELEMENTS) -> UnseenReport:
+@dataclass(frozen=True)
+class RunRef:
+    """Whose candidates a check walks: a run of a record store, the best it returned
+    (``None``: its fastest correct), and whether only charged evaluations count (a benchmark
+    trial credits those alone)."""
+
+    store: Any
+    run_id: int
+    best_digest: str | None = None
+    charged_only: bool = False
+
+
+def check_run(backend: Any, run: RunRef, reference: Operator, cases: Sequence[Case], count: int = DEFAULT_COUNT,
+              timeout_s: float = 60.0, max_elements: int = DEFAULT_MAX_ELEMENTS) -> UnseenReport:
     """:func:`verify_best` over a run's ranked candidates (:func:`ranked_candidates`): the one
     call ``tune``, ``optimize`` and a benchmark pair make where they return their best. A check
     that cannot run (an unexpected error) leaves the answer as it is and says why (``error``)."""
     try:
-        ranked = ranked_candidates(store, run_id, reference, best_digest, charged_only)
+        ranked = ranked_candidates(run.store, run.run_id, reference, run.best_digest, run.charged_only)
         return verify_best(backend, reference, cases, ranked, count, max_elements, timeout_s=timeout_s)
     except Exception as e:  # noqa: BLE001 - the check judges an answer; it must never lose the run's result
         return UnseenReport(error=f"{type(e).__name__}: {e}")
