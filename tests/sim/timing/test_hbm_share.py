@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import pytest
 
+from ascendopt.cases import make_inputs
+from ascendopt.evaluate.check import case_dtypes
+
 from .common import load, run, variant
 
 H = "op_host/timing_lab.cpp"
@@ -60,3 +63,18 @@ def test_contention_holds_when_all_transfer(backend, lab):
     assert all48["hbm_share_cores"] == 48 and alone["hbm_share_cores"] == 1
     # 810 B/cycle over 48 cores is 16.9 B/cycle, below a lone core's 32 (socs/Ascend910B2.toml)
     assert mte2_cycles_per_byte(all48["cores"][0]) > 1.5 * mte2_cycles_per_byte(alone["cores"][0])
+
+
+def test_batch_retimes_each_case(backend, lab):
+    """In a batch (one runner, one timer, several cases) each case is retimed on its own."""
+    op, cases = lab
+    v = variant(op, H, MAX_CORES=1, LAUNCH_CORES=48)
+    items = [(cases[n], make_inputs(cases[n], 0)) for n in ("t1core", "t48x2")]
+    build = backend.build(v, case_dtypes(items[0][0]))
+    many = backend.run_batch(build, v, items)
+    assert len(many) == 2
+    for (case, inputs), rr in zip(items, many):
+        one = backend.run(build, v, case, inputs)
+        assert rr.profile["hbm_share_cores"] == one.profile["hbm_share_cores"] == 1
+        assert rr.profile["max_core_cycles"] == one.profile["max_core_cycles"]
+        assert rr.profile["cores"] == one.profile["cores"]

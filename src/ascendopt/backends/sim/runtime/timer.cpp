@@ -77,12 +77,13 @@ class Reader {
 public:
     explicit Reader(int fd) : fd_(fd) {}
     explicit Reader(const std::vector<uint8_t>* mem) : mem_(mem) {}
-    // Keep a copy of every byte read from now on in `tape` (cleared), at most `cap` bytes: past
-    // that the tape is given up (cleared, and Taped() false).
+    // Keep a copy of the stream from the next byte on in `tape`, at most `cap` bytes (past that
+    // the tape is given up: cleared, and Taped() false). Whole chunks are copied as they are
+    // read, so the tape may end with bytes of a batch's next case (a replay stops at kEnd).
     void Tape(std::vector<uint8_t>* tape, size_t cap) {
         tape_ = tape;
         tape_cap_ = cap;
-        tape_->clear();
+        tape_->assign(buf_ + pos_, buf_ + len_);
     }
     void StopTape() {
         if (tape_ != nullptr) std::vector<uint8_t>().swap(*tape_);
@@ -101,7 +102,6 @@ public:
             }
             size_t k = std::min(n - got, len_ - pos_);
             std::memcpy(out + got, buf_ + pos_, k);
-            if (tape_ != nullptr) Record(buf_ + pos_, k);
             pos_ += k;
             got += k;
             offset_ += k;
@@ -119,6 +119,11 @@ private:
         tape_->insert(tape_->end(), p, p + k);
     }
     bool Fill() {
+        if (!Read()) return false;
+        if (tape_ != nullptr) Record(buf_, len_);
+        return true;
+    }
+    bool Read() {
         if (mem_ != nullptr) {
             if (mem_pos_ >= mem_->size()) return false;
             len_ = std::min(sizeof buf_, mem_->size() - mem_pos_);
