@@ -602,11 +602,12 @@ int main(int argc, char** argv) {
         // again with the bandwidth shared by the cores that did (docs/timing-model.md).
         if (status == "ok" && reader->Taped() && r->Transferring() > 0 && r->Transferring() < r->SharedBy()) {
             Reader again(&tape);
-            std::unique_ptr<Replayer> r2(new Replayer(soc, again, -1, after, r->Transferring()));
-            r2->auto_sync = m.auto_sync;
+            int transferring = r->Transferring();
+            r.reset();  // the first replay's models, statistics and trace go first
+            r.reset(new Replayer(soc, again, -1, after, transferring));
+            r->auto_sync = m.auto_sync;
             ResetTrace();
-            status = Replay(*r2, message);
-            r = std::move(r2);
+            status = Replay(*r, message);
         }
         reader->StopTape();
         g_core = nullptr;
