@@ -78,3 +78,14 @@ def test_batch_retimes_each_case(backend, lab):
         assert rr.profile["hbm_share_cores"] == one.profile["hbm_share_cores"] == 1
         assert rr.profile["max_core_cycles"] == one.profile["max_core_cycles"]
         assert rr.profile["cores"] == one.profile["cores"]
+
+
+def test_idle_cores_meeting_at_a_syncall(backend, lab):
+    """The second replay combines the cores' SyncAll times as the first: idle blocks that wait at
+    the kernel's final SyncAll for block 0 leave it with block 0, as a lone block would."""
+    op, cases = lab
+    synced = variant(op, "op_kernel/timing_lab.cpp", END_SYNCS=1)
+    alone = profile(backend, synced, cases["t48x2"], MAX_CORES=1)
+    idle47 = profile(backend, synced, cases["t48x2"], MAX_CORES=1, LAUNCH_CORES=48)
+    assert idle47["max_core_cycles"] == pytest.approx(alone["max_core_cycles"], rel=1e-9)
+    assert idle47["hbm_share_cores"] == 1
