@@ -52,7 +52,8 @@ def profile_one(op_dir: str, src: str, timeout_s: float) -> dict:
         row.update({"duration_us": summ.task_duration_us, "kernel_us": summ.kernel_time_us,
                     "block_dim": summ.block_dim, "roofline_us": summ.roofline_us,
                     "limiter": summ.roofline_limiter, "share": summ.achieved_fraction, "bound": summ.bound,
-                    "bound_ratio": summ.bound_ratio, "pipes": summ.pipe_ratio_slowest})
+                    "bound_ratio": summ.bound_ratio, "pipes": summ.pipe_ratio_slowest,
+                    "share_cores": rr.profile.get("hbm_share_cores")})  # cores sharing HBM (None: older timer)
     except Exception as e:  # noqa: BLE001 - one operator's failure is a row, not the end of the run
         row["status"] = "error"
         row["message"] = f"{type(e).__name__}: {e}"[:300]

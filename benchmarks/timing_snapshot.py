@@ -5,11 +5,15 @@ simulator's plumbing (e.g. the timer process of issue 18) leaves timing bit-iden
 
     PYTHONPATH=<tree>/src python benchmarks/timing_snapshot.py <tree> before.jsonl [NAME-FILTER]
     python benchmarks/timing_snapshot.py --diff before.jsonl after.jsonl
+    python benchmarks/timing_snapshot.py --durations before.jsonl after.jsonl
     PYTHONPATH=<tree>/src python benchmarks/timing_snapshot.py --roofline after.jsonl [-v]
 
 ``--roofline`` prints every ok run's roofline share (the profile summary's achieved fraction,
 at most 1 under the model: docs/timing-model.md "Roofline and bound"), limiter and bound, and
-counts the runs above 1 (``-v``: every run, else only those).
+counts the runs above 1 (``-v``: every run, else only those). ``--durations`` compares only what
+a timing-model change may change: each run's duration (the ones that changed, with the cores the
+bandwidth was shared by, ``hbm_share_cores``, against the launched blocks) and whether outputs,
+status and warnings stayed the same.
 """
 import hashlib
 import json
@@ -82,6 +86,28 @@ def diff(a: Path, b: Path) -> None:
     print(f"{len(ra)} runs compared, {bad} differ")
 
 
+def durations(a: Path, b: Path) -> None:
+    ra = [json.loads(x) for x in a.read_text().splitlines()]
+    rb = [json.loads(x) for x in b.read_text().splitlines()]
+    assert [(x["op"], x["case"]) for x in ra] == [(y["op"], y["case"]) for y in rb]
+    ratios, other = [], 0
+    for x, y in zip(ra, rb):
+        if any(x.get(k) != y.get(k) for k in ("status", "outputs", "warnings")):
+            other += 1
+            print("OTHER", x["op"], x["case"], x.get("status"), y.get("status"))
+        if x.get("status") != "ok" or y.get("status") != "ok":
+            continue
+        r = y["duration"] / x["duration"]
+        if abs(r - 1) > 1e-9:
+            ratios.append(r)
+            print(f"{x['op']:28} {x['case']:44} blocks {y['block_dim']:3} shared by "
+                  f"{y['profile'].get('hbm_share_cores')}: {x['duration']:.3f} -> {y['duration']:.3f} us ({r:.3f}x)")
+    ratios.sort()
+    spread = f", after/before {ratios[0]:.3f}..{ratios[-1]:.3f} (median {ratios[len(ratios) // 2]:.3f})" if ratios else ""
+    print(f"{len(ra)} runs compared, {len(ratios)} durations changed{spread}; "
+          f"{other} with other differences (status, outputs, warnings)")
+
+
 def roofline(path: Path, verbose: bool) -> None:
     from types import SimpleNamespace
 
@@ -106,6 +132,8 @@ def roofline(path: Path, verbose: bool) -> None:
 if __name__ == "__main__":
     if sys.argv[1] == "--diff":
         diff(Path(sys.argv[2]), Path(sys.argv[3]))
+    elif sys.argv[1] == "--durations":
+        durations(Path(sys.argv[2]), Path(sys.argv[3]))
     elif sys.argv[1] == "--roofline":
         roofline(Path(sys.argv[2]), "-v" in sys.argv[3:])
     else:

@@ -47,7 +47,7 @@ from ascendopt.hw.soc import Soc
 TIMING_FILE = "timing.json"
 #: Timing fields of a run's profile that come from the timer.
 TIMING_KEYS = ("cores", "max_core_cycles", "clock_ghz", "gm_bytes_total", "l2_hit_bytes", "launch_overhead_us",
-               "hbm_bytes_total", "task_cycles")
+               "hbm_bytes_total", "task_cycles", "hbm_share_cores")
 #: Seconds the timer may take after the runner ended (it prices what is left in the pipe).
 FINISH_GRACE_S = 30.0
 _RESULT_MAX_BYTES = 256 << 20

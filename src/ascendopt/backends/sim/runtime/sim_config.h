@@ -58,6 +58,7 @@ constexpr uint64_t kTraceCap = 500000;
 void SetTraceEnabled(bool on);
 bool TraceEnabled();
 uint64_t TraceDropped();
+void ResetTrace();  // nothing kept or counted: a new replay of the same launch (timer.cpp)
 
 // Deterministic device-side address of a host GM pointer (allocations are laid out 2 MiB
 // apart from a fixed base, as the device allocator aligns them; docs/sim-internals.md, "GM

@@ -44,6 +44,7 @@
 #include "diag.h"
 #include "sandbox_rt.h"
 #include "stream.h"
+#include "stream_reader.h"
 #include "timer_report.h"
 #include "timing.h"
 
@@ -54,67 +55,7 @@ uint64_t GmDeviceAddr(uint64_t addr) { return addr; }  // the stream carries dev
 
 namespace {
 
-struct Malformed {
-    std::string what;
-};
-struct Incomplete {
-    std::string what;
-};
-struct EndOfBatch {};  // a batch's stream ended where the next case's would begin
-
-[[noreturn]] void Bad(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-void Bad(const char* fmt, ...) {
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    throw Malformed{msg};
-}
-
-// The event pipe, read in kBufBytes chunks.
-class Reader {
-public:
-    explicit Reader(int fd) : fd_(fd) {}
-    // Reads n bytes; false at the end of the stream before the first of them (a record
-    // boundary). The end inside the n bytes is a truncated record.
-    bool Get(void* dst, size_t n) {
-        auto* out = static_cast<uint8_t*>(dst);
-        size_t got = 0;
-        while (got < n) {
-            if (pos_ == len_ && !Fill()) {
-                if (got == 0) return false;
-                Bad("truncated record at byte %" PRIu64, offset_);
-            }
-            size_t k = std::min(n - got, len_ - pos_);
-            std::memcpy(out + got, buf_ + pos_, k);
-            pos_ += k;
-            got += k;
-            offset_ += k;
-        }
-        return true;
-    }
-    void Need(void* dst, size_t n) {
-        if (!Get(dst, n)) Bad("truncated record at byte %" PRIu64, offset_);
-    }
-    uint64_t Offset() const { return offset_; }
-
-private:
-    bool Fill() {
-        for (;;) {
-            ssize_t r = read(fd_, buf_, sizeof buf_);
-            if (r < 0 && errno == EINTR) continue;
-            if (r <= 0) return false;
-            pos_ = 0;
-            len_ = size_t(r);
-            return true;
-        }
-    }
-    int fd_;
-    size_t pos_ = 0, len_ = 0;
-    uint64_t offset_ = 0;
-    uint8_t buf_[ts::kBufBytes];
-};
+using namespace replay;  // Reader, Bad and the exceptions a replay ends with (stream_reader.h)
 
 uint64_t g_position = 0;
 std::string g_label;
@@ -122,9 +63,15 @@ std::string g_label;
 class Replayer {
 public:
     // `after` >= -1: a batch's stream, whose case index must follow `after`; -2: one run's.
-    Replayer(const SocParams& soc, Reader& in, int reply_fd, int after = -2)
-        : soc_(soc), in_(in), reply_fd_(reply_fd), after_(after) {}
+    // `share_cores` > 0: HBM/L2 bandwidth is shared by that many cores (the launch's
+    // transferring cores, from a first replay), not by every launched core. `reply_fd` < 0:
+    // GetSystemCycle is not answered (the runner had its answer from the first replay).
+    Replayer(const SocParams& soc, Reader& in, int reply_fd, int after = -2, int share_cores = 0)
+        : soc_(soc), in_(in), reply_fd_(reply_fd), after_(after), share_cores_(share_cores) {}
     void Run();
+    // Launched cores that moved GM data by DMA, and the cores the bandwidth was shared by.
+    int Transferring() const { return transferring_; }
+    int SharedBy() const { return l2_.Active(); }
     int case_index = -1;  // in a batch: the case this stream said it times (-1 before its header)
     std::vector<CoreStats> stats;
     // The kernel was compiled with --cce-auto-sync (manifest line from the driver, which read the
@@ -156,6 +103,9 @@ private:
     Reader& in_;
     int reply_fd_;
     int after_;
+    int share_cores_;
+    std::vector<bool> transfers_;  // per core: has moved GM data by DMA
+    int transferring_ = 0;
     std::deque<std::string> names_;  // stable storage: instruction names are compared by address
     std::vector<Slot> cores_;
     std::vector<double> times_{0.0};
@@ -230,6 +180,11 @@ void Replayer::OnIssue() {
         ins.Add(acc);
     }
     s.model->Issue(ins);
+    if (!transfers_[size_t(cur_)] && s.model->Transfers()) {
+        transfers_[size_t(cur_)] = true;
+        // Every core the bandwidth is shared by transfers: a second replay would change nothing.
+        if (++transferring_ >= l2_.Active()) in_.StopTape();
+    }
 }
 
 void Replayer::Run() {
@@ -282,7 +237,10 @@ void Replayer::Run() {
                 launched_ = true;
                 cores_.resize(r.cores);
                 stats.resize(r.cores);
+                transfers_.assign(r.cores, false);
                 l2_.Reset(soc_, int(r.l2_blocks));
+                if (share_cores_ > 0) l2_.LimitActive(share_cores_);
+                if (l2_.Active() <= 1) in_.StopTape();
                 break;
             }
             case ts::kBegin: {
@@ -378,8 +336,10 @@ void Replayer::Run() {
                 Slot& s = Running("GetSystemCycle");
                 double ghz = soc_.Get("clock_ghz", 1.85);
                 int64_t v = int64_t(s.model->Now() / (ghz * 1000.0) * 50.0);
-                ssize_t w = write(reply_fd_, &v, sizeof v);  // a runner that stopped listening: ignored
-                (void)w;
+                if (reply_fd_ >= 0) {
+                    ssize_t w = write(reply_fd_, &v, sizeof v);  // a runner that stopped listening: ignored
+                    (void)w;
+                }
                 break;
             }
             case ts::kEnd: {
@@ -471,6 +431,35 @@ void WriteFile(const std::string& path, const std::string& body) {
     fclose(f);
 }
 
+// The stream recorded for a second replay is given up past this size (the launch is then timed
+// with the bandwidth shared by every launched core, as before the second replay existed).
+constexpr size_t kTapeCap = size_t(1) << 30;
+
+// Runs one replay from a fresh warning list: "ok", or the status of a stream it refuses
+// (`message` says why). EndOfBatch passes through.
+std::string Replay(Replayer& r, std::string& message) {
+    ResetWarnings();
+    g_core = nullptr;
+    g_label.clear();
+    g_position = 0;
+    message.clear();
+    std::string status = "ok";
+    try {
+        r.Run();
+    } catch (const Malformed& e) {
+        status = "malformed";
+        message = "forged or malformed timing stream: " + e.what;
+    } catch (const Incomplete& e) {
+        status = "incomplete";
+        message = e.what;
+    } catch (const std::bad_alloc&) {
+        status = "malformed";
+        message = "forged or malformed timing stream: it needs more memory than the timer may use";
+    }
+    g_core = nullptr;
+    return status;
+}
+
 }  // namespace
 
 std::string CurrentCoreLabel() { return g_core != nullptr ? g_label : std::string(); }
@@ -502,35 +491,37 @@ int main(int argc, char** argv) {
     // each replayed from a fresh state, until the runner's end or the first case whose stream is
     // not complete.
     std::unique_ptr<Reader> reader(new Reader(m.ev));
+    std::vector<uint8_t> tape;
     std::string lines;
     int after = m.batch ? -1 : -2;
     for (;;) {
-        ResetWarnings();
-        g_core = nullptr;
-        g_label.clear();
-        g_position = 0;
+        reader->Tape(&tape, kTapeCap);
         std::unique_ptr<Replayer> r(new Replayer(soc, *reader, m.reply, after));
         r->auto_sync = m.auto_sync;
-        std::string status = "ok", message;
+        std::string status, message;
         try {
-            r->Run();
+            status = Replay(*r, message);
         } catch (const EndOfBatch&) {
             break;
-        } catch (const Malformed& e) {
-            status = "malformed";
-            message = "forged or malformed timing stream: " + e.what;
-        } catch (const Incomplete& e) {
-            status = "incomplete";
-            message = e.what;
-        } catch (const std::bad_alloc&) {
-            status = "malformed";
-            message = "forged or malformed timing stream: it needs more memory than the timer may use";
         }
+        // Launched cores that never moved GM data take no bandwidth: time the recorded stream
+        // again with the bandwidth shared by the cores that did (docs/timing-model.md).
+        if (status == "ok" && reader->Taped() && r->Transferring() > 0 && r->Transferring() < r->SharedBy()) {
+            Reader again(&tape);
+            int transferring = r->Transferring();
+            r.reset();  // the first replay's models, statistics and trace go first
+            r.reset(new Replayer(soc, again, -1, after, transferring));
+            r->auto_sync = m.auto_sync;
+            ResetTrace();
+            status = Replay(*r, message);
+        }
+        reader->StopTape();
         g_core = nullptr;
         std::string body = "{\"status\": \"" + status + "\", \"message\": \"" + JsonEscape(message) +
                            "\", \"cores_timed\": " + std::to_string(r->Cores());
         if (m.batch) body += ", \"case\": " + std::to_string(r->case_index);
-        if (status == "ok") body += TimingFields(r->stats, soc);
+        if (status == "ok")
+            body += TimingFields(r->stats, soc) + ", \"hbm_share_cores\": " + std::to_string(r->SharedBy());
         body += ", \"warnings\": " + WarningsJson() + "}\n";
         lines += body;
         WriteFile(m.result, lines);  // a batch's lines so far, whole

@@ -19,6 +19,11 @@ std::atomic<uint64_t> g_trace_kept{0}, g_trace_dropped{0}, g_flag_kept{0};
 void SetTraceEnabled(bool on) { g_trace_on = on; }
 bool TraceEnabled() { return g_trace_on; }
 uint64_t TraceDropped() { return g_trace_dropped.load(); }
+void ResetTrace() {
+    g_trace_kept = 0;
+    g_trace_dropped = 0;
+    g_flag_kept = 0;
+}
 
 // ------------------------------------------------------------------------------ timing model
 TimingModel::TimingModel(const SocParams& soc, int block_idx, int block_num, L2Model* l2)
@@ -117,6 +122,7 @@ TimingModel::Cost TimingModel::DmaCost(const Instr& ins) {
     uint64_t span = gm->end - gm->begin;
     uint64_t stride = bursts > 1 && span > len ? (span - len) / (bursts - 1) : len;
     bool write = gm->write, bypass = ins.l2_policy != 0;
+    transfers_ |= ins.bytes > 0;
     DmaMeetsDataCache(ins, dev, len, stride, bursts, write);
     if (l2_ == nullptr) {
         c.busy = double(ins.bytes) / core_ddr_;

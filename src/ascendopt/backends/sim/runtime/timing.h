@@ -2,6 +2,7 @@
 // The model and every parameter it reads are described in docs/timing-model.md; the
 // parameters themselves (with their public sources) live in socs/<SoC>.toml.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <array>
 #include <deque>
@@ -24,6 +25,8 @@ namespace ao::rt {
 // traffic of the whole chip since the last touch is below the L2 capacity:
 //   same core:   (own bytes now - own bytes then) x active cores   (cores progress alike)
 //   other core:  |t_now - t_then| x (own bytes now / t_now) x active cores
+// "Active cores" are the launched cores that move data by DMA (at most aiv_cores): the timer
+// counts them in a first replay and replays again when idle cores were launched (timer.cpp).
 // A line that another core fetched "later" in model time still counts as a hit if it is within
 // that distance: the first core simulated pays the miss, which keeps the chip-wide HBM traffic
 // right while slightly misplacing which core pays it.
@@ -45,7 +48,10 @@ public:
     // (reuse distance past the capacity). Dirty lines still resident at the end cost nothing
     // in this launch (the guide: a dirty victim is written back when it is replaced).
     uint64_t Evict(int core, uint64_t own);
+    // The cores that share HBM/L2 bandwidth and whose traffic ages L2 lines: min(block_num,
+    // aiv_cores) after Reset; LimitActive(n) lowers it to the n cores that transfer (n >= 1).
     int Active() const { return active_; }
+    void LimitActive(int n) { active_ = std::max(1, std::min(active_, n)); }
     // The cores' data caches meet here: which core holds which line dirty (dcache.h).
     DataCacheDirectory& Directory() { return dir_; }
 
@@ -88,6 +94,9 @@ public:
     double CrossSet(Pipe pipe, uint64_t key);
     void CrossWait(Pipe pipe, uint64_t key, double release);
     double Now() const { return now_; }
+    // The core has moved GM data by DMA (MTE2/MTE3/FIX with a GM side, > 0 bytes): it takes a
+    // share of HBM/L2 bandwidth (L2Model::Active).
+    bool Transfers() const { return transfers_; }
     CoreStats Finish();
 
 private:
@@ -138,6 +147,7 @@ private:
     };
     std::unordered_map<uint64_t, std::deque<Token>> tokens_;
     uint64_t l2_own_ = 0;
+    bool transfers_ = false;
     // The core's GM bandwidth channel, shared by MTE2/MTE3/FIX: busy intervals (sorted). A
     // transfer fills the earliest idle time from its ready time on (fluid sharing), so a later
     // copy-in can use bandwidth left idle while an earlier-issued copy-out waits for its data.
