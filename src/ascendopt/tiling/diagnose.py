@@ -42,7 +42,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ascendopt.profile.diagnosis import MEMORY_PIPES, SMALL_TRANSFER_BYTES  # noqa: F401 - re-exported
-from ascendopt.tiling.knobs import words
 from ascendopt.tiling.priors import is_core_knob, is_reserve
 from ascendopt.tiling.space import Config, KnobSpace
 
@@ -143,11 +142,6 @@ def kernel_cores(space: KnobSpace, profile: Mapping[str, Any] | None = None) -> 
     return soc.aic_cores if cube else soc.aiv_cores
 
 
-def is_min_per_core(name: str) -> bool:
-    w = set(words(name))
-    return "min" in w and bool(w & {"core", "cores"})
-
-
 def _moved(space: KnobSpace, config: Mapping[str, Any], move: str, value: int | None = None) -> Config:
     """``config`` with the knobs that ``move`` concerns moved (by role and name); ``value`` is
     the finding's number (the core count of ``cores_even``, the buffer count of ``buffers_up``)."""
@@ -161,7 +155,7 @@ def _moved(space: KnobSpace, config: Mapping[str, Any], move: str, value: int | 
         if move == "cores_up":
             if is_core_knob(k):
                 new = d.hi
-            elif is_min_per_core(k.name):
+            elif k.role == "core_grain":  # less work per core: more cores
                 new = d.snap(v / 4)
         elif move == "cores_even":
             if is_core_knob(k) and value is not None:
@@ -177,7 +171,7 @@ def _moved(space: KnobSpace, config: Mapping[str, Any], move: str, value: int | 
                 new = d.lo
             elif k.role == "ub_parts":
                 new = d.snap(v - 1 if up else v + 1)
-            elif k.role == "tile" and not is_min_per_core(k.name):
+            elif k.role == "tile":
                 new = d.snap(2 * v if up else v / 2)
         if new != v and d.contains(new):
             c[k.id] = new

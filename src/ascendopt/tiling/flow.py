@@ -257,14 +257,163 @@ class TilingFlow:
         return out
 
     def subtracted_from_ub(self) -> set[str]:
-        """Identifiers that reach the subtrahend of ``a - b`` where ``a`` derives from the UB
-        size: what the tiles do *not* get."""
+        """Identifiers summed into the subtrahend of ``a - b`` where ``a`` derives from the UB
+        size (:meth:`summands`): what the tiles do *not* get."""
         ub = self.ub_size_vars()
         out: set[str] = set()
         for n in walk(self.body):
             if n.type == "binary_expression" and self._op(n) == "-" \
                     and self._ub_derived(n.child_by_field_name("left"), ub):
-                out |= self.closure(identifiers(self.parsed, n.child_by_field_name("right")))
+                out |= self.summands(n.child_by_field_name("right"))
+        return out
+
+    def summands(self, node: Node | None, seen: set[str] | None = None) -> set[str]:
+        """Identifiers added up into ``node``'s value: the terms of ``a + b - c`` (through
+        casts, parentheses and the variables' own sums: ``fixed = R + x; fixed += y``), not the
+        factors of a product (``rows * rowBytes`` counts rows, the sum does not hold them)."""
+        p = self.parsed
+        seen = set() if seen is None else seen
+        n = unparen(node) if node is not None else None
+        if n is None:
+            return set()
+        if n.type == "binary_expression" and self._op(n) in ("+", "-"):
+            return self.summands(n.child_by_field_name("left"), seen) | \
+                self.summands(n.child_by_field_name("right"), seen)
+        if n.type == "call_expression" and "cast" in callee_name(p, n) and len(call_args(n)) == 1:
+            return self.summands(call_args(n)[0], seen)
+        if n.type == "cast_expression":
+            return self.summands(n.child_by_field_name("value"), seen)
+        if n.type != "identifier" or p.text(n) in seen:
+            return set()
+        name = p.text(n)
+        seen.add(name)
+        out = {name}
+        for a in walk(self.body):
+            if a.type == "init_declarator" and declarator_name(p, a.child_by_field_name("declarator")) == name:
+                out |= self.summands(a.child_by_field_name("value"), seen)
+            elif a.type == "assignment_expression" and self._op(a) in ("=", "+=") \
+                    and p.text(a.child_by_field_name("left")) == name:
+                out |= self.summands(a.child_by_field_name("right"), seen)
+        return out
+
+    # -- core counts ----------------------------------------------------------------------------
+    def core_counts(self, core_vars: Iterable[str], sources: bool = False) -> set[str]:
+        """Variables holding a core count: the core-count queries (``core_vars``), what
+        ``SetBlockDim`` reads, variables set to one of them (a copy, or a ``min`` or ternary
+        with such an arm) and (``sources``) the sources of their plain copies
+        (``dim = cast(cores)``), to a fixpoint. Without ``sources`` a clamp bound copied into
+        a core count (``if (c > K) c = K``) is not a core count itself."""
+        p = self.parsed
+        out = set(core_vars) | self.call_arg_vars(["SetBlockDim"])
+        sets: list[tuple[str, Node]] = []
+        copies: list[tuple[str, str]] = []
+        for n in walk(self.body):
+            if n.type == "init_declarator":
+                name, val = declarator_name(p, n.child_by_field_name("declarator")), n.child_by_field_name("value")
+            elif n.type == "assignment_expression" and self._op(n) == "=":
+                name, val = p.text(n.child_by_field_name("left")), n.child_by_field_name("right")
+            else:
+                continue
+            if name and val is not None:
+                v = _uncast(p, val)
+                if v.type == "identifier":
+                    copies.append((name, p.text(v)))
+                arms = ([v] if v.type == "identifier" else
+                        [v.child_by_field_name(k) for k in ("consequence", "alternative")]
+                        if v.type == "conditional_expression" else
+                        call_args(v) if v.type == "call_expression" and callee_name(p, v) in ("min", "Min", "MIN")
+                        else [])
+                sets += [(name, a) for a in arms if a is not None]
+        changed = True
+        while changed:
+            changed = False
+            for name, a in sets:
+                if name not in out and p.text(unparen(a)) in out:
+                    out.add(name)
+                    changed = True
+            for name, src in copies if sources else ():   # the source of a core count's copy
+                if name in out and src not in out:
+                    out.add(src)
+                    changed = True
+        return out
+
+    def core_clamps(self, core_vars: Iterable[str]) -> set[str]:
+        """Identifiers that bound a core count from above: the operand beside a core-count
+        variable ``c`` (:meth:`core_counts`) in ``min(c, K)``, in ``c > K ? K : c`` (or any order of the comparison
+        and branches), or in ``if (c > K) c = K;`` (other conjuncts of the condition, such as a
+        sentinel test ``K != 0 &&``, do not matter). ``K`` must be a plain identifier: a
+        computed operand (``total / TILE``) bounds the cores by the work, it is no cap."""
+        derived = self.core_counts(core_vars)
+        p = self.parsed
+        out: set[str] = set()
+
+        def plain(n: Node | None) -> str | None:
+            n = unparen(n) if n is not None else None
+            return p.text(n) if n is not None and n.type == "identifier" else None
+
+        for n in walk(self.body):
+            if n.type == "call_expression" and callee_name(p, n) in ("min", "Min", "MIN"):
+                names = [plain(a) for a in call_args(n)]
+                if any(x in derived for x in names):
+                    out |= {x for x in names if x and x not in derived}
+            elif n.type == "conditional_expression":
+                arms = {plain(n.child_by_field_name(k)) for k in ("consequence", "alternative")}
+                out |= self._compared_bound(n.child_by_field_name("condition"), arms, derived)
+            elif n.type == "if_statement":
+                cons = n.child_by_field_name("consequence")
+                written = {}
+                for a in walk(cons) if cons is not None else ():
+                    if a.type == "assignment_expression" and self._op(a) == "=":
+                        written[plain(a.child_by_field_name("left"))] = plain(a.child_by_field_name("right"))
+                for c, k in written.items():
+                    if c in derived and k and k not in derived:
+                        out |= self._compared_bound(n.child_by_field_name("condition"), {c, k}, derived)
+        return out
+
+    def _compared_bound(self, cond: Node | None, pair: set[str | None], derived: set[str]) -> set[str]:
+        """The non-core operand of a comparison in ``cond`` whose two operands are ``pair``
+        (one core-derived, one not)."""
+        p = self.parsed
+        if cond is None or not pair & derived:
+            return set()
+        for b in walk(cond):
+            if b.type == "binary_expression" and self._op(b) in ("<", ">", "<=", ">="):
+                sides = {p.text(unparen(b.child_by_field_name(k))) for k in ("left", "right")}
+                if sides == pair - {None} and len(sides) == 2:
+                    return sides - derived
+        return set()
+
+    def core_grains(self, core_vars: Iterable[str]) -> set[str]:
+        """Identifiers reaching the divisor of a division assigned to a core count
+        (:meth:`core_counts`; ``cores = (units + perCore - 1) / perCore``): the work each core
+        gets, so raising the value lowers the core count."""
+        dims = self.core_counts(core_vars, sources=True)
+        p = self.parsed
+        out: set[str] = set()
+        for n in walk(self.body):
+            if n.type == "init_declarator":
+                name, val = declarator_name(p, n.child_by_field_name("declarator")), n.child_by_field_name("value")
+            elif n.type == "assignment_expression" and self._op(n) == "=":
+                name, val = p.text(n.child_by_field_name("left")), n.child_by_field_name("right")
+            else:
+                continue
+            if name not in dims or val is None:
+                continue
+            for b in walk(val):
+                if b.type == "binary_expression" and self._op(b) == "/":
+                    out |= self.closure(identifiers(p, b.child_by_field_name("right")))
+        return out
+
+    def byte_counts(self, type_sizes: set[str]) -> set[str]:
+        """Identifiers counting bytes: subtracted from the UB size, or reaching the dividend of
+        a division by a type size (``sizeof(T)`` or a variable holding a dtype's byte size)."""
+        p = self.parsed
+        out = set(self.subtracted_from_ub())
+        for n in walk(self.body):
+            if n.type == "binary_expression" and self._op(n) == "/":
+                right = unparen(n.child_by_field_name("right"))
+                if right.type == "sizeof_expression" or p.text(right) in type_sizes:
+                    out |= self.summands(n.child_by_field_name("left"))
         return out
 
     def _op(self, n: Node) -> str:
@@ -384,6 +533,18 @@ def _branch_dtypes(p: Parsed, node: Node) -> list[str] | None:
             return found or None
         child, n = n, n.parent
     return None
+
+
+def _uncast(p: Parsed, node: Node) -> Node:
+    """``node`` without parentheses and casts (``static_cast<T>(x)``, ``(T)x``)."""
+    n = unparen(node)
+    while True:
+        if n.type == "call_expression" and "cast" in callee_name(p, n) and len(call_args(n)) == 1:
+            n = unparen(call_args(n)[0])
+        elif n.type == "cast_expression" and n.child_by_field_name("value") is not None:
+            n = unparen(n.child_by_field_name("value"))
+        else:
+            return n
 
 
 def identifiers(p: Parsed, node: Node | None) -> set[str]:

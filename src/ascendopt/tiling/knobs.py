@@ -45,24 +45,16 @@ from ascendopt.cxx.parse import Parsed, const_int_value, declarator_name, int_li
 from ascendopt.cxx.syntax import references
 from ascendopt.operator import Operator
 from ascendopt.tiling.constant_roles import (ISA_LIMITS, alignment_constants, granule_sources, instruction_operand,
-                                             kernel_role)
+                                             kernel_role, rounded_to)
 from ascendopt.tiling.domain import Domain
 from ascendopt.tiling.flow import TilingFlow, queue_depth_names
 from ascendopt.tiling.template import TilingTemplate
 
 
-ROLES = ("tile", "buffer_num", "core_cap", "block_dim", "ub_parts", "other")
+ROLES = ("tile", "buffer_num", "core_cap", "block_dim", "ub_parts", "ub_reserve", "core_grain", "other")
 _MINMAX = {"min", "max", "std::min", "std::max", "Min", "Max", "MIN", "MAX"}
 _CORE_QUERY = re.compile(r"GetCoreNum(Aiv|Aic|Vector|Cube)?\b|GetBlockNum\b|GetAicNum|GetAivNum")
 _COMPOUND = {"+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "|=", "&=", "^="}
-def words(name: str) -> list[str]:
-    """Splits an identifier into lower-case words (``minBytesPerCore`` -> min bytes per core)."""
-    parts = re.split(r"_+", name)
-    out: list[str] = []
-    for p in parts:
-        out += re.findall(r"[A-Z]+[0-9]*(?![a-z])|[A-Z]?[a-z]+[0-9]*|[0-9]+", p)
-    return [w.lower() for w in out if w]
-
 
 @dataclass(frozen=True)
 class Span:
@@ -84,7 +76,7 @@ class Knob:
         line: 1-based line of the primary span.
         text: Original text of the primary span.
         default: Value in the original sources (for a core cap: the SoC's core count).
-        role: tile | buffer_num | core_cap | block_dim | ub_parts | other.
+        role: One of :data:`ROLES` (see :func:`use_role`).
         scope: region | function | namespace | kernel.
         rebuild: ``"host"`` (host tiling only) or ``"kernel"`` (kernel sources change too).
         render: ``"literal"`` (write the number) or ``"cap"`` (write ``(x < V ? x : V)``).
@@ -92,6 +84,8 @@ class Knob:
         extra: Further spans that receive the same value (clamp bounds, host+kernel twins).
         flag: True for 0/1 branch values (categorical).
         cores: ``"aiv"`` or ``"aic"``: which core count bounds a core knob.
+        bytes: The value counts bytes (subtracted from the UB size, or divided by a type size).
+        granule: The code rounds the value to this granule (0: none known); its grid steps by it.
         domain: Admissible values (set by :class:`~ascendopt.tiling.space.KnobSpace`).
     """
 
@@ -111,6 +105,8 @@ class Knob:
     extra: tuple[Span, ...] = ()
     flag: bool = False
     cores: str = "aiv"
+    bytes: bool = False
+    granule: int = 0
     domain: Domain | None = field(default=None, compare=False)
 
     @property
@@ -127,7 +123,7 @@ class Knob:
                 "line": self.line, "text": self.text, "default": self.default, "role": self.role,
                 "scope": self.scope, "rebuild": self.rebuild, "render": self.render, "suffix": self.suffix,
                 "extra": [[s.file, s.start, s.end] for s in self.extra], "flag": self.flag, "cores": self.cores,
-                "domain": self.domain.to_json() if self.domain else None}
+                "bytes": self.bytes, "granule": self.granule, "domain": self.domain.to_json() if self.domain else None}
 
     @staticmethod
     def from_json(d: dict) -> Knob:
@@ -204,6 +200,16 @@ class _FunctionFacts:
                             nm = declarator_name(p, d.child_by_field_name("declarator"))
                             if nm:
                                 self.unstable.add(nm)
+        flow = self.flow
+        self.core_clamps: set[str] = flow.core_clamps(self.core_vars)
+        self.core_grains: set[str] = flow.core_grains(self.core_vars)
+        self.byte_counts: set[str] = flow.byte_counts(self.type_sizes)
+        self.granules: dict[str, int] = rounded_to(p, body, flow.consts)
+
+    def uses(self, knob: Knob) -> Knob:
+        """``knob`` with its role, byte-ness and granule read off the flow."""
+        return replace(knob, role=use_role(self, knob.name), bytes=knob.name in self.byte_counts,
+                       granule=self.granules.get(knob.name, 0))
 
 
 class _Collector:
@@ -228,7 +234,9 @@ class _Collector:
             id=self.new_id(base_id), name=name, file=p.file, start=node.start_byte, end=node.end_byte,
             line=p.line(node.start_byte), text=text, default=value if default is None else default,
             role=role or use_role(self.facts, name), scope=self.scope, rebuild=self.rebuild, render=render,
-            suffix=lit[1] if lit else "", extra=extra, flag=flag, cores=cores))
+            suffix=lit[1] if lit else "", extra=extra, flag=flag, cores=cores,
+            bytes=self.facts is not None and name in self.facts.byte_counts,
+            granule=self.facts.granules.get(name, 0) if self.facts is not None else 0))
 
 
 def _value_knobs(c: _Collector, facts: _FunctionFacts, name: str, base_id: str, value: Node,
@@ -287,15 +295,24 @@ def _value_knobs(c: _Collector, facts: _FunctionFacts, name: str, base_id: str, 
 
 
 def use_role(facts: _FunctionFacts | None, name: str) -> str:
-    """A knob's role from where its value goes in the tiling function: straight into
-    ``SetBlockDim`` (block_dim), computed together with a core-count query (core_cap), dividing
-    the UB capacity (ub_parts), into a tiling-data field (tile); otherwise other."""
+    """A knob's role from where its value goes in the tiling function, first match:
+
+    * ``block_dim``: straight into ``SetBlockDim``;
+    * ``core_cap``: computed from a core-count query, or bounding a core count from above
+      (``min(cores, K)``, a ternary, ``if (cores > K) cores = K``: :meth:`TilingFlow.core_clamps`);
+    * ``buffer_num``: the tiling field the kernel uses as a queue depth;
+    * ``tile``: straight into a tiling-data field;
+    * ``ub_parts``: divides the UB capacity;
+    * ``ub_reserve``: subtracted from the UB capacity (UB the tiles do not get);
+    * ``core_grain``: divides the work into the core count (work per core);
+    * ``tile``: reaches a tiling-data field or the block dim otherwise; else ``other``.
+    """
     flow = facts.flow if facts is not None else None
     if flow is None:
         return "other"
     if name in flow.call_arg_vars(["SetBlockDim"]):
         return "block_dim"
-    if flow.closure([name]) & set(facts.core_vars):
+    if flow.closure([name]) & set(facts.core_vars) or name in facts.core_clamps:
         return "core_cap"
     if name in facts.depth_vars:
         return "buffer_num"   # the tiling field the kernel uses as a queue depth
@@ -304,7 +321,9 @@ def use_role(facts: _FunctionFacts | None, name: str) -> str:
     if name in flow.ub_divisors():
         return "ub_parts"
     if name in flow.subtracted_from_ub():
-        return "other"  # UB held back from the tiles
+        return "ub_reserve"
+    if name in facts.core_grains:
+        return "core_grain"
     if name in flow.tiling_data_sources() or name in flow.block_dim_sources():
         return "tile"
     return "other"
@@ -467,12 +486,13 @@ def extract_knobs(op: Operator, tpl: TilingTemplate, parsed: dict[str, Parsed] |
     if body is not None:
         facts = _FunctionFacts(p, body, values, depth_fields)
         for k in consts:
-            if k.name in facts.type_sizes or k.name in granules or k.name in kernel_facts \
-                    or k.default in ISA_LIMITS:
+            # a core cap is a choice even when it also divides the work (``(n + cores - 1) / cores``)
+            fact = k.name in granules or k.name in kernel_facts or k.default in ISA_LIMITS
+            if k.name in facts.type_sizes or (fact and k.name not in facts.core_clamps):
                 continue
             refs = references(p, body, k.name)
             if any(not _in_condition(r, body) for r in refs):
-                knobs += _reaching_outputs([replace(k, role=use_role(facts, k.name))], facts)
+                knobs += _reaching_outputs([facts.uses(k)], facts)
     if include_kernel:
         for kp, k in kernel_consts:
             if k.name in kernel_facts:
