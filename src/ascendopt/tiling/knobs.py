@@ -47,13 +47,12 @@ from ascendopt.operator import Operator
 from ascendopt.tiling.constant_roles import (ISA_LIMITS, alignment_constants, granule_sources, instruction_operand,
                                              kernel_role, rounded_to)
 from ascendopt.tiling.domain import Domain
-from ascendopt.tiling.flow import TilingFlow, queue_depth_names
+from ascendopt.tiling.flow import CORE_QUERY as _CORE_QUERY, TilingFlow, queue_depth_names
 from ascendopt.tiling.template import TilingTemplate
 
 
 ROLES = ("tile", "buffer_num", "core_cap", "block_dim", "ub_parts", "ub_reserve", "core_grain", "other")
 _MINMAX = {"min", "max", "std::min", "std::max", "Min", "Max", "MIN", "MAX"}
-_CORE_QUERY = re.compile(r"GetCoreNum(Aiv|Aic|Vector|Cube)?\b|GetBlockNum\b|GetAicNum|GetAivNum")
 _COMPOUND = {"+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "|=", "&=", "^="}
 
 @dataclass(frozen=True)
@@ -203,6 +202,7 @@ class _FunctionFacts:
         flow = self.flow
         self.core_clamps: set[str] = flow.core_clamps(self.core_vars)
         self.core_grains: set[str] = flow.core_grains(self.core_vars)
+        self.core_divisors: set[str] = flow.core_grains(self.core_vars, direct=True)
         self.byte_counts: set[str] = flow.byte_counts(self.type_sizes)
         self.granules: dict[str, int] = rounded_to(p, body, flow.consts)
 
@@ -423,7 +423,30 @@ def file_constants(p: Parsed, scope: str, rebuild: str) -> list[Knob]:
             if cv is None:
                 continue
             c.add(name, name, v, cv)
+    for n in walk(p.tree.root_node):   # ``struct Cfg { static constexpr uint32_t kTile = 512; };``
+        if n.type != "field_declaration" or not _static_const(p, n) or _in_function(n):
+            continue
+        d, val = n.child_by_field_name("declarator"), n.child_by_field_name("default_value")
+        cv = const_int_value(p, unparen(val)) if val is not None else None
+        if d is not None and d.type == "field_identifier" and cv is not None \
+                and is_int_type(p, n.child_by_field_name("type")):
+            c.add(p.text(d), p.text(d), unparen(val), cv)
     return c.knobs
+
+
+def _static_const(p: Parsed, n: Node) -> bool:
+    """A ``static const``/``static constexpr`` member declaration."""
+    kids = {p.text(q) for q in n.children if q.type in ("type_qualifier", "storage_class_specifier")}
+    return "static" in kids and bool(kids & {"const", "constexpr"})
+
+
+def _in_function(n: Node) -> bool:
+    a = n.parent
+    while a is not None:
+        if a.type in ("function_definition", "compound_statement"):
+            return True
+        a = a.parent
+    return False
 
 
 def extract_knobs(op: Operator, tpl: TilingTemplate, parsed: dict[str, Parsed] | None = None,
@@ -463,11 +486,16 @@ def extract_knobs(op: Operator, tpl: TilingTemplate, parsed: dict[str, Parsed] |
     # what the kernel sees (not a type size, not an alignment granule)
     # alignment granules anywhere in the operator, and the constants they are computed from
     # (``elemsPerBlock = BLOCK_BYTES / typeBytes`` makes BLOCK_BYTES a granule too)
+    # (a kernel's granule names a host constant only when it is a file-level constant of the
+    # kernel too: a kernel local that happens to share a host constant's name is another value)
     granules: set[str] = set()
     for rel in (*op.host_files(), *op.kernel_files()):
         try:
             fp = get(rel)
-            granules |= granule_sources(fp, alignment_constants(fp, fp.tree.root_node))
+            found = granule_sources(fp, alignment_constants(fp, fp.tree.root_node))
+            if rel not in op.host_files():
+                found &= {k.name for k in file_constants(fp, "kernel", "kernel")}
+            granules |= found
         except Exception:
             continue
     # kernel constants that are instruction operands, flags or indices there are facts on the
@@ -488,10 +516,10 @@ def extract_knobs(op: Operator, tpl: TilingTemplate, parsed: dict[str, Parsed] |
         for k in consts:
             # a core cap is a choice even when it also divides the work (``(n + cores - 1) / cores``)
             fact = k.name in granules or k.name in kernel_facts or k.default in ISA_LIMITS
-            if k.name in facts.type_sizes or (fact and k.name not in facts.core_clamps):
+            if k.name in facts.type_sizes or (fact and k.name not in facts.core_clamps | facts.core_divisors):
                 continue
             refs = references(p, body, k.name)
-            if any(not _in_condition(r, body) for r in refs):
+            if any(not _in_condition(r, body) for r in refs) or k.name in facts.core_clamps:
                 knobs += _reaching_outputs([facts.uses(k)], facts)
     if include_kernel:
         for kp, k in kernel_consts:
