@@ -17,9 +17,11 @@ def _local_granules(p: Parsed, body: Node) -> set[str]:
     return alignment_constants(p, body)
 
 
-def alignment_constants(p: Parsed, root: Node) -> set[str]:
+def alignment_constants(p: Parsed, root: Node, ceil_div: bool = True) -> set[str]:
     """Identifiers used as an alignment granule: ``x % N``, ``x / N * N``, ``(x + N - 1) / N``.
-    Rounding to a granule is a hardware or layout fact, not a tuning choice."""
+    Rounding to a granule is a hardware or layout fact, not a tuning choice. Without
+    ``ceil_div`` a bare ceiling division (``(x + N - 1) / N``, which also counts pieces of a
+    chosen size) does not count."""
     out: set[str] = set()
 
     def op(n: Node) -> str:
@@ -68,7 +70,7 @@ def alignment_constants(p: Parsed, root: Node) -> set[str]:
         elif op(n) == "*" and left.type == "binary_expression" and op(left) == "/" \
                 and ident(left.child_by_field_name("right")) == right:
             out.add(right)
-        elif op(n) == "/" and left.type == "binary_expression" and op(left) == "-" \
+        elif ceil_div and op(n) == "/" and left.type == "binary_expression" and op(left) == "-" \
                 and const_int_value(p, unparen(left.child_by_field_name("right"))) == 1 \
                 and right in {p.text(i) for i in walk(left) if i.type == "identifier"}:
             out.add(right)

@@ -423,8 +423,8 @@ def file_constants(p: Parsed, scope: str, rebuild: str) -> list[Knob]:
             if cv is None:
                 continue
             c.add(name, name, v, cv)
-    for n in walk(p.tree.root_node):   # ``struct Cfg { static constexpr uint32_t kTile = 512; };``
-        if n.type != "field_declaration" or not _static_const(p, n) or _in_function(n):
+    for n in walk(p.tree.root_node):   # host ``struct Cfg { static constexpr uint32_t kTile = 512; };``
+        if scope == "kernel" or n.type != "field_declaration" or not _static_const(p, n) or _in_function(n):
             continue
         d, val = n.child_by_field_name("declarator"), n.child_by_field_name("default_value")
         cv = const_int_value(p, unparen(val)) if val is not None else None
@@ -432,6 +432,25 @@ def file_constants(p: Parsed, scope: str, rebuild: str) -> list[Knob]:
                 and is_int_type(p, n.child_by_field_name("type")):
             c.add(p.text(d), p.text(d), unparen(val), cv)
     return c.knobs
+
+
+def runtime_names(p: Parsed) -> set[str]:
+    """Names the file declares as runtime values: parameters, and variables or members
+    declared without ``const``/``constexpr``."""
+    out: set[str] = set()
+    for n in walk(p.tree.root_node):
+        if n.type == "parameter_declaration":
+            name = declarator_name(p, n.child_by_field_name("declarator"))
+        elif n.type in ("declaration", "field_declaration") and not _static_const(p, n) and not {
+                p.text(q) for q in n.children if q.type == "type_qualifier"} & {"const", "constexpr"}:
+            d = n.child_by_field_name("declarator")
+            name = p.text(d) if d is not None and d.type == "field_identifier" else \
+                declarator_name(p, d) if d is not None else None
+        else:
+            continue
+        if name:
+            out.add(name)
+    return out
 
 
 def _static_const(p: Parsed, n: Node) -> bool:
@@ -486,15 +505,17 @@ def extract_knobs(op: Operator, tpl: TilingTemplate, parsed: dict[str, Parsed] |
     # what the kernel sees (not a type size, not an alignment granule)
     # alignment granules anywhere in the operator, and the constants they are computed from
     # (``elemsPerBlock = BLOCK_BYTES / typeBytes`` makes BLOCK_BYTES a granule too)
-    # (a kernel's granule names a host constant only when it is a file-level constant of the
-    # kernel too: a kernel local that happens to share a host constant's name is another value)
+    # (a kernel's granule that the kernel declares as a runtime variable, a parameter or a
+    # member, is another value than a host constant sharing its name)
     granules: set[str] = set()
+    rounded: set[str] = set()   # granules a value is rounded back to (not only ceil-divided by)
     for rel in (*op.host_files(), *op.kernel_files()):
         try:
             fp = get(rel)
             found = granule_sources(fp, alignment_constants(fp, fp.tree.root_node))
+            rounded |= alignment_constants(fp, fp.tree.root_node, ceil_div=False)
             if rel not in op.host_files():
-                found &= {k.name for k in file_constants(fp, "kernel", "kernel")}
+                found -= runtime_names(fp)
             granules |= found
         except Exception:
             continue
@@ -516,7 +537,8 @@ def extract_knobs(op: Operator, tpl: TilingTemplate, parsed: dict[str, Parsed] |
         for k in consts:
             # a core cap is a choice even when it also divides the work (``(n + cores - 1) / cores``)
             fact = k.name in granules or k.name in kernel_facts or k.default in ISA_LIMITS
-            if k.name in facts.type_sizes or (fact and k.name not in facts.core_clamps | facts.core_divisors):
+            exempt = facts.core_clamps | (facts.core_divisors - rounded)
+            if k.name in facts.type_sizes or (fact and k.name not in exempt):
                 continue
             refs = references(p, body, k.name)
             if any(not _in_condition(r, body) for r in refs) or k.name in facts.core_clamps:
