@@ -314,14 +314,8 @@ class TilingFlow:
         out = set(core_vars) | self.call_arg_vars(["SetBlockDim"])
         sets: list[tuple[str, Node]] = []
         copies: list[tuple[str, str]] = []
-        for n in walk(self.body):
-            if n.type == "init_declarator":
-                name, val = declarator_name(p, n.child_by_field_name("declarator")), n.child_by_field_name("value")
-            elif n.type == "assignment_expression" and self._op(n) == "=":
-                name, val = p.text(n.child_by_field_name("left")), n.child_by_field_name("right")
-            else:
-                continue
-            if name and val is not None:
+        for name, val in self.writes():
+            if name:
                 v = _uncast(p, val)
                 if v.type == "identifier":
                     copies.append((name, p.text(v)))
@@ -405,14 +399,8 @@ class TilingFlow:
         dims = self.core_counts(core_vars, sources=True)
         p = self.parsed
         out: set[str] = set()
-        for n in walk(self.body):
-            if n.type == "init_declarator":
-                name, val = declarator_name(p, n.child_by_field_name("declarator")), n.child_by_field_name("value")
-            elif n.type == "assignment_expression" and self._op(n) == "=":
-                name, val = p.text(n.child_by_field_name("left")), n.child_by_field_name("right")
-            else:
-                continue
-            if name not in dims or val is None:
+        for name, val in self.writes():
+            if name not in dims:
                 continue
             for b in walk(val):
                 if b.type == "binary_expression" and self._op(b) == "/":
@@ -433,6 +421,21 @@ class TilingFlow:
                 right = unparen(n.child_by_field_name("right"))
                 if right.type == "sizeof_expression" or p.text(right) in type_sizes:
                     out |= self.summands(n.child_by_field_name("left"))
+        return out
+
+    def writes(self) -> list[tuple[str | None, Node]]:
+        """``(name, value)`` of every initialised declaration and plain ``=`` assignment."""
+        p = self.parsed
+        out = []
+        for n in walk(self.body):
+            if n.type == "init_declarator":
+                name, val = declarator_name(p, n.child_by_field_name("declarator")), n.child_by_field_name("value")
+            elif n.type == "assignment_expression" and self._op(n) == "=":
+                name, val = p.text(n.child_by_field_name("left")), n.child_by_field_name("right")
+            else:
+                continue
+            if val is not None:
+                out.append((name, val))
         return out
 
     def _op(self, n: Node) -> str:
