@@ -41,7 +41,10 @@ def names(case: str) -> dict[str, str]:
 
 
 def space(case: str, side: str) -> KnobSpace:
-    op = Operator.load(FIXTURE).with_file(HOST, (CORPUS / f"{case}.{side}.cpp").read_text())
+    """The knob space of the fixture with the program as its host (the common end of the
+    tiling function and the OpDef appended from ``tail.inc``)."""
+    host = (CORPUS / f"{case}.{side}.cpp").read_text() + (CORPUS / "tail.inc").read_text()
+    op = Operator.load(FIXTURE).with_file(HOST, host)
     return KnobSpace.from_operator(op)
 
 

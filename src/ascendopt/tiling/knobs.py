@@ -24,14 +24,14 @@ workspace sizes), directly or by choosing a branch; a value that only selects th
 the branch tests); an enumeration (three or more consecutive codes); an index passed to a
 context query; an initialiser overwritten before use, or a zero that later code replaces; a
 floor guard of 0 or 1; an alignment granule (``x % N``, ``x / N * N``, ``(x + N - 1) / N``,
-``x / N`` later multiplied back by ``N``) and the constants it is scaled from; ISA limits (255
+``x / N`` later multiplied back by ``N``) and the constants it is scaled from (but a core
+count's clamp, or a core count's direct divisor no value is rounded back to, stays a knob); ISA limits (255
 repeats, 4095 bursts, 16-bit strides); kernel constants passed straight to an instruction (a
 mask, a repeat count, a round mode); out-parameters (``uint32_t n = 0; Get(.., n);``),
-accumulators (``rows = 1; rows *= ..``) and loop counters. Roles come from uses too: straight
-into ``SetBlockDim`` (block_dim), combined with a core-count query (core_cap), the tiling field
-the kernel uses as a queue depth or a kernel ``TQue`` depth (buffer_num), a tiling field
-(tile), a divisor of the UB capacity (ub_parts). Anything the parser cannot map is skipped,
-never raised.
+accumulators (``rows = 1; rows *= ..``) and loop counters. Roles come from uses too
+(:func:`ascendopt.tiling.facts.use_role`: block_dim, core_cap, buffer_num, tile, ub_parts,
+ub_reserve, core_grain), never from names. Anything the parser cannot map is skipped, never
+raised.
 """
 
 from __future__ import annotations
@@ -45,15 +45,15 @@ from ascendopt.cxx.parse import Parsed, const_int_value, declarator_name, int_li
 from ascendopt.cxx.syntax import references
 from ascendopt.operator import Operator
 from ascendopt.tiling.constant_roles import (ISA_LIMITS, alignment_constants, granule_sources, instruction_operand,
-                                             kernel_role, rounded_to)
+                                             kernel_role)
 from ascendopt.tiling.domain import Domain
-from ascendopt.tiling.flow import CORE_QUERY as _CORE_QUERY, TilingFlow, queue_depth_names
+from ascendopt.tiling.facts import FunctionFacts, use_role  # noqa: F401 - use_role re-exported
+from ascendopt.tiling.flow import queue_depth_names
 from ascendopt.tiling.template import TilingTemplate
 
 
 ROLES = ("tile", "buffer_num", "core_cap", "block_dim", "ub_parts", "ub_reserve", "core_grain", "other")
 _MINMAX = {"min", "max", "std::min", "std::max", "Min", "Max", "MIN", "MAX"}
-_COMPOUND = {"+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "|=", "&=", "^="}
 
 @dataclass(frozen=True)
 class Span:
@@ -147,73 +147,8 @@ def _norm(s: str) -> str:
     return re.sub(r"\s+", "", s)
 
 
-class _FunctionFacts:
-    """Per-function facts: core-count variables, out-parameters, accumulators, the def-use
-    flow (where values go) and the variables holding a dtype's byte size."""
-
-    def __init__(self, p: Parsed, body: Node, consts: dict[str, int] | None = None,
-                 depth_fields: set[str] = frozenset()):
-        self.core_vars: dict[str, str] = {}
-        self.unstable: set[str] = set()
-        self.flow: TilingFlow | None = TilingFlow.of(p, body, consts)
-        self.type_sizes: set[str] = self.flow.type_size_vars()
-        self.enums: set[str] = self.flow.enumerations()
-        fields = self.flow.setter_args()
-        self.direct_fields: set[str] = set().union(*fields.values()) if fields else set()
-        self.depth_vars: set[str] = set().union(*(v for f, v in fields.items() if f in depth_fields)) \
-            if fields else set()
-        for n in walk(body):
-            if n.type == "init_declarator":
-                name = declarator_name(p, n.child_by_field_name("declarator"))
-                val = n.child_by_field_name("value")
-                if name and val is not None:
-                    m = _CORE_QUERY.search(p.text(val))
-                    if m:
-                        self.core_vars[name] = "aic" if m.group(1) in ("Aic", "Cube") else "aiv"
-            elif n.type == "assignment_expression":
-                left = n.child_by_field_name("left")
-                op = n.child_by_field_name("operator")
-                if left is not None and left.type == "identifier" and op is not None and p.text(op) in _COMPOUND:
-                    self.unstable.add(p.text(left))
-            elif n.type == "update_expression":
-                arg = n.child_by_field_name("argument")
-                if arg is not None and arg.type == "identifier":
-                    self.unstable.add(p.text(arg))
-            elif n.type == "call_expression" and n.parent is not None and n.parent.type == "expression_statement":
-                fn = n.child_by_field_name("function")
-                fname = p.text(fn).split("::")[-1].split(".")[-1].split("->")[-1] if fn is not None else ""
-                if p.text(fn) in _MINMAX or fname.lower().startswith("set"):
-                    continue  # setters read their argument; only other calls fill out-parameters
-                args = n.child_by_field_name("arguments")
-                for a in (args.named_children if args is not None else []):
-                    a = unparen(a)
-                    if a.type == "pointer_expression":
-                        a = a.named_children[-1] if a.named_children else a
-                    if a.type == "identifier":
-                        self.unstable.add(p.text(a))
-            elif n.type == "for_statement":
-                init = n.child_by_field_name("initializer")
-                if init is not None:
-                    for d in walk(init):
-                        if d.type == "init_declarator":
-                            nm = declarator_name(p, d.child_by_field_name("declarator"))
-                            if nm:
-                                self.unstable.add(nm)
-        flow = self.flow
-        self.core_clamps: set[str] = flow.core_clamps(self.core_vars)
-        self.core_grains: set[str] = flow.core_grains(self.core_vars)
-        self.core_divisors: set[str] = flow.core_grains(self.core_vars, direct=True)
-        self.byte_counts: set[str] = flow.byte_counts(self.type_sizes)
-        self.granules: dict[str, int] = rounded_to(p, body, flow.consts)
-
-    def uses(self, knob: Knob) -> Knob:
-        """``knob`` with its role, byte-ness and granule read off the flow."""
-        return replace(knob, role=use_role(self, knob.name), bytes=knob.name in self.byte_counts,
-                       granule=self.granules.get(knob.name, 0))
-
-
 class _Collector:
-    def __init__(self, p: Parsed, scope: str, rebuild: str = "host", facts: _FunctionFacts | None = None):
+    def __init__(self, p: Parsed, scope: str, rebuild: str = "host", facts: FunctionFacts | None = None):
         self.p, self.scope, self.rebuild, self.facts = p, scope, rebuild, facts
         self.knobs: list[Knob] = []
         self.used_ids: dict[str, int] = {}
@@ -239,7 +174,7 @@ class _Collector:
             granule=self.facts.granules.get(name, 0) if self.facts is not None else 0))
 
 
-def _value_knobs(c: _Collector, facts: _FunctionFacts, name: str, base_id: str, value: Node,
+def _value_knobs(c: _Collector, facts: FunctionFacts, name: str, base_id: str, value: Node,
                  decl: Node | None = None) -> None:
     """Knobs in the value of ``name = value`` / ``T name = value`` (``decl``: the
     init_declarator of a declaration)."""
@@ -294,41 +229,6 @@ def _value_knobs(c: _Collector, facts: _FunctionFacts, name: str, base_id: str, 
                     c.add(f"{base_id}.{p.text(fn).split('::')[-1].split('<')[0].lower()}", name, a, av)
 
 
-def use_role(facts: _FunctionFacts | None, name: str) -> str:
-    """A knob's role from where its value goes in the tiling function, first match:
-
-    * ``block_dim``: straight into ``SetBlockDim``;
-    * ``core_cap``: computed from a core-count query, or bounding a core count from above
-      (``min(cores, K)``, a ternary, ``if (cores > K) cores = K``: :meth:`TilingFlow.core_clamps`);
-    * ``buffer_num``: the tiling field the kernel uses as a queue depth;
-    * ``tile``: straight into a tiling-data field;
-    * ``ub_parts``: divides the UB capacity;
-    * ``ub_reserve``: subtracted from the UB capacity (UB the tiles do not get);
-    * ``core_grain``: divides the work into the core count (work per core);
-    * ``tile``: reaches a tiling-data field or the block dim otherwise; else ``other``.
-    """
-    flow = facts.flow if facts is not None else None
-    if flow is None:
-        return "other"
-    if name in flow.call_arg_vars(["SetBlockDim"]):
-        return "block_dim"
-    if flow.closure([name]) & set(facts.core_vars) or name in facts.core_clamps:
-        return "core_cap"
-    if name in facts.depth_vars:
-        return "buffer_num"   # the tiling field the kernel uses as a queue depth
-    if name in facts.direct_fields:
-        return "tile"
-    if name in flow.ub_divisors():
-        return "ub_parts"
-    if name in flow.subtracted_from_ub():
-        return "ub_reserve"
-    if name in facts.core_grains:
-        return "core_grain"
-    if name in flow.tiling_data_sources() or name in flow.block_dim_sources():
-        return "tile"
-    return "other"
-
-
 def _is_lower_bound(p: Parsed, cond: Node, var: Node) -> bool:
     """``var >= c`` / ``var > c`` / ``c < var`` / ``c <= var``: the ternary keeps var from
     going below the literal."""
@@ -346,7 +246,7 @@ def region_knobs(p: Parsed, tpl: TilingTemplate, fn_body: Node, consts: dict[str
     """Knobs inside the template's region plus a literal SetBlockDim argument of the function
     (``consts``: namespace constants the function may read, for the value analysis;
     ``depth_fields``: tiling fields the kernel uses as queue depths)."""
-    facts = _FunctionFacts(p, fn_body, consts, depth_fields)
+    facts = FunctionFacts(p, fn_body, consts, depth_fields)
     c = _Collector(p, "region", facts=facts)
     for n in walk(fn_body):
         inside = tpl.region_start <= n.start_byte and n.end_byte <= tpl.region_end
@@ -383,7 +283,7 @@ def region_knobs(p: Parsed, tpl: TilingTemplate, fn_body: Node, consts: dict[str
     return _reaching_outputs(c.knobs, facts, c.pinned)
 
 
-def _reaching_outputs(knobs: list[Knob], facts: _FunctionFacts, pinned: set[str] = frozenset()) -> list[Knob]:
+def _reaching_outputs(knobs: list[Knob], facts: FunctionFacts, pinned: set[str] = frozenset()) -> list[Knob]:
     """The knobs whose value reaches something the kernel sees (block dim, a tiling-data field,
     a workspace size). A value that reaches only the tiling key selects a code path (a dtype
     code, an enum value) and one that reaches nothing is dead text: neither is a choice."""
@@ -533,7 +433,7 @@ def extract_knobs(op: Operator, tpl: TilingTemplate, parsed: dict[str, Parsed] |
         if k.name in granules or k.default in ISA_LIMITS or instruction_operand(kp, k.name):
             kernel_facts.add(k.name)
     if body is not None:
-        facts = _FunctionFacts(p, body, values, depth_fields)
+        facts = FunctionFacts(p, body, values, depth_fields)
         for k in consts:
             # a core cap is a choice even when it also divides the work (``(n + cores - 1) / cores``)
             fact = k.name in granules or k.name in kernel_facts or k.default in ISA_LIMITS

@@ -29,24 +29,3 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     tiling.set_perCore(perCore);
     tiling.set_tileLength(TILE_ELEMS);
     context->SetBlockDim(usedCores);
-    tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
-    context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
-    size_t* ws = context->GetWorkspaceSizes(1);
-    ws[0] = 0;
-    return ge::GRAPH_SUCCESS;
-}
-}  // namespace optiling
-
-namespace ops {
-class NaiveAdd : public OpDef {
-public:
-    explicit NaiveAdd(const char* name) : OpDef(name)
-    {
-        this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
-        this->Input("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
-        this->Output("z").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
-        this->AICore().SetTiling(optiling::TilingFunc).AddConfig("ascend910b");
-    }
-};
-OP_ADD(NaiveAdd);
-}  // namespace ops

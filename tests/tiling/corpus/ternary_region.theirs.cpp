@@ -27,24 +27,3 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     tiling.set_perCore(perCore);
     tiling.set_tileLength(cap < perCore ? cap : perCore);
     context->SetBlockDim(n_vec);
-    tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
-    context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
-    size_t* ws = context->GetWorkspaceSizes(1);
-    ws[0] = 0;
-    return ge::GRAPH_SUCCESS;
-}
-}  // namespace optiling
-
-namespace ops {
-class NaiveAdd : public OpDef {
-public:
-    explicit NaiveAdd(const char* name) : OpDef(name)
-    {
-        this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
-        this->Input("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
-        this->Output("z").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
-        this->AICore().SetTiling(optiling::TilingFunc).AddConfig("ascend910b");
-    }
-};
-OP_ADD(NaiveAdd);
-}  // namespace ops
