@@ -15,7 +15,8 @@ Per half (``held_out``, ``tune``):
 Resumable: each finished operator is a line of ``--state`` (default
 ``/tmp/knob_roles_<phase>.jsonl``); a rerun skips it. ``--phase after`` takes its sample from
 ``results/knob_roles_before.json`` so both phases judge the same operators. Writes
-``results/knob_roles_<phase>.{json,txt}``.
+``results/knob_roles_<phase>.{json,txt}``; ``--summarize`` writes them from the operators
+finished so far (a run cut short by the clock).
 """
 
 from __future__ import annotations
@@ -125,6 +126,19 @@ def sampled(split: dict, args, state: dict[str, dict]) -> dict[str, list[str]]:
     return out
 
 
+def finished(split: dict, args, state: dict[str, dict]) -> dict[str, list[str]]:
+    """The sample as far as it was measured: per half, the finished operators in the order
+    they were drawn (``--phase after``: those of the before sample finished after too)."""
+    if args.phase != "before":
+        before = json.loads((RESULTS / "knob_roles_before.json").read_text())["sample"]
+        return {h: [n for n in before[h] if n in state] for h in HALVES}
+    out = {}
+    for half in HALVES:
+        cann, own = sample_order(split, half, args.seed)
+        out[half] = [n for n in cann + own if n in state]
+    return out
+
+
 def gm(xs: list[float]) -> float | None:
     return round(math.exp(sum(map(math.log, xs)) / len(xs)), 4) if xs else None
 
@@ -177,11 +191,16 @@ def main() -> None:
     ap.add_argument("--budget", type=int, default=40)
     ap.add_argument("--seed", type=int, default=32)
     ap.add_argument("--state", type=Path)
+    ap.add_argument("--summarize", action="store_true",
+                    help="measure nothing: write the results of the sampled operators finished so far")
     args = ap.parse_args()
     args.state = args.state or Path(f"/tmp/knob_roles_{args.phase}.jsonl")
     split = json.loads((RESULTS / "knob_split.json").read_text())
     state = load_state(args.state)
-    sample = sampled(split, args, state)
+    if args.summarize:
+        sample = finished(split, args, state)
+    else:
+        sample = sampled(split, args, state)
     for half in HALVES:
         for name in sample[half]:
             if name not in state:
