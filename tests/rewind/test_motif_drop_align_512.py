@@ -50,3 +50,16 @@ def test_no_site_without_512_rounding():
     m = get("drop_align_512")
     for name in ("scale_copy", "level1/gelu", "level2/softmax_last"):
         assert m.find(load(name)) == []
+
+
+def test_helpers_are_known_by_their_bodies_not_their_names():
+    """A rounding helper named unlike ours is a site; a function named ``AlignBytes`` that does
+    not round, or a rounding helper's value argument equal to 512, is not (issue 32)."""
+    op = load("scale_copy")
+    h = op.files[HOST].replace("namespace optiling {\n", """namespace optiling {
+static inline uint32_t up_to(uint32_t g, uint32_t x) { return (x + g - 1) / g * g; }
+static inline uint32_t AlignBytes(uint32_t x, uint32_t a) { return x + a; }
+static inline uint32_t Unused(uint32_t n) { return up_to(512, n) + AlignBytes(n, 512) + up_to(32, 512); }
+""", 1)
+    sites = get("drop_align_512").find(op.with_file(HOST, h))
+    assert [s.label for s in sites] == ["up_to(512, n): align to 512 B -> 32 B"]

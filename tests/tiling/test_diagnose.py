@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from ascendopt.operator import Operator
-from ascendopt.tiling.diagnose import compact_profile, diagnose, directed_moves
+from ascendopt.profile.diagnosis import compact_profile
+from ascendopt.tiling.moves import diagnose, directed_moves
 from ascendopt.tiling.space import KnobSpace
 from ascendopt.tiling.strategies import TrialResult, make_strategy
 
@@ -44,14 +45,14 @@ def test_findings():
     assert kinds(saturated) == []                              # no gaps left to fill, at the roofline
     vector_bound = {**saturated, "bound": "V", "pipe_ratio_mean": {"V": 0.96, "MTE2": 0.7, "MTE3": 0.4}}
     assert kinds(vector_bound) == []                           # more buffers do not help
-    # the roofline says HBM, the pipes say the vector pipe is the busiest: no memory stalls, and
-    # the gap to the roofline is probed by tile size (rms_norm's float16 benchmark case)
+    # the roofline says HBM, the pipes say the vector pipe is the busiest: the memory pipes hide
+    # behind it, so no memory stalls; the gap to the roofline is probed by tile size
     vector_busiest = {**vector_bound, "bound": "HBM", "achieved_fraction": 0.88,
                       "pipe_ratio_mean": {"S": 0.0, "V": 0.92, "MTE2": 0.70, "MTE3": 0.43}}
-    assert kinds(vector_busiest) == ["headroom"]
+    assert kinds(vector_busiest) == ["roofline_gap"]
     assert kinds({"bound": "HBM", "achieved_fraction": 0.98}) == ["memory_stalls"]  # no pipe ratios: the label
     # far from the roofline without a clearer cause: probe the tile size
-    assert kinds({**saturated, "achieved_fraction": 0.9}) == ["headroom"]
+    assert kinds({**saturated, "achieved_fraction": 0.9}) == ["roofline_gap"]
     assert kinds(None) == [] and kinds({}) == []
 
 
@@ -85,7 +86,7 @@ def test_directed_moves_follow_knob_roles(gelu_space):
 
 
 def test_memory_stalls_ask_the_overlap_depth_in_buffers(gelu_space):
-    from ascendopt.tiling.diagnose import overlap_depth
+    from ascendopt.profile.diagnosis import overlap_depth
 
     assert overlap_depth({"S": 0.9, "V": 0.38, "MTE2": 0.60, "MTE3": 0.31}) == 3   # the scalar pipe is not a stage
     assert overlap_depth({"V": 0.26, "MTE2": 0.74, "MTE3": 0.005}) == 2
@@ -111,7 +112,7 @@ SPLIT = {"blocks": 48, "unit_bytes": 96, "units": 262144}  # 2^18 units: 5461.33
 
 
 def test_uneven_split_asks_a_core_count_that_divides_the_work(gelu_space):
-    from ascendopt.tiling.diagnose import balanced_cores
+    from ascendopt.profile.diagnosis import balanced_cores
 
     assert balanced_cores(262144, 48) == 32 and balanced_cores(1000, 48) == 40 and balanced_cores(96, 48) == 48
     assert balanced_cores(97, 48) is None                 # only 1 and 97: fewer than half the cores
@@ -125,7 +126,7 @@ def test_uneven_split_asks_a_core_count_that_divides_the_work(gelu_space):
     assert kinds({**p, "block_dim": 20}) == ["idle_cores", "uneven_split", "memory_stalls"]
     # an uneven split does not stand in for a clearer cause of a gap to the roofline
     far = {"block_dim": 48, "achieved_fraction": 0.9, "split": SPLIT}
-    assert kinds(far) == ["uneven_split", "headroom"] and kinds({**far, "block_dim": 1, "split": None}) == ["idle_cores"]
+    assert kinds(far) == ["uneven_split", "roofline_gap"] and kinds({**far, "block_dim": 1, "split": None}) == ["idle_cores"]
     space = gelu_space
     cap = next(k.id for k in space.knobs if k.role == "core_cap")
     top = {**space.defaults(), cap: 48, "BUFFER_NUM": 2}
@@ -186,7 +187,7 @@ def test_profile_and_advice_replay_the_same_asks(gelu_space):
 
 
 def test_cube_kernels_count_cube_cores(gelu_space):
-    from ascendopt.tiling.diagnose import kernel_cores
+    from ascendopt.tiling.moves import kernel_cores
 
     cube = {"op_type": "cube", "block_dim": 24, "bound": "MTE2", "pipe_ratio_mean": {"MTE2": 0.97},
             "achieved_fraction": 0.99}

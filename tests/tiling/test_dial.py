@@ -63,7 +63,7 @@ def test_dial_search_stops_at_a_slower_or_failing_value():
 def _evo_space() -> KnobSpace:
     space = KnobSpace.synthetic({"ubReserveBytes": GRID, "cores": Domain("int", 48, 1, 48, 1),
                                  "BUFFER_NUM": Domain("int", 2, 1, 4, 1)})
-    roles = {"cores": "core_cap", "BUFFER_NUM": "buffer_num"}
+    roles = {"cores": "core_cap", "BUFFER_NUM": "buffer_num", "ubReserveBytes": "ub_reserve"}
     return KnobSpace([dataclasses.replace(k, role=roles.get(k.id, k.role)) for k in space.knobs])
 
 

@@ -135,7 +135,7 @@ def test_scale_copy_knobs():
 def test_gelu_knobs():
     op, space = load("ops/level1/gelu")
     m = knob_map(space)
-    assert m == {"ubReserveBytes": (0, "other", "region"), "minBytesPerCore": (4096, "tile", "region"),
+    assert m == {"ubReserveBytes": (0, "ub_reserve", "region"), "minBytesPerCore": (4096, "core_grain", "region"),
                  "maxCoreNum": (48, "core_cap", "region"), "BUFFER_NUM": (2, "buffer_num", "namespace")}
     # host and kernel BUFFER_NUM are one knob written to both files
     b = space["BUFFER_NUM"]

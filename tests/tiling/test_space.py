@@ -94,8 +94,9 @@ def test_space_priors_follow_soc():
     space = KnobSpace.from_operator(op, "Ascend910B2")
     assert space.soc.ub_bytes == 196608 and space.domain("maxCoreNum").hi == space.soc.aiv_cores
     assert space.domain("BUFFER_NUM").lo == 1 and space.domain("BUFFER_NUM").hi == 4
-    d = space.domain("minBytesPerCore")
-    assert d.step == 32 and d.log
+    assert space.domain("minBytesPerCore").log
+    d = space.domain("ubReserveBytes")   # subtracted from the UB size: bytes, 32-byte steps
+    assert d.step == 32 and d.hi <= space.soc.ub_bytes
 
 
 

@@ -17,9 +17,11 @@ def _local_granules(p: Parsed, body: Node) -> set[str]:
     return alignment_constants(p, body)
 
 
-def alignment_constants(p: Parsed, root: Node) -> set[str]:
+def alignment_constants(p: Parsed, root: Node, ceil_div: bool = True) -> set[str]:
     """Identifiers used as an alignment granule: ``x % N``, ``x / N * N``, ``(x + N - 1) / N``.
-    Rounding to a granule is a hardware or layout fact, not a tuning choice."""
+    Rounding to a granule is a hardware or layout fact, not a tuning choice. Without
+    ``ceil_div`` a bare ceiling division (``(x + N - 1) / N``, which also counts pieces of a
+    chosen size) does not count."""
     out: set[str] = set()
 
     def op(n: Node) -> str:
@@ -44,22 +46,7 @@ def alignment_constants(p: Parsed, root: Node) -> set[str]:
     flow = TilingFlow.of(p, root) if divided_by else None
     # helpers of the operator's own that round to a granule (``RoundUp(x, g)`` whose body is
     # ``(x + g - 1) / g * g``): the argument in the granule's position is a granule
-    rounding: dict[str, list[int]] = {}
-    if root == p.tree.root_node:
-        for fn in walk(root):
-            if fn.type != "function_definition" or fn.child_by_field_name("body") is None:
-                continue
-            decl = fn.child_by_field_name("declarator")
-            fdecl = next((d for d in walk(decl) if d.type == "function_declarator"), None) if decl else None
-            params = fdecl.child_by_field_name("parameters") if fdecl is not None else None
-            name = fdecl.child_by_field_name("declarator") if fdecl is not None else None
-            if params is None or name is None:
-                continue
-            names = [declarator_name(p, q.child_by_field_name("declarator")) for q in params.named_children]
-            inner = _local_granules(p, fn.child_by_field_name("body"))
-            idx = [i for i, nm in enumerate(names) if nm and nm in inner]
-            if idx:
-                rounding[p.text(name).split("::")[-1]] = idx
+    rounding = rounding_helpers(p) if root == p.tree.root_node else {}
     for c in walk(root):
         if c.type == "call_expression" and callee_name(p, c) in rounding:
             args = call_args(c)
@@ -83,10 +70,65 @@ def alignment_constants(p: Parsed, root: Node) -> set[str]:
         elif op(n) == "*" and left.type == "binary_expression" and op(left) == "/" \
                 and ident(left.child_by_field_name("right")) == right:
             out.add(right)
-        elif op(n) == "/" and left.type == "binary_expression" and op(left) == "-" \
+        elif ceil_div and op(n) == "/" and left.type == "binary_expression" and op(left) == "-" \
                 and const_int_value(p, unparen(left.child_by_field_name("right"))) == 1 \
                 and right in {p.text(i) for i in walk(left) if i.type == "identifier"}:
             out.add(right)
+    return out
+
+
+def rounding_helpers(p: Parsed) -> dict[str, list[int]]:
+    """Functions of the file that round an argument to a granule (``AlignUp(x, g)`` whose body
+    is ``(x + g - 1) / g * g``): name -> the indices of the granule parameters."""
+    rounding: dict[str, list[int]] = {}
+    for fn in walk(p.tree.root_node):
+        if fn.type != "function_definition" or fn.child_by_field_name("body") is None:
+            continue
+        decl = fn.child_by_field_name("declarator")
+        fdecl = next((d for d in walk(decl) if d.type == "function_declarator"), None) if decl else None
+        params = fdecl.child_by_field_name("parameters") if fdecl is not None else None
+        name = fdecl.child_by_field_name("declarator") if fdecl is not None else None
+        if params is None or name is None:
+            continue
+        names = [declarator_name(p, q.child_by_field_name("declarator")) for q in params.named_children]
+        inner = _local_granules(p, fn.child_by_field_name("body"))
+        idx = [i for i, nm in enumerate(names) if nm and nm in inner]
+        if idx:
+            rounding[p.text(name).split("::")[-1]] = idx
+    return rounding
+
+
+def rounded_to(p: Parsed, body: Node, consts: dict[str, int]) -> dict[str, int]:
+    """Identifiers the function rounds to a granule of known value: the value argument of a
+    rounding helper (:func:`rounding_helpers`) or ``x / G * G`` / ``(x + G - 1) / G * G``
+    with ``G`` a literal or a known constant -> ``G``. A knob's grid steps by its granule."""
+    def val(n: Node | None) -> int | None:
+        n = unparen(n) if n is not None else None
+        if n is None:
+            return None
+        v = const_int_value(p, n)
+        return v if v is not None else consts.get(p.text(n))
+
+    def names(n: Node | None) -> set[str]:
+        return {p.text(i) for i in walk(n) if i.type == "identifier"} if n is not None else set()
+
+    helpers = rounding_helpers(p)
+    out: dict[str, int] = {}
+    for n in walk(body):
+        if n.type == "call_expression" and callee_name(p, n) in helpers:
+            args = call_args(n)
+            idx = helpers[callee_name(p, n)]
+            g = next((val(args[i]) for i in idx if i < len(args) and val(args[i])), None)
+            if g:
+                for i, a in enumerate(args):
+                    if i not in idx:
+                        out.update({x: g for x in names(a) if x not in out})
+        elif n.type == "binary_expression" and p.text(n.child_by_field_name("operator")) == "*":
+            left = unparen(n.child_by_field_name("left"))
+            g = val(n.child_by_field_name("right"))
+            if g and left.type == "binary_expression" and p.text(left.child_by_field_name("operator")) == "/" \
+                    and val(left.child_by_field_name("right")) == g:
+                out.update({x: g for x in names(left.child_by_field_name("left")) if x not in out})
     return out
 
 

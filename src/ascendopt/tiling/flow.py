@@ -84,6 +84,10 @@ class TilingFlow:
                 for a in args:
                     if a.type == "identifier":
                         deps.setdefault(p.text(a), set()).update(every - {p.text(a)})
+        returns = helper_returns(p)   # a call of a helper of the file depends on what it returns
+        for ds in deps.values():
+            for h in ds & set(returns):
+                ds |= returns[h]
         known = dict(consts or {})
         known.update({k: v for k, v in local.items() if writes.get(k, 0) == 1})
         return TilingFlow(p, body, deps, known)
@@ -257,14 +261,71 @@ class TilingFlow:
         return out
 
     def subtracted_from_ub(self) -> set[str]:
-        """Identifiers that reach the subtrahend of ``a - b`` where ``a`` derives from the UB
-        size: what the tiles do *not* get."""
+        """Identifiers summed into the subtrahend of ``a - b`` where ``a`` derives from the UB
+        size (:meth:`summands`): what the tiles do *not* get."""
         ub = self.ub_size_vars()
         out: set[str] = set()
         for n in walk(self.body):
             if n.type == "binary_expression" and self._op(n) == "-" \
                     and self._ub_derived(n.child_by_field_name("left"), ub):
-                out |= self.closure(identifiers(self.parsed, n.child_by_field_name("right")))
+                out |= self.summands(n.child_by_field_name("right"))
+        return out
+
+    def summands(self, node: Node | None, seen: set[str] | None = None) -> set[str]:
+        """Identifiers added up into ``node``'s value: the terms of ``a + b - c`` (through
+        casts, parentheses and the variables' own sums: ``fixed = R + x; fixed += y``), not the
+        factors of a product (``rows * rowBytes`` counts rows, the sum does not hold them)."""
+        p = self.parsed
+        seen = set() if seen is None else seen
+        n = unparen(node) if node is not None else None
+        if n is None:
+            return set()
+        if n.type == "binary_expression" and self._op(n) in ("+", "-"):
+            return self.summands(n.child_by_field_name("left"), seen) | \
+                self.summands(n.child_by_field_name("right"), seen)
+        if n.type == "call_expression" and callee_name(p, n).endswith("_cast") and len(call_args(n)) == 1:
+            return self.summands(call_args(n)[0], seen)
+        if n.type == "cast_expression":
+            return self.summands(n.child_by_field_name("value"), seen)
+        if n.type != "identifier" or p.text(n) in seen:
+            return set()
+        name = p.text(n)
+        seen.add(name)
+        out = {name}
+        for a in walk(self.body):
+            if a.type == "init_declarator" and declarator_name(p, a.child_by_field_name("declarator")) == name:
+                out |= self.summands(a.child_by_field_name("value"), seen)
+            elif a.type == "assignment_expression" and self._op(a) in ("=", "+=") \
+                    and p.text(a.child_by_field_name("left")) == name:
+                out |= self.summands(a.child_by_field_name("right"), seen)
+        return out
+
+    # -- core counts ----------------------------------------------------------------------------
+    def byte_counts(self, type_sizes: set[str]) -> set[str]:
+        """Identifiers counting bytes: subtracted from the UB size, or reaching the dividend of
+        a division by a type size (``sizeof(T)`` or a variable holding a dtype's byte size)."""
+        p = self.parsed
+        out = set(self.subtracted_from_ub())
+        for n in walk(self.body):
+            if n.type == "binary_expression" and self._op(n) == "/":
+                right = unparen(n.child_by_field_name("right"))
+                if right.type == "sizeof_expression" or p.text(right) in type_sizes:
+                    out |= self.summands(n.child_by_field_name("left"))
+        return out
+
+    def writes(self) -> list[tuple[str | None, Node]]:
+        """``(name, value)`` of every initialised declaration and plain ``=`` assignment."""
+        p = self.parsed
+        out = []
+        for n in walk(self.body):
+            if n.type == "init_declarator":
+                name, val = declarator_name(p, n.child_by_field_name("declarator")), n.child_by_field_name("value")
+            elif n.type == "assignment_expression" and self._op(n) == "=":
+                name, val = p.text(n.child_by_field_name("left")), n.child_by_field_name("right")
+            else:
+                continue
+            if val is not None:
+                out.append((name, val))
         return out
 
     def _op(self, n: Node) -> str:
@@ -384,6 +445,24 @@ def _branch_dtypes(p: Parsed, node: Node) -> list[str] | None:
             return found or None
         child, n = n, n.parent
     return None
+
+
+def helper_returns(p: Parsed) -> dict[str, set[str]]:
+    """Functions of the file -> the names their ``return`` statements read, parameters and
+    locals excepted (the file's constants a call's value can come from)."""
+    out: dict[str, set[str]] = {}
+    for fn in walk(p.tree.root_node):
+        body = fn.child_by_field_name("body") if fn.type == "function_definition" else None
+        fdecl = next((d for d in walk(fn.child_by_field_name("declarator")) if d.type == "function_declarator"),
+                     None) if body is not None else None
+        if fdecl is None or fdecl.child_by_field_name("declarator") is None:
+            continue
+        local = {declarator_name(p, d.child_by_field_name("declarator")) for d in walk(fn)
+                 if d.type in ("parameter_declaration", "init_declarator")}
+        names = set().union(*(identifiers(p, r) for r in walk(body) if r.type == "return_statement"))
+        if names - local:
+            out[p.text(fdecl.child_by_field_name("declarator")).split("::")[-1]] = names - local
+    return out
 
 
 def identifiers(p: Parsed, node: Node | None) -> set[str]:

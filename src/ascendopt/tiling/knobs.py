@@ -24,14 +24,14 @@ workspace sizes), directly or by choosing a branch; a value that only selects th
 the branch tests); an enumeration (three or more consecutive codes); an index passed to a
 context query; an initialiser overwritten before use, or a zero that later code replaces; a
 floor guard of 0 or 1; an alignment granule (``x % N``, ``x / N * N``, ``(x + N - 1) / N``,
-``x / N`` later multiplied back by ``N``) and the constants it is scaled from; ISA limits (255
+``x / N`` later multiplied back by ``N``) and the constants it is scaled from (but a core
+count's clamp, or a core count's direct divisor no value is rounded back to, stays a knob); ISA limits (255
 repeats, 4095 bursts, 16-bit strides); kernel constants passed straight to an instruction (a
 mask, a repeat count, a round mode); out-parameters (``uint32_t n = 0; Get(.., n);``),
-accumulators (``rows = 1; rows *= ..``) and loop counters. Roles come from uses too: straight
-into ``SetBlockDim`` (block_dim), combined with a core-count query (core_cap), the tiling field
-the kernel uses as a queue depth or a kernel ``TQue`` depth (buffer_num), a tiling field
-(tile), a divisor of the UB capacity (ub_parts). Anything the parser cannot map is skipped,
-never raised.
+accumulators (``rows = 1; rows *= ..``) and loop counters. Roles come from uses too
+(:func:`ascendopt.tiling.facts.use_role`: block_dim, core_cap, buffer_num, tile, ub_parts,
+ub_reserve, core_grain), never from names. Anything the parser cannot map is skipped, never
+raised.
 """
 
 from __future__ import annotations
@@ -47,22 +47,13 @@ from ascendopt.operator import Operator
 from ascendopt.tiling.constant_roles import (ISA_LIMITS, alignment_constants, granule_sources, instruction_operand,
                                              kernel_role)
 from ascendopt.tiling.domain import Domain
-from ascendopt.tiling.flow import TilingFlow, queue_depth_names
+from ascendopt.tiling.facts import FunctionFacts, use_role  # noqa: F401 - use_role re-exported
+from ascendopt.tiling.flow import queue_depth_names
 from ascendopt.tiling.template import TilingTemplate
 
 
-ROLES = ("tile", "buffer_num", "core_cap", "block_dim", "ub_parts", "other")
+ROLES = ("tile", "buffer_num", "core_cap", "block_dim", "ub_parts", "ub_reserve", "core_grain", "other")
 _MINMAX = {"min", "max", "std::min", "std::max", "Min", "Max", "MIN", "MAX"}
-_CORE_QUERY = re.compile(r"GetCoreNum(Aiv|Aic|Vector|Cube)?\b|GetBlockNum\b|GetAicNum|GetAivNum")
-_COMPOUND = {"+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "|=", "&=", "^="}
-def words(name: str) -> list[str]:
-    """Splits an identifier into lower-case words (``minBytesPerCore`` -> min bytes per core)."""
-    parts = re.split(r"_+", name)
-    out: list[str] = []
-    for p in parts:
-        out += re.findall(r"[A-Z]+[0-9]*(?![a-z])|[A-Z]?[a-z]+[0-9]*|[0-9]+", p)
-    return [w.lower() for w in out if w]
-
 
 @dataclass(frozen=True)
 class Span:
@@ -84,7 +75,7 @@ class Knob:
         line: 1-based line of the primary span.
         text: Original text of the primary span.
         default: Value in the original sources (for a core cap: the SoC's core count).
-        role: tile | buffer_num | core_cap | block_dim | ub_parts | other.
+        role: One of :data:`ROLES` (see :func:`use_role`).
         scope: region | function | namespace | kernel.
         rebuild: ``"host"`` (host tiling only) or ``"kernel"`` (kernel sources change too).
         render: ``"literal"`` (write the number) or ``"cap"`` (write ``(x < V ? x : V)``).
@@ -92,6 +83,8 @@ class Knob:
         extra: Further spans that receive the same value (clamp bounds, host+kernel twins).
         flag: True for 0/1 branch values (categorical).
         cores: ``"aiv"`` or ``"aic"``: which core count bounds a core knob.
+        bytes: The value counts bytes (subtracted from the UB size, or divided by a type size).
+        granule: The code rounds the value to this granule (0: none known); its grid steps by it.
         domain: Admissible values (set by :class:`~ascendopt.tiling.space.KnobSpace`).
     """
 
@@ -111,6 +104,8 @@ class Knob:
     extra: tuple[Span, ...] = ()
     flag: bool = False
     cores: str = "aiv"
+    bytes: bool = False
+    granule: int = 0
     domain: Domain | None = field(default=None, compare=False)
 
     @property
@@ -127,7 +122,7 @@ class Knob:
                 "line": self.line, "text": self.text, "default": self.default, "role": self.role,
                 "scope": self.scope, "rebuild": self.rebuild, "render": self.render, "suffix": self.suffix,
                 "extra": [[s.file, s.start, s.end] for s in self.extra], "flag": self.flag, "cores": self.cores,
-                "domain": self.domain.to_json() if self.domain else None}
+                "bytes": self.bytes, "granule": self.granule, "domain": self.domain.to_json() if self.domain else None}
 
     @staticmethod
     def from_json(d: dict) -> Knob:
@@ -152,62 +147,8 @@ def _norm(s: str) -> str:
     return re.sub(r"\s+", "", s)
 
 
-class _FunctionFacts:
-    """Per-function facts: core-count variables, out-parameters, accumulators, the def-use
-    flow (where values go) and the variables holding a dtype's byte size."""
-
-    def __init__(self, p: Parsed, body: Node, consts: dict[str, int] | None = None,
-                 depth_fields: set[str] = frozenset()):
-        self.core_vars: dict[str, str] = {}
-        self.unstable: set[str] = set()
-        self.flow: TilingFlow | None = TilingFlow.of(p, body, consts)
-        self.type_sizes: set[str] = self.flow.type_size_vars()
-        self.enums: set[str] = self.flow.enumerations()
-        fields = self.flow.setter_args()
-        self.direct_fields: set[str] = set().union(*fields.values()) if fields else set()
-        self.depth_vars: set[str] = set().union(*(v for f, v in fields.items() if f in depth_fields)) \
-            if fields else set()
-        for n in walk(body):
-            if n.type == "init_declarator":
-                name = declarator_name(p, n.child_by_field_name("declarator"))
-                val = n.child_by_field_name("value")
-                if name and val is not None:
-                    m = _CORE_QUERY.search(p.text(val))
-                    if m:
-                        self.core_vars[name] = "aic" if m.group(1) in ("Aic", "Cube") else "aiv"
-            elif n.type == "assignment_expression":
-                left = n.child_by_field_name("left")
-                op = n.child_by_field_name("operator")
-                if left is not None and left.type == "identifier" and op is not None and p.text(op) in _COMPOUND:
-                    self.unstable.add(p.text(left))
-            elif n.type == "update_expression":
-                arg = n.child_by_field_name("argument")
-                if arg is not None and arg.type == "identifier":
-                    self.unstable.add(p.text(arg))
-            elif n.type == "call_expression" and n.parent is not None and n.parent.type == "expression_statement":
-                fn = n.child_by_field_name("function")
-                fname = p.text(fn).split("::")[-1].split(".")[-1].split("->")[-1] if fn is not None else ""
-                if p.text(fn) in _MINMAX or fname.lower().startswith("set"):
-                    continue  # setters read their argument; only other calls fill out-parameters
-                args = n.child_by_field_name("arguments")
-                for a in (args.named_children if args is not None else []):
-                    a = unparen(a)
-                    if a.type == "pointer_expression":
-                        a = a.named_children[-1] if a.named_children else a
-                    if a.type == "identifier":
-                        self.unstable.add(p.text(a))
-            elif n.type == "for_statement":
-                init = n.child_by_field_name("initializer")
-                if init is not None:
-                    for d in walk(init):
-                        if d.type == "init_declarator":
-                            nm = declarator_name(p, d.child_by_field_name("declarator"))
-                            if nm:
-                                self.unstable.add(nm)
-
-
 class _Collector:
-    def __init__(self, p: Parsed, scope: str, rebuild: str = "host", facts: _FunctionFacts | None = None):
+    def __init__(self, p: Parsed, scope: str, rebuild: str = "host", facts: FunctionFacts | None = None):
         self.p, self.scope, self.rebuild, self.facts = p, scope, rebuild, facts
         self.knobs: list[Knob] = []
         self.used_ids: dict[str, int] = {}
@@ -228,10 +169,12 @@ class _Collector:
             id=self.new_id(base_id), name=name, file=p.file, start=node.start_byte, end=node.end_byte,
             line=p.line(node.start_byte), text=text, default=value if default is None else default,
             role=role or use_role(self.facts, name), scope=self.scope, rebuild=self.rebuild, render=render,
-            suffix=lit[1] if lit else "", extra=extra, flag=flag, cores=cores))
+            suffix=lit[1] if lit else "", extra=extra, flag=flag, cores=cores,
+            bytes=self.facts is not None and name in self.facts.byte_counts,
+            granule=self.facts.granules.get(name, 0) if self.facts is not None else 0))
 
 
-def _value_knobs(c: _Collector, facts: _FunctionFacts, name: str, base_id: str, value: Node,
+def _value_knobs(c: _Collector, facts: FunctionFacts, name: str, base_id: str, value: Node,
                  decl: Node | None = None) -> None:
     """Knobs in the value of ``name = value`` / ``T name = value`` (``decl``: the
     init_declarator of a declaration)."""
@@ -286,30 +229,6 @@ def _value_knobs(c: _Collector, facts: _FunctionFacts, name: str, base_id: str, 
                     c.add(f"{base_id}.{p.text(fn).split('::')[-1].split('<')[0].lower()}", name, a, av)
 
 
-def use_role(facts: _FunctionFacts | None, name: str) -> str:
-    """A knob's role from where its value goes in the tiling function: straight into
-    ``SetBlockDim`` (block_dim), computed together with a core-count query (core_cap), dividing
-    the UB capacity (ub_parts), into a tiling-data field (tile); otherwise other."""
-    flow = facts.flow if facts is not None else None
-    if flow is None:
-        return "other"
-    if name in flow.call_arg_vars(["SetBlockDim"]):
-        return "block_dim"
-    if flow.closure([name]) & set(facts.core_vars):
-        return "core_cap"
-    if name in facts.depth_vars:
-        return "buffer_num"   # the tiling field the kernel uses as a queue depth
-    if name in facts.direct_fields:
-        return "tile"
-    if name in flow.ub_divisors():
-        return "ub_parts"
-    if name in flow.subtracted_from_ub():
-        return "other"  # UB held back from the tiles
-    if name in flow.tiling_data_sources() or name in flow.block_dim_sources():
-        return "tile"
-    return "other"
-
-
 def _is_lower_bound(p: Parsed, cond: Node, var: Node) -> bool:
     """``var >= c`` / ``var > c`` / ``c < var`` / ``c <= var``: the ternary keeps var from
     going below the literal."""
@@ -327,7 +246,7 @@ def region_knobs(p: Parsed, tpl: TilingTemplate, fn_body: Node, consts: dict[str
     """Knobs inside the template's region plus a literal SetBlockDim argument of the function
     (``consts``: namespace constants the function may read, for the value analysis;
     ``depth_fields``: tiling fields the kernel uses as queue depths)."""
-    facts = _FunctionFacts(p, fn_body, consts, depth_fields)
+    facts = FunctionFacts(p, fn_body, consts, depth_fields)
     c = _Collector(p, "region", facts=facts)
     for n in walk(fn_body):
         inside = tpl.region_start <= n.start_byte and n.end_byte <= tpl.region_end
@@ -364,7 +283,7 @@ def region_knobs(p: Parsed, tpl: TilingTemplate, fn_body: Node, consts: dict[str
     return _reaching_outputs(c.knobs, facts, c.pinned)
 
 
-def _reaching_outputs(knobs: list[Knob], facts: _FunctionFacts, pinned: set[str] = frozenset()) -> list[Knob]:
+def _reaching_outputs(knobs: list[Knob], facts: FunctionFacts, pinned: set[str] = frozenset()) -> list[Knob]:
     """The knobs whose value reaches something the kernel sees (block dim, a tiling-data field,
     a workspace size). A value that reaches only the tiling key selects a code path (a dtype
     code, an enum value) and one that reaches nothing is dead text: neither is a choice."""
@@ -404,7 +323,49 @@ def file_constants(p: Parsed, scope: str, rebuild: str) -> list[Knob]:
             if cv is None:
                 continue
             c.add(name, name, v, cv)
+    for n in walk(p.tree.root_node):   # host ``struct Cfg { static constexpr uint32_t kTile = 512; };``
+        if scope == "kernel" or n.type != "field_declaration" or not _static_const(p, n) or _in_function(n):
+            continue
+        d, val = n.child_by_field_name("declarator"), n.child_by_field_name("default_value")
+        cv = const_int_value(p, unparen(val)) if val is not None else None
+        if d is not None and d.type == "field_identifier" and cv is not None \
+                and is_int_type(p, n.child_by_field_name("type")):
+            c.add(p.text(d), p.text(d), unparen(val), cv)
     return c.knobs
+
+
+def runtime_names(p: Parsed) -> set[str]:
+    """Names the file declares as runtime values: parameters, and variables or members
+    declared without ``const``/``constexpr``."""
+    out: set[str] = set()
+    for n in walk(p.tree.root_node):
+        if n.type == "parameter_declaration":
+            name = declarator_name(p, n.child_by_field_name("declarator"))
+        elif n.type in ("declaration", "field_declaration") and not _static_const(p, n) and not {
+                p.text(q) for q in n.children if q.type == "type_qualifier"} & {"const", "constexpr"}:
+            d = n.child_by_field_name("declarator")
+            name = p.text(d) if d is not None and d.type == "field_identifier" else \
+                declarator_name(p, d) if d is not None else None
+        else:
+            continue
+        if name:
+            out.add(name)
+    return out
+
+
+def _static_const(p: Parsed, n: Node) -> bool:
+    """A ``static const``/``static constexpr`` member declaration."""
+    kids = {p.text(q) for q in n.children if q.type in ("type_qualifier", "storage_class_specifier")}
+    return "static" in kids and bool(kids & {"const", "constexpr"})
+
+
+def _in_function(n: Node) -> bool:
+    a = n.parent
+    while a is not None:
+        if a.type in ("function_definition", "compound_statement"):
+            return True
+        a = a.parent
+    return False
 
 
 def extract_knobs(op: Operator, tpl: TilingTemplate, parsed: dict[str, Parsed] | None = None,
@@ -444,11 +405,18 @@ def extract_knobs(op: Operator, tpl: TilingTemplate, parsed: dict[str, Parsed] |
     # what the kernel sees (not a type size, not an alignment granule)
     # alignment granules anywhere in the operator, and the constants they are computed from
     # (``elemsPerBlock = BLOCK_BYTES / typeBytes`` makes BLOCK_BYTES a granule too)
+    # (a kernel's granule that the kernel declares as a runtime variable, a parameter or a
+    # member, is another value than a host constant sharing its name)
     granules: set[str] = set()
+    rounded: set[str] = set()   # granules a value is rounded back to (not only ceil-divided by)
     for rel in (*op.host_files(), *op.kernel_files()):
         try:
             fp = get(rel)
-            granules |= granule_sources(fp, alignment_constants(fp, fp.tree.root_node))
+            found = granule_sources(fp, alignment_constants(fp, fp.tree.root_node))
+            rounded |= alignment_constants(fp, fp.tree.root_node, ceil_div=False)
+            if rel not in op.host_files():
+                found -= runtime_names(fp)
+            granules |= found
         except Exception:
             continue
     # kernel constants that are instruction operands, flags or indices there are facts on the
@@ -465,14 +433,16 @@ def extract_knobs(op: Operator, tpl: TilingTemplate, parsed: dict[str, Parsed] |
         if k.name in granules or k.default in ISA_LIMITS or instruction_operand(kp, k.name):
             kernel_facts.add(k.name)
     if body is not None:
-        facts = _FunctionFacts(p, body, values, depth_fields)
+        facts = FunctionFacts(p, body, values, depth_fields)
         for k in consts:
-            if k.name in facts.type_sizes or k.name in granules or k.name in kernel_facts \
-                    or k.default in ISA_LIMITS:
+            # a core cap is a choice even when it also divides the work (``(n + cores - 1) / cores``)
+            fact = k.name in granules or k.name in kernel_facts or k.default in ISA_LIMITS
+            exempt = facts.core_clamps | (facts.core_divisors - rounded)
+            if k.name in facts.type_sizes or (fact and k.name not in exempt):
                 continue
             refs = references(p, body, k.name)
-            if any(not _in_condition(r, body) for r in refs):
-                knobs += _reaching_outputs([replace(k, role=use_role(facts, k.name))], facts)
+            if any(not _in_condition(r, body) for r in refs) or k.name in facts.core_clamps:
+                knobs += _reaching_outputs([facts.uses(k)], facts)
     if include_kernel:
         for kp, k in kernel_consts:
             if k.name in kernel_facts:

@@ -2,7 +2,9 @@
 
 Ranges come from the SoC's UB size and core counts; infeasible values inside them are left for
 evaluations to discover. Tile-like sizes are log-scaled grids of 32-byte granules (bytes) or
-8-element granules (element/row counts: one fp32 32-byte block), up to UB/2 bytes.
+8-element granules (element/row counts: one fp32 32-byte block), up to UB/2 bytes. Whether a
+knob counts bytes, and the granule the code rounds it to, are read off its uses
+(:attr:`Knob.bytes`, :attr:`Knob.granule`), never off its name.
 """
 
 from __future__ import annotations
@@ -10,11 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ascendopt.tiling.domain import Domain
-from ascendopt.tiling.knobs import Knob, words
+from ascendopt.tiling.knobs import Knob
 
 UB_ALIGN_BYTES = 32
 ELEM_GRANULE = 8
-CUBE_GRANULE = 16
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,7 @@ def domain_for(knob: Knob, soc: SocLimits) -> tuple[int, Domain]:
         return cores, Domain("int", cores, 1, cores, 1)
     if knob.flag:
         return d, Domain("cat", d, choices=(0, 1))
-    w = set(words(knob.name))
-    is_bytes = bool(w & {"bytes", "byte", "size"})
+    is_bytes = knob.bytes
     if knob.role in ("core_cap", "block_dim"):
         return d, Domain("int", d, 1, max(cores, d), 1)
     if knob.role == "buffer_num":
@@ -59,7 +59,7 @@ def domain_for(knob: Knob, soc: SocLimits) -> tuple[int, Domain]:
     if knob.role == "ub_parts":
         return d, Domain("int", d, 1, max(8, 2 * d), 1)
     if d <= 0:
-        if is_bytes:
+        if is_bytes or is_reserve(knob):
             return d, Domain("int", d, 0, _floor_to(soc.ub_bytes // 4, UB_ALIGN_BYTES), UB_ALIGN_BYTES)
         return d, Domain("int", d, 0, 16, 1)
     if d < 32 and not is_bytes:
@@ -72,9 +72,9 @@ def domain_for(knob: Knob, soc: SocLimits) -> tuple[int, Domain]:
             hi = max(min(hi, soc.ub_bytes), d)
     else:
         g = ELEM_GRANULE if d % ELEM_GRANULE == 0 else 1
-        if "base" in w and w & {"m", "n", "k"} and d % CUBE_GRANULE == 0:
-            g = CUBE_GRANULE  # cube tiles: whole 16 x 16 fractals
         hi = max(min(soc.ub_bytes // 4, 64 * d), 2 * d)
+    if knob.granule > 1 and d % knob.granule == 0:
+        g = max(g, knob.granule) if max(g, knob.granule) % min(g, knob.granule) == 0 else knob.granule
     return d, Domain("int", d, g, _floor_to(hi, g), g, log=True)
 
 
@@ -84,8 +84,8 @@ def is_core_knob(knob: Knob) -> bool:
 
 
 def is_reserve(knob: Knob) -> bool:
-    """UB held back from the tiles (``ubReserveBytes``, ``UB_RESERVED_BYTES``)."""
-    return bool(set(words(knob.name)) & {"reserve", "reserved"})
+    """UB held back from the tiles: the knob's value is subtracted from the UB size."""
+    return knob.role == "ub_reserve"
 
 
 def prior_value(knob: Knob, domain: Domain, default: int) -> int:

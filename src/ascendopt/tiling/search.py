@@ -24,7 +24,8 @@ from ascendopt.evaluate.budget import BudgetedEvaluator, BudgetExhausted
 from ascendopt.evaluate.evaluator import Evaluation, benchmark_cases
 from ascendopt.evaluate.verdict import hazards, reject_new_hazards
 from ascendopt.operator import Operator
-from ascendopt.tiling.diagnose import compact_profile, diagnose, kernel_cores
+from ascendopt.profile.diagnosis import compact_profile
+from ascendopt.tiling.moves import diagnose, kernel_cores
 from ascendopt.tiling.space import KnobSpace
 from ascendopt.tiling.strategies import Strategy, TrialResult
 

@@ -28,7 +28,7 @@ class TrialResult:
         latency_us: Measured latency in microseconds (None when not measured).
         feasible: True if the candidate built, ran and was correct.
         profile: Compact profile summary of the benchmark run
-            (:func:`~ascendopt.tiling.diagnose.compact_profile`), when there is one.
+            (:func:`~ascendopt.profile.diagnosis.compact_profile`), when there is one.
     """
 
     status: str

@@ -1,8 +1,8 @@
 """``evo``: the project's evolutionary tiling search (steady-state, elitist, failure-aware).
 
 Profiling in the loop: whenever a config becomes the fastest so far, its profile is diagnosed
-(:mod:`ascendopt.tiling.diagnose`: idle cores, an uneven split, memory pipes waiting between
-transfers, small transfers, a gap to the roofline) and the moves that answer the findings (core
+(:mod:`ascendopt.profile.diagnosis`, answered by :mod:`ascendopt.tiling.moves`: idle cores, an
+uneven split, memory pipes waiting between transfers, small transfers, a gap to the roofline) and the moves that answer the findings (core
 caps up or to an even split, buffers to the pipeline's overlap depth, bigger or smaller tiles,
 no UB reserve; all together, then each alone) are asked
 next, before older advice and before anything else. So a search first climbs along what the
@@ -57,7 +57,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ascendopt.tiling.adjacent import ProgramOf, adjacent_programs
-from ascendopt.tiling.diagnose import diagnose, directed_moves, is_min_per_core, kernel_cores
+from ascendopt.tiling.moves import diagnose, directed_moves, kernel_cores
 from ascendopt.tiling.dial import DialSearch
 from ascendopt.tiling.priors import is_reserve
 from ascendopt.tiling.space import MUTATIONS, REGION_KEY, Config, KnobSpace
@@ -284,7 +284,7 @@ class EvoStrategy(Strategy):
         knob, direction = None, 1
         for k in self.space.knobs:
             d = self.space.domain(k.id)
-            if (k.role == "tile" and d.kind != "cat" and not is_min_per_core(k.name)
+            if (k.role == "tile" and d.kind != "cat"
                     and k.id in start and start[k.id] != config[k.id]):
                 knob, direction = k.id, (1 if start[k.id] > config[k.id] else -1)
                 break

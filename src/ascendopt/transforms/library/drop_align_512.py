@@ -13,8 +13,10 @@ Sites (host and kernel files), found structurally, with ``K`` an expression eval
 * ``(x + K-1) / K * K`` (round up) and ``x / K * K`` (round down) -> ``(x + 31) / 32 * 32`` and
   ``x / 32 * 32``;
 * ``(x + K-1) & ~(K-1)`` and ``x & ~(K-1)`` -> ``(x + 31) & ~31`` and ``x & ~31``;
-* a call of an align/round helper (callee name has the word ``align``, ``round`` or ``ceil``)
-  with an argument ``K`` -> that argument ``32``.
+* a call of a rounding helper of the operator's own sources (a function whose body rounds a
+  parameter as above: :func:`ascendopt.tiling.constant_roles.rounding_helpers`) with ``K`` in
+  that parameter's position -> that argument ``32``. Helpers are recognised by their bodies,
+  never by their names.
 
 The unit is assumed to be bytes; a rounding of an element count to 512 elements matches too
 (the rewrite then rounds to 32 elements), and rewind's correctness check decides.
@@ -27,7 +29,7 @@ from tree_sitter import Node
 from ascendopt.cxx.parse import Parsed, const_int_value, parse, unparen, walk
 from ascendopt.cxx.syntax import call_args, callee_name, calls
 from ascendopt.operator import Operator
-from ascendopt.tiling.knobs import words
+from ascendopt.tiling.constant_roles import rounding_helpers
 from ascendopt.transforms.base import Edit, Motif, Site, find_node
 from ascendopt.transforms.library.double_buffer import int_constants
 from ascendopt.transforms.registry import Optimization, register
@@ -46,7 +48,6 @@ OPTIMIZATION = Optimization(
 
 ALIGN = 512
 TO = 32
-_HELPER_WORDS = {"align", "round", "ceil"}
 
 
 def value(p: Parsed, node: Node | None, consts: dict[str, int]) -> int | None:
@@ -148,16 +149,19 @@ class DropAlign512(Motif):
 
     def find(self, op: Operator) -> list[Site]:
         sites = []
-        for p in self._parsed(op):
+        parsed = self._parsed(op)
+        helpers: dict[str, list[int]] = {}
+        for p in parsed:
+            helpers.update(rounding_helpers(p))
+        for p in parsed:
             consts = int_constants(p)
             for n in walk(p.tree.root_node):
                 m = match_rounding(p, n, consts)
                 if m is not None:
                     sites.append(self.site(p, n, f"{p.text(n)}: round {m[0]} to {ALIGN} B -> {TO} B", m[1]))
-            for c in calls(p):
-                if not set(words(callee_name(p, c))) & _HELPER_WORDS:
-                    continue
-                for a in call_args(c):
+            for c in calls(p, helpers):
+                args = call_args(c)
+                for a in (args[i] for i in helpers[callee_name(p, c)] if i < len(args)):
                     if value(p, a, consts) == ALIGN:
                         sites.append(self.site(p, a, f"{p.text(c)}: align to {ALIGN} B -> {TO} B", str(TO)))
         return sorted(sites, key=lambda s: (s.file, s.start))
