@@ -30,7 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-from ascendopt.cli_common import load_targets
+from ascendopt.cli.common import load_targets
 from ascendopt.operator import Operator
 from ascendopt.tiling.space import KnobSpace
 
