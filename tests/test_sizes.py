@@ -17,7 +17,6 @@ MAX_PARAMS = 8
 #: config objects.
 OVER_8 = {
     "tiling/strategies/evo.py::__init__": 21,
-    "refine/stage1.py::stage1_step": 16,
     "backends/npu/profile.py::measure_case": 13,
     "evaluate/check.py::check_cases": 12,
     "evaluate/check.py::check_case": 12,

@@ -17,7 +17,7 @@ from ascendopt.evaluate.hazards import hazards, reject_new_hazards
 from ascendopt.evaluate.store import MemoryStore
 from ascendopt.operator import Operator
 from ascendopt.refine.rewriter import Proposal
-from ascendopt.refine.stage1 import stage1_step
+from ascendopt.refine.stage1 import StepConfig, StepServices, stage1_step
 from ascendopt.evaluate.verdict import judge, noise_threshold
 from ascendopt.tiling.search import tune
 from ascendopt.tiling.space import KnobSpace
@@ -156,7 +156,7 @@ def test_rewind_and_stage1_reject_a_candidate_that_adds_a_race(backend, cases, o
         def repair(self, ctx, failed, evaluation):
             return None
 
-    step = stage1_step(parent, pev, cs, beval, Fixed(), None, k=0)
+    step = stage1_step(parent, pev, cs, StepServices(beval, Fixed()), StepConfig(k=0))
     assert step.accepted is None and [t.verdict.reason for t in step.tried] == ["new_hazard"]
     # The same race on the parent is not new: a child carrying it is judged on speed alone.
     assert judge(cev, cev, noise).reason != "new_hazard"
