@@ -11,7 +11,7 @@ import pytest
 
 from ascendopt.cases import load_op_cases
 from ascendopt.evaluate.budget import BudgetedEvaluator
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
 from ascendopt.evaluate.hazards import hazards, reject_new_hazards
 from ascendopt.evaluate.store import MemoryStore
@@ -83,7 +83,7 @@ def test_the_compilers_auto_sync_orders_the_scalar_read(backend, cases):
 
 
 def test_strict_turns_the_race_into_an_error(backend, cases, off):
-    [res] = check_operator(backend, variant(DEQUE, PEEK, off), [cases["small_tail"]], strict=True)
+    [res] = check_operator(backend, variant(DEQUE, PEEK, off), [cases["small_tail"]], cfg=CheckConfig(strict=True))
     assert res.status == "runtime_error" and res.error_kind == "race" and "--strict" in res.message
     assert kinds(res) == ["race"]
 
@@ -93,7 +93,7 @@ def test_a_gm_read_past_the_padded_end_is_a_warning(backend, cases):
     [res] = check_operator(backend, op, [cases["small_tail"]])
     assert res.status == "ok" and kinds(res) == ["gm_read_past_end"], (res.message, res.warnings)
     assert "past the end of the tensor" in res.warnings[0]["message"]
-    [res] = check_operator(backend, op, [cases["small_tail"]], strict=True)
+    [res] = check_operator(backend, op, [cases["small_tail"]], cfg=CheckConfig(strict=True))
     assert res.status == "runtime_error" and res.error_kind == "gm_read_past_end"
 
 
@@ -119,7 +119,7 @@ def test_ub_reads_and_writes_outside_the_buffer_are_warnings(backend, cases):
     [res] = check_operator(backend, read, [cases["small_tail"]])
     assert res.status == "ok" and kinds(res) == ["local_read_outside_buffer"], (res.message, res.warnings)
     assert "GetValue" in res.warnings[0]["message"]
-    [res] = check_operator(backend, read, [cases["small_tail"]], strict=True)
+    [res] = check_operator(backend, read, [cases["small_tail"]], cfg=CheckConfig(strict=True))
     assert res.status == "runtime_error" and res.error_kind == "local_read_outside_buffer"
     # the write lands in the queue's second buffer, which the next tile's copy-in overwrites:
     # the output is still right, as it would be on the device
