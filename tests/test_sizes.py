@@ -18,7 +18,6 @@ MAX_PARAMS = 8
 OVER_8 = {
     "tiling/strategies/evo.py::__init__": 21,
     "backends/npu/profile.py::measure_case": 13,
-    "rewind/engine.py::rewind": 11,
     "rewind/distill.py::__init__": 11,
     "backends/sim/batch.py::run_bounded": 11,
     "tiling/knobs.py::add": 10,

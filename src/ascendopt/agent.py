@@ -259,13 +259,14 @@ def _run(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, run: _Ru
     # rewind: its share of the budget, unless the bank knows this operator already
     if (cfg.only != "stage2" and cfg.rewind_budget > 0 and bank is not None and not cfg.freeze_bank
             and not bank_covers(bank, op.name)):
-        from ascendopt.rewind.engine import rewind
+        from ascendopt.rewind.engine import RewindConfig, rewind
         from ascendopt.session import motifs_for
 
         before = len(bank)
         rw = rewind(op, cases, SubBudget(beval, op.name, cfg.rewind_budget),
                     motifs_for(getattr(beval.evaluator, "soc_name", "") or DEFAULT_SOC),
-                    depth=cfg.rewind_depth, bank=bank, on_attempt=lambda a: record_rewind(bank, op.name, a))
+                    RewindConfig(depth=cfg.rewind_depth), bank=bank,
+                    on_attempt=lambda a: record_rewind(bank, op.name, a))
         res.bank_added += len(bank) - before
         emit("rewind", {"kept": len(rw.kept), "charged": rw.charged, "bank_size": len(bank)})
 
