@@ -20,7 +20,6 @@ OVER_8 = {
     "rewind/distill.py::__init__": 11,
     "backends/sim/batch.py::run_bounded": 11,
     "tiling/knobs.py::add": 10,
-    "tiling/search.py::_search": 9,
     "backends/sim/timer.py::__init__": 9,
     "backends/sim/backend.py::_run_bounded": 9,
 }
