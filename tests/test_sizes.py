@@ -17,7 +17,6 @@ MAX_PARAMS = 8
 #: config objects.
 OVER_8 = {
     "backends/npu/profile.py::measure_case": 13,
-    "rewind/distill.py::__init__": 11,
     "backends/sim/batch.py::run_bounded": 11,
     "tiling/knobs.py::add": 10,
     "backends/sim/timer.py::__init__": 9,
