@@ -17,10 +17,7 @@ MAX_PARAMS = 8
 #: config objects.
 OVER_8 = {
     "backends/npu/profile.py::measure_case": 13,
-    "backends/sim/batch.py::run_bounded": 11,
     "tiling/knobs.py::add": 10,
-    "backends/sim/timer.py::__init__": 9,
-    "backends/sim/backend.py::_run_bounded": 9,
 }
 
 

@@ -15,7 +15,7 @@ import pytest
 from ascendopt.backends.sim import backend as sim_backend
 from ascendopt.sandbox import VIOLATION
 from ascendopt.hw.soc import DEFAULT_SOC, load_soc
-from ascendopt.backends.sim.timer import TimerRun
+from ascendopt.backends.sim.timer import TimerOptions, TimerRun
 from ascendopt.cases import load_op_cases, make_inputs
 from ascendopt.evaluate.check import case_dtypes
 from ascendopt.operator import Operator
@@ -35,7 +35,7 @@ def timer(backend):
 
 
 def timer_run(backend, timer, **kw) -> TimerRun:
-    return TimerRun(timer, load_soc(DEFAULT_SOC), backend.sandbox, 1 << 30, cpu_s=20, **kw)
+    return TimerRun(timer, load_soc(DEFAULT_SOC), backend.sandbox, 1 << 30, TimerOptions(cpu_s=20, **kw))
 
 
 @pytest.mark.parametrize("probe, says", [("open /etc/hostname", 'openat("/etc/hostname")'),
