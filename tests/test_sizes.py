@@ -16,7 +16,6 @@ MAX_PARAMS = 8
 #: ``module::function`` -> parameters, when the limit got its test (issue 33); to be replaced by
 #: config objects.
 OVER_8 = {
-    "backends/npu/profile.py::measure_case": 13,
     "tiling/knobs.py::add": 10,
 }
 
