@@ -5,7 +5,7 @@ driver; its environment is scrubbed and its limits set."""
 
 from __future__ import annotations
 
-import functools
+import dataclasses
 import os
 import time
 from pathlib import Path
@@ -57,7 +57,10 @@ def test_the_driver_reports_a_timer_violation_as_sandbox_violation(backend, monk
     assert build.ok, build.error
     inputs = make_inputs(case, 0)
     assert backend.run(build, op, case, inputs).status == "ok"
-    monkeypatch.setattr(sim_backend, "TimerRun", functools.partial(TimerRun, probe="open /etc/passwd"))
+    def probing(exe, soc, sandbox, memory_bytes, opts=TimerOptions()):  # the backend's timer, with a probe
+        return TimerRun(exe, soc, sandbox, memory_bytes, dataclasses.replace(opts, probe="open /etc/passwd"))
+
+    monkeypatch.setattr(sim_backend, "TimerRun", probing)
     res = backend.run(build, op, case, inputs)
     assert res.status == "runtime_error" and res.error_kind == VIOLATION, res
     assert "/etc/passwd" in res.message and "the timer called openat" in res.message
