@@ -63,7 +63,7 @@ def run_one(sop: Any, bank_file: Path | None, mode: str, seed: int, budget: int,
     from ascendopt.backends.sim.build import SimBuilder
     from ascendopt.bank.store import ExperienceBank
     from ascendopt.bench.pair import suite_cases
-    from ascendopt.evaluate.budget import BudgetedEvaluator
+    from ascendopt.evaluate.budget import BudgetedEvaluator, ReuseConfig
     from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
     from ascendopt.evaluate.store import MemoryStore
     from ascendopt.operator import Operator
@@ -73,7 +73,8 @@ def run_one(sop: Any, bank_file: Path | None, mode: str, seed: int, budget: int,
     cases, timed = suite_cases(sop)
     evaluator = Evaluator(SimBackend(builder=SimBuilder(cache_dir=cache)), EvalConfig(seed=seed, benchmark_cases=timed))
     store = MemoryStore()
-    beval = BudgetedEvaluator(evaluator, store, budget=budget, run_label=op.name, lazy_probes=True)
+    beval = BudgetedEvaluator(evaluator, store, budget=budget, run_label=op.name,
+                              reuse=ReuseConfig(lazy_probes=True))
     bank = ExperienceBank(bank_file) if bank_file is not None else None
     if bank is not None:
         bank.retrieval = "similarity" if mode == "similarity" else "value"

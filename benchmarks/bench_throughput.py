@@ -279,7 +279,11 @@ def run_changes(ops: list[Path], repeats: int, workdir: Path) -> list[dict[str, 
     for op_dir in ops:
         op, cases = Operator.load(op_dir), load_op_cases(op_dir)
         evaluator = Evaluator(backend, EvalConfig(benchmark_cases=largest_per_dtype(cases)))
-        lazy = {"lazy_probes": True} if "lazy_probes" in inspect.signature(BudgetedEvaluator).parameters else {}
+        try:  # as a bench pair; older trees: the flag, or nothing
+            from ascendopt.evaluate.budget import ReuseConfig
+            lazy: dict = {"reuse": ReuseConfig(lazy_probes=True)}
+        except ImportError:
+            lazy = {"lazy_probes": True} if "lazy_probes" in inspect.signature(BudgetedEvaluator).parameters else {}
         beval = BudgetedEvaluator(evaluator, MemoryStore(), run_label=op.name, **lazy)  # as a bench pair
         beval.evaluate(op, cases)
         space = KnobSpace.from_operator(op)

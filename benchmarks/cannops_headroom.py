@@ -25,7 +25,7 @@ from pathlib import Path
 def profile_one(op_dir: str, src: str, timeout_s: float) -> dict:
     """One operator's benchmark case: status, time, roofline and bound (never raises)."""
     from ascendopt.backends.sim.backend import SimBackend
-    from ascendopt.evaluate.check import case_dtypes, check_case
+    from ascendopt.evaluate.check import CheckConfig, case_dtypes, check_case
     from ascendopt.operator import Operator
     from ascendopt.suites import load_suite
 
@@ -40,8 +40,8 @@ def profile_one(op_dir: str, src: str, timeout_s: float) -> dict:
         op = Operator.load(sop.dir)
         runs: list = []
         build = backend.build(op, case_dtypes(case))
-        result = check_case(backend, op, case, build, 0, timeout_s=timeout_s, run_result_hook=runs.append,
-                            measure=True)
+        result = check_case(backend, op, case, build, 0, CheckConfig(timeout_s=timeout_s, measure=True),
+                            run_result_hook=runs.append)
         row["status"] = result.status
         row["warnings"] = sorted({w.get("kind", "") for w in result.warnings or ()})
         rr = runs[0] if runs else None

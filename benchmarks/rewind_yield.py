@@ -28,7 +28,7 @@ from pathlib import Path
 
 from ascendopt.bank.store import DEFAULT_BANK_JSON
 from ascendopt.operator import Operator
-from ascendopt.rewind.engine import rewind
+from ascendopt.rewind.engine import RewindConfig, rewind
 from ascendopt.session import RunSpec, Session
 from ascendopt.suites import load_suite
 from ascendopt.transforms import MOTIFS
@@ -59,7 +59,7 @@ def run(suite: str, budget: int, depth: int, workers: int, scratch: Path, src: P
                 continue
             be = session.budgeted(session.evaluator(tuple(sop.benchmark), cases), op.name,
                                   {"script": "rewind_yield"}, executor)
-            res = rewind(op, cases, be, motifs, depth=depth, bank=bank, batch=workers)
+            res = rewind(op, cases, be, motifs, RewindConfig(depth=depth, batch=workers), bank=bank)
             be.finish()
             print(f"{op.name}: {len(res.kept)} kept / {sum(1 for a in res.attempts if a.status)} tried, "
                   f"{res.charged} charged, {res.seconds:.0f} s ({res.stop_reason})", file=sys.stderr, flush=True)

@@ -10,7 +10,7 @@ import argparse
 
 from ascendopt.backends.sim.backend import SimBackend
 from ascendopt.backends.sim.build import SimBuilder
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator
 from ascendopt.suites import load_suite
 from ascendopt.transforms.library.spread_cores import SpreadCores
@@ -35,7 +35,7 @@ def main() -> None:
         fast = SpreadCores().apply(op, sites[0])
         cases = sop.load_cases()
         for label, o in (("original", op), ("rewritten", fast)):
-            rs = check_operator(backend, o, cases, seed=1, timeout_s=300.0)
+            rs = check_operator(backend, o, cases, seed=1, cfg=CheckConfig(timeout_s=300.0))
             bad = [r for r in rs if r.status != "ok"]
             timed = [r for r in rs if not sop.benchmark or r.name in sop.benchmark]
             print(f"{sop.name} {label}: {len(rs) - len(bad)}/{len(rs)} ok"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator
 from ascendopt.transforms import REWRITES
 
@@ -17,7 +17,7 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "naive_softsign"
 def test_the_readme_chain_applies_and_each_step_is_correct_and_faster(backend):
     cases = [c for c in load_op_cases(EXAMPLE) if "float16" in c.name]
     op = Operator.load(EXAMPLE)
-    res = check_operator(backend, op, cases, seed=1, timeout_s=60.0)
+    res = check_operator(backend, op, cases, seed=1, cfg=CheckConfig(timeout_s=60.0))
     assert all(r.status == "ok" for r in res) and max(r.block_dim for r in res) == 1
     last = max(r.task_duration_us for r in res)
     for name in ("spread_cores", "stage_scalar_gm", "vectorize_scalar_loop"):
@@ -25,7 +25,7 @@ def test_the_readme_chain_applies_and_each_step_is_correct_and_faster(backend):
         sites = t.find(op)
         assert sites, f"{name} finds no site"
         op = t.apply(op, sites[0])
-        res = check_operator(backend, op, cases, seed=1, timeout_s=60.0)
+        res = check_operator(backend, op, cases, seed=1, cfg=CheckConfig(timeout_s=60.0))
         assert all(r.status == "ok" and not r.warnings for r in res), (name, [(r.status, r.message) for r in res])
         now = max(r.task_duration_us for r in res)
         assert now < last, (name, now, last)

@@ -16,20 +16,7 @@ MAX_PARAMS = 8
 #: ``module::function`` -> parameters, when the limit got its test (issue 33); to be replaced by
 #: config objects.
 OVER_8 = {
-    "tiling/strategies/evo.py::__init__": 21,
-    "refine/stage1.py::stage1_step": 16,
-    "backends/npu/profile.py::measure_case": 13,
-    "evaluate/check.py::check_cases": 12,
-    "evaluate/check.py::check_case": 12,
-    "rewind/engine.py::rewind": 11,
-    "rewind/distill.py::__init__": 11,
-    "backends/sim/batch.py::run_bounded": 11,
     "tiling/knobs.py::add": 10,
-    "tiling/search.py::_search": 9,
-    "evaluate/check.py::check_operator": 9,
-    "evaluate/budget.py::__init__": 9,
-    "backends/sim/timer.py::__init__": 9,
-    "backends/sim/backend.py::_run_bounded": 9,
 }
 
 

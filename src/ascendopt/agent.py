@@ -60,6 +60,7 @@ from ascendopt.profile.diagnosis import kernel_cores
 from ascendopt.agent_beam import Frontier, SearchStep, chain_record, link_label, search_step
 from ascendopt.agent_schedule import DEFAULT_FLOOR, DEFAULT_WINDOW, GainScheduler, log_gain
 from ascendopt.refine.rewriter import Rewriter
+from ascendopt.refine.stage1 import StepConfig, StepServices
 from ascendopt.evaluate.verdict import MeasureCallback, MeasureCallbacks, Measured, faster, noise_threshold
 
 DEFAULT_BUDGET = 230
@@ -258,13 +259,14 @@ def _run(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, run: _Ru
     # rewind: its share of the budget, unless the bank knows this operator already
     if (cfg.only != "stage2" and cfg.rewind_budget > 0 and bank is not None and not cfg.freeze_bank
             and not bank_covers(bank, op.name)):
-        from ascendopt.rewind.engine import rewind
+        from ascendopt.rewind.engine import RewindConfig, rewind
         from ascendopt.session import motifs_for
 
         before = len(bank)
         rw = rewind(op, cases, SubBudget(beval, op.name, cfg.rewind_budget),
                     motifs_for(getattr(beval.evaluator, "soc_name", "") or DEFAULT_SOC),
-                    depth=cfg.rewind_depth, bank=bank, on_attempt=lambda a: record_rewind(bank, op.name, a))
+                    RewindConfig(depth=cfg.rewind_depth), bank=bank,
+                    on_attempt=lambda a: record_rewind(bank, op.name, a))
         res.bank_added += len(bank) - before
         emit("rewind", {"kept": len(rw.kept), "charged": rw.charged, "bank_size": len(bank)})
 
@@ -334,11 +336,12 @@ def _stage1_slice(st: _State, rnd: int, cases: Sequence[Case], beval: BudgetedEv
     """One Stage I search step (:func:`ascendopt.agent_beam.search_step`); True when it proposed
     nothing new or ran out of budget."""
     cfg, rewriter, bank = run.cfg, run.rewriter, run.bank
-    step = search_step(st.cur, st.cur_ev, st.frontier, cases, beval, rewriter, bank if cfg.use_experience else None,
-                       st.tried, k=cfg.k if cfg.use_experience else 0, candidates=cfg.stage1_candidates,
-                       repairs=cfg.repairs, exclude_ops=cfg.exclude_ops, cores=st.cores,
-                       on_eval=lambda t: st.callbacks(Measured("judged", "stage1", t.proposal.op, t.evaluation, st.cur,
-                                                               st.cur_ev, t.verdict, t)))
+    services = StepServices(beval, rewriter, bank if cfg.use_experience else None,
+                            on_eval=lambda t: st.callbacks(Measured("judged", "stage1", t.proposal.op, t.evaluation,
+                                                                    st.cur, st.cur_ev, t.verdict, t)))
+    step_cfg = StepConfig(k=cfg.k if cfg.use_experience else 0, candidates=cfg.stage1_candidates,
+                          repairs=cfg.repairs, exclude_ops=cfg.exclude_ops, cores=st.cores)
+    step = search_step(st.cur, st.cur_ev, st.frontier, cases, services, st.tried, step_cfg)
     for node, r in step.expanded:
         res.steps.append({"round": rnd, "stage": "stage1", "from": node.op.digest, "chain": node.labels(),
                           **r.to_dict()})

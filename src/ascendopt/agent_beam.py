@@ -30,12 +30,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ascendopt.bank.store import ExperienceBank
 from ascendopt.cases import Case
 from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.operator import Operator
-from ascendopt.refine.rewriter import Rewriter
-from ascendopt.refine.stage1 import StepResult, Tried, stage1_step
+from ascendopt.refine.stage1 import StepConfig, StepResult, StepServices, Tried, stage1_step
 
 
 @dataclass
@@ -109,10 +107,11 @@ def chain_record(chain: Sequence[Tried]) -> list[dict[str, Any]]:
              "latency_us": t.evaluation.latency_us, "verdict": t.verdict.reason} for t in chain]
 
 
-def search_step(cur: Operator, cur_ev: Evaluation, frontier: Frontier, cases: Sequence[Case], beval: Any,
-                rewriter: Rewriter, bank: ExperienceBank | None, tried: set[str], **step_kw: Any) -> SearchStep:
+def search_step(cur: Operator, cur_ev: Evaluation, frontier: Frontier, cases: Sequence[Case],
+                services: StepServices, tried: set[str], cfg: StepConfig = StepConfig()) -> SearchStep:
     """One step from the current kernel and every frontier node (see the module docstring);
-    ``step_kw`` go to :func:`~ascendopt.refine.stage1.stage1_step`. Updates ``frontier``."""
+    ``services`` and ``cfg`` go to :func:`~ascendopt.refine.stage1.stage1_step`. Updates ``frontier``."""
+    beval = services.beval
     out = SearchStep()
     grown: list[Node] = []
     best: tuple[float, str, Node, Tried] | None = None
@@ -120,7 +119,7 @@ def search_step(cur: Operator, cur_ev: Evaluation, frontier: Frontier, cases: Se
         if beval.remaining(cur.name) == 0:
             out.exhausted = True
             break
-        r = stage1_step(node.op, node.ev, cases, beval, rewriter, bank, tried=tried, reference=cur_ev, **step_kw)
+        r = stage1_step(node.op, node.ev, cases, services, cfg, tried=tried, reference=cur_ev)
         out.expanded.append((node, r))
         grown += [Node(t.proposal.op, t.evaluation, [*node.chain, t]) for t in r.neutral]
         for t in r.tried:

@@ -172,12 +172,12 @@ class Session:
                  run_id: int | None = None, store: Any = None) -> Any:
         """A budgeted evaluator of one run (``run_id``: resume it) over the session's store
         (or ``store``)."""
-        from ascendopt.evaluate.budget import BudgetedEvaluator
+        from ascendopt.evaluate.budget import BudgetedEvaluator, ReuseConfig
 
         return BudgetedEvaluator(evaluator, self.store if store is None else store, budget=self.spec.budget,
                                  executor=executor, run_id=run_id, run_label=label,
                                  run_config={"command": self.spec.command, **run_config},
-                                 lazy_probes=self.spec.lazy_probes)
+                                 reuse=ReuseConfig(lazy_probes=self.spec.lazy_probes))
 
     def resume_run(self, op_name: str) -> int:
         """The id of the last run of this command on ``op_name`` in the store, to resume: the

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
-from ascendopt.evaluate.budget import BudgetedEvaluator
+from ascendopt.evaluate.budget import BudgetedEvaluator, ReuseConfig
 from ascendopt.evaluate.evaluator import EvalConfig, Evaluation
 from ascendopt.evaluate.store import MemoryStore
 from ascendopt.operator import Operator
@@ -61,7 +61,8 @@ class FakeEvaluator:
 
 def budgeted(ev: FakeEvaluator, budget: int, store: MemoryStore | None = None,
              run_id: int | None = None) -> BudgetedEvaluator:
-    return BudgetedEvaluator(ev, store or MemoryStore(), budget=budget, equivalence=False, run_id=run_id)
+    return BudgetedEvaluator(ev, store or MemoryStore(), budget=budget, run_id=run_id,
+                             reuse=ReuseConfig(equivalence=False))
 
 
 @dataclass

@@ -11,7 +11,7 @@ import pytest
 
 from ascendopt.backends.base import Backend, Status
 from ascendopt.cases import make_inputs
-from ascendopt.evaluate.budget import BudgetedEvaluator
+from ascendopt.evaluate.budget import BudgetedEvaluator, ReuseConfig
 from ascendopt.evaluate.evaluator import Evaluator
 from ascendopt.evaluate.store import MemoryStore, SQLiteStore
 from ascendopt.tiling.space import KnobSpace
@@ -112,7 +112,7 @@ def test_equivalent_candidates_cost_one_evaluation(tmp_path, backend, config, sp
 
 def test_equivalence_can_be_switched_off(backend, config, space, capped, cases):
     ev = CountingEvaluator(backend, config)
-    s = BudgetedEvaluator(ev, MemoryStore(), budget=10, equivalence=False)
+    s = BudgetedEvaluator(ev, MemoryStore(), budget=10, reuse=ReuseConfig(equivalence=False))
     s.evaluate(knobbed(space, capped), cases)
     assert not s.evaluate(knobbed(space, capped, **{CAP: 8192}), cases).duplicate
     assert ev.calls == 2

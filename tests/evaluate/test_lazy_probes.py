@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from ascendopt.backends.base import BuildResult
-from ascendopt.evaluate.budget import BudgetedEvaluator
+from ascendopt.evaluate.budget import BudgetedEvaluator, ReuseConfig
 from ascendopt.evaluate.evaluator import Evaluator
 from ascendopt.evaluate.store import MemoryStore
 
@@ -71,7 +71,7 @@ def test_lazy_probes_make_the_decisions_full_keys_make(backend, config, space, c
     runs = {}
     for lazy in (False, True):
         ev = ProbeCounting(backend, config)
-        s = BudgetedEvaluator(ev, MemoryStore(), budget=20, run_label="scale_copy", lazy_probes=lazy)
+        s = BudgetedEvaluator(ev, MemoryStore(), budget=20, run_label="scale_copy", reuse=ReuseConfig(lazy_probes=lazy))
         assert s.lazy_probes == lazy
         runs[lazy] = (_decisions(_script(s, space, capped, cases)), ev.calls, ev.probes, s.report("scale_copy"))
     (full, full_calls, full_probes, full_rep), (lazy, lazy_calls, lazy_probes, lazy_rep) = runs[False], runs[True]
@@ -84,7 +84,7 @@ def test_lazy_probes_make_the_decisions_full_keys_make(backend, config, space, c
 
 def test_a_new_binary_is_not_probed(backend, config, space, capped, cases):
     ev = ProbeCounting(backend, config)
-    s = BudgetedEvaluator(ev, MemoryStore(), budget=5, lazy_probes=True)
+    s = BudgetedEvaluator(ev, MemoryStore(), budget=5, reuse=ReuseConfig(lazy_probes=True))
     first = s.evaluate(knobbed(space, capped), cases)
     rewrite = s.evaluate(comment_variant(knobbed(space, capped), 2), cases)
     assert ev.probes == 0 and not rewrite.duplicate and ev.calls == 2
@@ -95,10 +95,10 @@ def test_a_new_binary_is_not_probed(backend, config, space, capped, cases):
 
 def test_a_resumed_run_answers_equivalents_of_its_replayed_candidates(backend, config, space, capped, cases):
     store = MemoryStore()
-    s = BudgetedEvaluator(ProbeCounting(backend, config), store, budget=5, lazy_probes=True)
+    s = BudgetedEvaluator(ProbeCounting(backend, config), store, budget=5, reuse=ReuseConfig(lazy_probes=True))
     first = s.evaluate(knobbed(space, capped), cases)
     again = ProbeCounting(backend, config)
-    r = BudgetedEvaluator(again, store, budget=5, run_id=s.run_id, lazy_probes=True)
+    r = BudgetedEvaluator(again, store, budget=5, run_id=s.run_id, reuse=ReuseConfig(lazy_probes=True))
     assert r.lazy_probes
     assert r.evaluate(knobbed(space, capped), cases).duplicate  # the replay: answered by digest
     same = r.evaluate(knobbed(space, capped, **{CAP: 8192}), cases)
@@ -108,9 +108,9 @@ def test_a_resumed_run_answers_equivalents_of_its_replayed_candidates(backend, c
 def test_lazy_probes_are_not_taken_on_a_store_with_other_runs(backend, config):
     store = MemoryStore()
     store.create_run("other", {})
-    assert not BudgetedEvaluator(Evaluator(backend, config), store, lazy_probes=True).lazy_probes
-    assert not BudgetedEvaluator(Evaluator(backend, config), MemoryStore(), lazy_probes=True,
-                                 equivalence=False).lazy_probes
+    assert not BudgetedEvaluator(Evaluator(backend, config), store, reuse=ReuseConfig(lazy_probes=True)).lazy_probes
+    assert not BudgetedEvaluator(Evaluator(backend, config), MemoryStore(),
+                                 reuse=ReuseConfig(equivalence=False, lazy_probes=True)).lazy_probes
 
 
 def test_an_interrupted_batch_leaves_no_member_behind(backend, config, space, capped, cases):
@@ -123,7 +123,7 @@ def test_an_interrupted_batch_leaves_no_member_behind(backend, config, space, ca
             return super().evaluate(*a, **kw)
 
     ev = Interrupting(backend, config)
-    s = BudgetedEvaluator(ev, MemoryStore(), budget=5, lazy_probes=True)
+    s = BudgetedEvaluator(ev, MemoryStore(), budget=5, reuse=ReuseConfig(lazy_probes=True))
     s.evaluate(knobbed(space, capped), cases)
     ev.stop = True
     with pytest.raises(KeyboardInterrupt):

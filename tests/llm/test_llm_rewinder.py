@@ -16,7 +16,7 @@ from ascendopt.evaluate.budget import BudgetedEvaluator
 from ascendopt.evaluate.store import MemoryStore
 from ascendopt.llm.client import LLMClient
 from ascendopt.llm.config import LLMConfig
-from ascendopt.rewind.engine import rewind
+from ascendopt.rewind.engine import RewindConfig, rewind
 from ascendopt.rewind.llm_distiller import LLMDistiller
 from ascendopt.rewind.llm_rewinder import LLMProposal, LLMRewinder, stated_facts
 from ascendopt.transforms import MOTIFS
@@ -127,7 +127,7 @@ def test_in_a_rewind_bad_answers_cost_nothing_and_good_ones_are_kept_with_the_st
     rewinder, bank = LLMRewinder(client, attempts=2), ExperienceBank()
     ev = FakeEvaluator()
     be = BudgetedEvaluator(ev, MemoryStore(), budget=5, run_label="fake_op")
-    res = rewind(fake_op(), ["case0"], be, [rewinder], depth=2, bank=bank, distiller=LLMDistiller(client))
+    res = rewind(fake_op(), ["case0"], be, [rewinder], RewindConfig(depth=2), bank=bank, distiller=LLMDistiller(client))
     a1, a2 = res.attempts[:2]
     assert (a1.motif, a1.status, a1.reason, a1.charged) == ("llm_rewind", "motif_error", "failed", False)
     assert "no fenced code block" in a1.detail and a1.family == "other"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.evaluate.evaluator import case_elements
 from ascendopt.operator import Operator
 
@@ -32,6 +32,6 @@ def check(backend):
         if cases is None:
             every = sorted(load_op_cases(op.root), key=case_elements)
             cases = every[:2] + every[-1:] if len(every) > 2 else every
-        return check_operator(backend, op, cases, seed=1, timeout_s=30.0)
+        return check_operator(backend, op, cases, seed=1, cfg=CheckConfig(timeout_s=30.0))
 
     return run

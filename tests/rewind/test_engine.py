@@ -2,7 +2,7 @@ from ascendopt.bank.store import ExperienceBank
 from ascendopt.cxx.syntax import calls
 from ascendopt.evaluate.budget import BudgetedEvaluator
 from ascendopt.evaluate.store import MemoryStore
-from ascendopt.rewind.engine import rewind
+from ascendopt.rewind.engine import RewindConfig, rewind
 from ascendopt.transforms import get_motif as get
 from ascendopt.transforms.base import Edit, Motif, Site, kernel_parsed
 
@@ -25,7 +25,7 @@ class RacyMotif(Motif):
 def run(budget, depth, motifs=None, bank=None, store=None):
     ev = FakeEvaluator()
     be = BudgetedEvaluator(ev, store or MemoryStore(), budget=budget, run_label="fake_op")
-    res = rewind(fake_op(), ["case0"], be, motifs or [get("double_buffer")], depth=depth, bank=bank)
+    res = rewind(fake_op(), ["case0"], be, motifs or [get("double_buffer")], RewindConfig(depth=depth), bank=bank)
     return res, ev, be
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from ascendopt.backends.base import Backend
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.evaluate.evaluator import PROFILE_SEED_OFFSET, EvalConfig, Evaluator
 from ascendopt.operator import Operator
 
@@ -37,7 +37,7 @@ def edit(op: Operator, old: str, new: str) -> Operator:
 def test_a_kernel_writing_its_input_is_caught(backend, base, cases):
     op = edit(base, "DataCopyPad(yGm[i * tileLength], yLocal, params);",
               "DataCopyPad(yGm[i * tileLength], yLocal, params);\n        DataCopyPad(xGm[i * tileLength], yLocal, params);")
-    [res] = check_operator(backend, op, [cases["many_cores"]], timeout_s=30.0)
+    [res] = check_operator(backend, op, [cases["many_cores"]], cfg=CheckConfig(timeout_s=30.0))
     assert (res.status, res.error_kind) == ("runtime_error", "input_modified"), res.message
     assert "input x" in res.message
 
@@ -45,7 +45,7 @@ def test_a_kernel_writing_its_input_is_caught(backend, base, cases):
 def test_partial_work_on_some_cores_is_caught(backend, base, cases):
     # The last core skips its share: the outputs keep the runtime's garbage fill there.
     op = edit(base, "op.Process();", "if (GetBlockIdx() + 1 < GetBlockNum()) op.Process();")
-    results = check_operator(backend, op, list(cases.values()), timeout_s=30.0)
+    results = check_operator(backend, op, list(cases.values()), cfg=CheckConfig(timeout_s=30.0))
     assert any(r.status == "wrong_result" for r in results), [(r.name, r.status) for r in results]
 
 
@@ -113,12 +113,12 @@ def test_the_runner_never_sees_expected_outputs(backend, base, cases, monkeypatc
         return real(cmd, work, *a, **kw)
 
     monkeypatch.setattr(sim_backend, "_run_bounded", spy)
-    [res] = check_operator(backend, base, [cases["small_tail"]], timeout_s=30.0)
+    [res] = check_operator(backend, base, [cases["small_tail"]], cfg=CheckConfig(timeout_s=30.0))
     assert res.status == "ok"
     assert seen and all(set(files) <= {"manifest.txt", "in0.bin"} for files in seen), seen
     golden = FIXTURE_OPS / "scale_copy" / "tests" / "st" / "test_scale_copy.py"
     op = edit(base, "GET_TILING_DATA(tilingData, tiling);",
               f'GET_TILING_DATA(tilingData, tiling);\n    if (fopen("{golden}", "r")) abort();')
     op = op.with_file(KERNEL, "#include <cstdio>\n#include <cstdlib>\n" + op.files[KERNEL], origin="test/cheat")
-    [res] = check_operator(backend, op, [cases["small_tail"]], timeout_s=30.0)
+    [res] = check_operator(backend, op, [cases["small_tail"]], cfg=CheckConfig(timeout_s=30.0))
     assert res.status == "ok", res.message  # the golden is not in the runner's file system

@@ -13,7 +13,7 @@ import pytest
 
 from ascendopt import sandbox
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator
 
 from ..conftest import FIXTURE_OPS
@@ -43,7 +43,7 @@ def with_global(op: Operator, code: str, rel: str = KERNEL) -> Operator:
 
 
 def run(backend, op, cases, name="small_tail"):
-    [res] = check_operator(backend, op, [cases[name]], timeout_s=30.0)
+    [res] = check_operator(backend, op, [cases[name]], cfg=CheckConfig(timeout_s=30.0))
     return res
 
 

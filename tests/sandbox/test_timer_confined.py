@@ -5,7 +5,7 @@ driver; its environment is scrubbed and its limits set."""
 
 from __future__ import annotations
 
-import functools
+import dataclasses
 import os
 import time
 from pathlib import Path
@@ -15,7 +15,7 @@ import pytest
 from ascendopt.backends.sim import backend as sim_backend
 from ascendopt.sandbox import VIOLATION
 from ascendopt.hw.soc import DEFAULT_SOC, load_soc
-from ascendopt.backends.sim.timer import TimerRun
+from ascendopt.backends.sim.timer import TimerOptions, TimerRun
 from ascendopt.cases import load_op_cases, make_inputs
 from ascendopt.evaluate.check import case_dtypes
 from ascendopt.operator import Operator
@@ -35,7 +35,7 @@ def timer(backend):
 
 
 def timer_run(backend, timer, **kw) -> TimerRun:
-    return TimerRun(timer, load_soc(DEFAULT_SOC), backend.sandbox, 1 << 30, cpu_s=20, **kw)
+    return TimerRun(timer, load_soc(DEFAULT_SOC), backend.sandbox, 1 << 30, TimerOptions(cpu_s=20, **kw))
 
 
 @pytest.mark.parametrize("probe, says", [("open /etc/hostname", 'openat("/etc/hostname")'),
@@ -57,7 +57,10 @@ def test_the_driver_reports_a_timer_violation_as_sandbox_violation(backend, monk
     assert build.ok, build.error
     inputs = make_inputs(case, 0)
     assert backend.run(build, op, case, inputs).status == "ok"
-    monkeypatch.setattr(sim_backend, "TimerRun", functools.partial(TimerRun, probe="open /etc/passwd"))
+    def probing(exe, soc, sandbox, memory_bytes, opts=TimerOptions()):  # the backend's timer, with a probe
+        return TimerRun(exe, soc, sandbox, memory_bytes, dataclasses.replace(opts, probe="open /etc/passwd"))
+
+    monkeypatch.setattr(sim_backend, "TimerRun", probing)
     res = backend.run(build, op, case, inputs)
     assert res.status == "runtime_error" and res.error_kind == VIOLATION, res
     assert "/etc/passwd" in res.message and "the timer called openat" in res.message

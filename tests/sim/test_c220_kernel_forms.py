@@ -14,7 +14,7 @@ from __future__ import annotations
 import shutil
 
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator
 
 from ..conftest import FIXTURE_OPS
@@ -68,5 +68,5 @@ def test_c220_forms_run_and_pass(backend, tmp_path):
     kern.write_text(text)
     op = Operator.load(op_dir)
     cases = load_op_cases(op_dir)
-    results = check_operator(backend, op, cases, timeout_s=60.0)
+    results = check_operator(backend, op, cases, cfg=CheckConfig(timeout_s=60.0))
     assert [r.status for r in results] == ["ok"] * len(cases), [r.message[:2000] for r in results]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator, graph_level_sources
 
 from ..conftest import FIXTURE_OPS
@@ -36,7 +36,7 @@ def edit(op: Operator, rel: str, *pairs: tuple[str, str]) -> Operator:
 
 
 def passes(backend, op, case) -> None:
-    [res] = check_operator(backend, op, [case], timeout_s=30.0)
+    [res] = check_operator(backend, op, [case], cfg=CheckConfig(timeout_s=30.0))
     assert res.status == "ok", f"{res.status} ({res.error_kind}): {res.message[:3000]}"
 
 

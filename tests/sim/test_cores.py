@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ascendopt.cases import load_op_cases, make_inputs
-from ascendopt.evaluate.check import case_dtypes, check_operator
+from ascendopt.evaluate.check import CheckConfig, case_dtypes, check_operator
 from ascendopt.operator import Operator
 
 from ..conftest import FIXTURE_OPS
@@ -55,7 +55,7 @@ def test_reading_past_the_padding_is_a_warning_and_strict_fails_it(backend):
     cases = [c for c in load_op_cases(FIXTURE_OPS / "scale_copy") if c.name == "small_tail"]
     [res] = check_operator(backend, op, cases)
     assert res.status == "ok" and [w["kind"] for w in res.warnings] == ["gm_read_past_end"], res.message
-    [res] = check_operator(backend, op, cases, strict=True)
+    [res] = check_operator(backend, op, cases, cfg=CheckConfig(strict=True))
     assert res.status == "runtime_error" and res.error_kind == "gm_read_past_end", res.message
 
 

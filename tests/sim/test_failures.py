@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator
 
 from ..conftest import FIXTURE_OPS
@@ -32,7 +32,7 @@ def edit(op: Operator, rel: str, old: str, new: str) -> Operator:
 
 
 def run(backend, op, cases, name="many_cores", timeout_s=30.0):
-    [res] = check_operator(backend, op, [cases[name]], timeout_s=timeout_s)
+    [res] = check_operator(backend, op, [cases[name]], cfg=CheckConfig(timeout_s=timeout_s))
     return res
 
 

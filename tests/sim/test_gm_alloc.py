@@ -13,7 +13,7 @@ from dataclasses import replace
 import pytest
 
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator
 
 from ..conftest import FIXTURE_OPS
@@ -65,7 +65,7 @@ def test_a_tail_write_rounded_up_to_512_bytes_is_a_warning_and_the_result_is_rig
     msg = res.warnings[0]["message"]
     assert "output y" in msg and "96 bytes past the end" in msg and "4096-byte block" in msg, msg
     assert res.max_abs_err is not None and res.max_abs_err < 1e-6
-    [res] = check_operator(backend, tail_write(TAIL_512), small_tail, strict=True)
+    [res] = check_operator(backend, tail_write(TAIL_512), small_tail, cfg=CheckConfig(strict=True))
     assert res.status == "runtime_error" and res.error_kind == "gm_write_past_end", res.message
 
 

@@ -11,13 +11,13 @@ import pytest
 
 from ascendopt.cases import load_op_cases
 from ascendopt.evaluate.budget import BudgetedEvaluator
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
 from ascendopt.evaluate.hazards import hazards, reject_new_hazards
 from ascendopt.evaluate.store import MemoryStore
 from ascendopt.operator import Operator
 from ascendopt.refine.rewriter import Proposal
-from ascendopt.refine.stage1 import stage1_step
+from ascendopt.refine.stage1 import StepConfig, StepServices, stage1_step
 from ascendopt.evaluate.verdict import judge, noise_threshold
 from ascendopt.tiling.search import tune
 from ascendopt.tiling.space import KnobSpace
@@ -83,7 +83,7 @@ def test_the_compilers_auto_sync_orders_the_scalar_read(backend, cases):
 
 
 def test_strict_turns_the_race_into_an_error(backend, cases, off):
-    [res] = check_operator(backend, variant(DEQUE, PEEK, off), [cases["small_tail"]], strict=True)
+    [res] = check_operator(backend, variant(DEQUE, PEEK, off), [cases["small_tail"]], cfg=CheckConfig(strict=True))
     assert res.status == "runtime_error" and res.error_kind == "race" and "--strict" in res.message
     assert kinds(res) == ["race"]
 
@@ -93,7 +93,7 @@ def test_a_gm_read_past_the_padded_end_is_a_warning(backend, cases):
     [res] = check_operator(backend, op, [cases["small_tail"]])
     assert res.status == "ok" and kinds(res) == ["gm_read_past_end"], (res.message, res.warnings)
     assert "past the end of the tensor" in res.warnings[0]["message"]
-    [res] = check_operator(backend, op, [cases["small_tail"]], strict=True)
+    [res] = check_operator(backend, op, [cases["small_tail"]], cfg=CheckConfig(strict=True))
     assert res.status == "runtime_error" and res.error_kind == "gm_read_past_end"
 
 
@@ -119,7 +119,7 @@ def test_ub_reads_and_writes_outside_the_buffer_are_warnings(backend, cases):
     [res] = check_operator(backend, read, [cases["small_tail"]])
     assert res.status == "ok" and kinds(res) == ["local_read_outside_buffer"], (res.message, res.warnings)
     assert "GetValue" in res.warnings[0]["message"]
-    [res] = check_operator(backend, read, [cases["small_tail"]], strict=True)
+    [res] = check_operator(backend, read, [cases["small_tail"]], cfg=CheckConfig(strict=True))
     assert res.status == "runtime_error" and res.error_kind == "local_read_outside_buffer"
     # the write lands in the queue's second buffer, which the next tile's copy-in overwrites:
     # the output is still right, as it would be on the device
@@ -156,7 +156,7 @@ def test_rewind_and_stage1_reject_a_candidate_that_adds_a_race(backend, cases, o
         def repair(self, ctx, failed, evaluation):
             return None
 
-    step = stage1_step(parent, pev, cs, beval, Fixed(), None, k=0)
+    step = stage1_step(parent, pev, cs, StepServices(beval, Fixed()), StepConfig(k=0))
     assert step.accepted is None and [t.verdict.reason for t in step.tried] == ["new_hazard"]
     # The same race on the parent is not new: a child carrying it is judged on speed alone.
     assert judge(cev, cev, noise).reason != "new_hazard"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator
 
 from ..conftest import FIXTURE_OPS
@@ -76,7 +76,7 @@ def test_library_objects_linked_by_need(backend, lib_op):
     assert len(op.repo.host_library_sources) == 4
     assert op.repo.host_library_kept == op.repo.host_library_sources
     cases = load_op_cases(lib_op)
-    results = check_operator(backend, op, cases, timeout_s=60.0)
+    results = check_operator(backend, op, cases, cfg=CheckConfig(timeout_s=60.0))
     assert [r.status for r in results] == ["ok"] * len(cases), [r.message[:2000] for r in results]
 
 
@@ -93,7 +93,7 @@ def test_a_registration_nothing_references_runs(backend, lib_op, tmp_path):
                                  "    if (rule == lib::Rules().end()) return ge::GRAPH_FAILED;\n"
                                  "    uint32_t tileLength = rule->second(total);"))
     op = Operator.load(host.parent.parent)
-    results = check_operator(backend, op, load_op_cases(host.parent.parent), timeout_s=60.0)
+    results = check_operator(backend, op, load_op_cases(host.parent.parent), cfg=CheckConfig(timeout_s=60.0))
     assert [r.status for r in results] == ["ok"] * len(results), [r.message[:2000] for r in results]
 
 
@@ -149,7 +149,7 @@ def test_a_sibling_operators_tiling_sources_are_linked_by_need(backend, lib_op, 
     host.write_text(text.replace("lib::TileLength(total)", "sib::Tiler().Tile(total)"))
     op = Operator.load(host.parent.parent)
     assert [p.name for p in op.repo.host_library_sources][-2:] == ["helper_tiling.cpp", "sib_tiling.cpp"]
-    results = check_operator(backend, op, load_op_cases(host.parent.parent), timeout_s=60.0)
+    results = check_operator(backend, op, load_op_cases(host.parent.parent), cfg=CheckConfig(timeout_s=60.0))
     assert [r.status for r in results] == ["ok"] * len(results), [r.message[:2000] for r in results]
 
 
@@ -167,5 +167,5 @@ def test_tiling_header_with_a_package_header_builds_in_the_kernel_too(backend, l
                                            '#include "register/tilingdata_base.h"\n#include <nlohmann/json.hpp>', 1))
     assert "nlohmann" in hdr.read_text()
     op = Operator.load(hdr.parent.parent)
-    results = check_operator(backend, op, load_op_cases(hdr.parent.parent), timeout_s=60.0)
+    results = check_operator(backend, op, load_op_cases(hdr.parent.parent), cfg=CheckConfig(timeout_s=60.0))
     assert [r.status for r in results] == ["ok"] * len(results), [r.message[:2000] for r in results]

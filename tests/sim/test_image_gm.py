@@ -5,7 +5,7 @@ device loads the kernel binary into GM, so the read is accepted and a write into
 from __future__ import annotations
 
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator
 
 from ..conftest import FIXTURE_OPS
@@ -15,7 +15,7 @@ KERNEL = "op_kernel/gm_table.cpp"
 
 def run(backend, op):
     [case] = load_op_cases(FIXTURE_OPS / "gm_table")
-    [res] = check_operator(backend, op, [case], timeout_s=60.0)
+    [res] = check_operator(backend, op, [case], cfg=CheckConfig(timeout_s=60.0))
     return res
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from ascendopt.cases import load_op_cases, make_inputs
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator
 
 from ..conftest import FIXTURE_OPS
@@ -35,7 +35,7 @@ def case():
 
 
 def test_case_runs_with_its_output_shapes(backend, failing_infer, case):
-    [res] = check_operator(backend, failing_infer, [case], timeout_s=60.0)
+    [res] = check_operator(backend, failing_infer, [case], cfg=CheckConfig(timeout_s=60.0))
     assert res.status == "ok", f"{res.status}: {res.message[:2000]}"
 
 
@@ -55,7 +55,7 @@ def test_tiling_failure_after_it_names_it(backend, failing_infer, case):
     assert old in text, "fixture changed"
     op = failing_infer.with_file(HOST, text.replace(old, "    return ge::GRAPH_FAILED;\n}", 1),
                                  origin="test/infer-shape-not-needed")
-    [res] = check_operator(backend, op, [case], timeout_s=60.0)
+    [res] = check_operator(backend, op, [case], cfg=CheckConfig(timeout_s=60.0))
     assert res.status == "tiling_error"
     assert "the tiling function returned GRAPH_FAILED" in res.message
     assert "InferShape returned GRAPH_FAILED" in res.message

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator, OperatorError
 from ascendopt.oprepo import find_repo
 
@@ -179,7 +179,7 @@ def test_no_registration_at_all_is_still_an_error(repo_op, tmp_path):
 def test_builds_and_passes_its_cases(backend, repo_op):
     op = Operator.load(repo_op)
     cases = load_op_cases(repo_op)
-    results = check_operator(backend, op, cases, timeout_s=60.0)
+    results = check_operator(backend, op, cases, cfg=CheckConfig(timeout_s=60.0))
     assert [r.status for r in results] == ["ok"] * len(cases), [r.message[:2000] for r in results]
 
 
@@ -215,7 +215,7 @@ def test_only_the_host_sources_its_cmake_builds(backend, repo_op, tmp_path):
     (op_dir / "op_host/stale.cc").write_text('#include "op_log.h"\nthis does not compile;\n')
     assert find_repo(op_dir).host_own_sources == ("op_host/scale_copy.cpp",)
     op = Operator.load(op_dir)
-    results = check_operator(backend, op, load_op_cases(op_dir), timeout_s=60.0)
+    results = check_operator(backend, op, load_op_cases(op_dir), cfg=CheckConfig(timeout_s=60.0))
     assert [r.status for r in results] == ["ok"] * len(results), [r.message[:2000] for r in results]
     cm.write_text(cm.read_text() + "target_sources(optiling PRIVATE\n        ${EXTRA_SRC_FILES}\n)\n")
     assert find_repo(op_dir).host_own_sources == ()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator
 
 from ..conftest import FIXTURE_OPS
@@ -47,7 +47,7 @@ def test_sibling_files_are_external_files_of_the_operator(sibling_op):
 def test_builds_and_passes_its_cases(backend, sibling_op):
     op = Operator.load(sibling_op)
     cases = load_op_cases(sibling_op)
-    results = check_operator(backend, op, cases, timeout_s=60.0)
+    results = check_operator(backend, op, cases, cfg=CheckConfig(timeout_s=60.0))
     assert [r.status for r in results] == ["ok"] * len(cases), [r.message[:2000] for r in results]
 
 
@@ -65,5 +65,5 @@ def test_an_edit_to_the_sibling_reaches_the_build(backend, sibling_op, tmp_path)
     ra = backend.build(a, {"x": "float32", "y": "float32"})
     rb = backend.build(b, {"x": "float32", "y": "float32"})
     assert ra.ok and rb.ok and ra.key != rb.key
-    results = check_operator(backend, b, load_op_cases(op_dir), timeout_s=60.0)
+    results = check_operator(backend, b, load_op_cases(op_dir), cfg=CheckConfig(timeout_s=60.0))
     assert all(r.status == "wrong_result" for r in results), [r.status for r in results]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator
 from ascendopt.oprepo import find_repo
 
@@ -102,7 +102,7 @@ def test_libraries_read_from_cmake(tmp_path):
 def test_a_header_function_in_two_libraries_links(backend, tmp_path):
     op_dir = _tree(tmp_path, SEPARATE)
     cases = load_op_cases(op_dir)
-    results = check_operator(backend, Operator.load(op_dir), cases, timeout_s=60.0)
+    results = check_operator(backend, Operator.load(op_dir), cases, cfg=CheckConfig(timeout_s=60.0))
     assert [r.status for r in results] == ["ok"] * len(cases), [r.message[:2000] for r in results]
 
 

@@ -14,7 +14,7 @@ import pytest
 from ascendopt.backends.sim.backend import SimBackend
 from ascendopt.backends.sim.build import SimBuilder
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator
 
 from ..conftest import FIXTURE_OPS
@@ -48,5 +48,5 @@ def test_tiling_sees_the_socs_cube_capabilities(sim_cache, tmp_path, soc, a2):
     host.write_text(text)
     backend = SimBackend(soc=soc, builder=SimBuilder(cache_dir=sim_cache))
     cases = load_op_cases(op_dir)
-    results = check_operator(backend, Operator.load(op_dir), cases, timeout_s=60.0)
+    results = check_operator(backend, Operator.load(op_dir), cases, cfg=CheckConfig(timeout_s=60.0))
     assert [r.status for r in results] == ["ok"] * len(cases), [r.message[:1500] for r in results]

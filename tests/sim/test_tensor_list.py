@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from ascendopt.cases import load_case_file, load_op_cases
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator
 
 from ..conftest import FIXTURE_OPS
@@ -37,7 +37,7 @@ def edit(op: Operator, old: str, new: str) -> Operator:
 
 
 def run(backend, op, case):
-    [res] = check_operator(backend, op, [case], timeout_s=60.0)
+    [res] = check_operator(backend, op, [case], cfg=CheckConfig(timeout_s=60.0))
     return res
 
 

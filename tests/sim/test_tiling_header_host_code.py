@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator
 
 from ..conftest import FIXTURE_OPS
@@ -65,5 +65,5 @@ def case():
     ('#include "register/tilingdata_base.h"\n#include "tiling/tiling_api.h"\n', MATMUL_TYPES),
 ], ids=["ge_types", "cout", "accessors", "matmul_types"])
 def test_kernel_builds_with_host_code_in_the_tiling_header(backend, case, includes, host_code):
-    [res] = check_operator(backend, _variant(includes, host_code), [case], timeout_s=60.0)
+    [res] = check_operator(backend, _variant(includes, host_code), [case], cfg=CheckConfig(timeout_s=60.0))
     assert res.status == "ok", f"{res.status}: {res.message[:3000]}"

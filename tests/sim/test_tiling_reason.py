@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator
 
 from ..conftest import FIXTURE_OPS
@@ -37,7 +37,7 @@ def _failing(base: Operator, report: str) -> Operator:
 
 def test_reason_printed_to_stdout_is_in_the_message(backend, base, case):
     op = _failing(base, 'std::printf("Not supported x format.");')
-    [res] = check_operator(backend, op, [case], timeout_s=30.0)
+    [res] = check_operator(backend, op, [case], cfg=CheckConfig(timeout_s=30.0))
     assert res.status == "tiling_error"
     first = res.message.splitlines()[0]
     assert "GRAPH_FAILED" in first
@@ -49,6 +49,6 @@ def test_reason_logged_with_op_loge_is_in_the_message(backend, base, case):
     text = op.files[HOST]
     if "log/ops_log.h" not in text:
         op = op.with_file(HOST, '#include "log/ops_log.h"\n' + text, origin="test/tiling-reason")
-    [res] = check_operator(backend, op, [case], timeout_s=30.0)
+    [res] = check_operator(backend, op, [case], cfg=CheckConfig(timeout_s=30.0))
     assert res.status == "tiling_error"
     assert "tile count 7 is too large" in res.message.splitlines()[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ascendopt.tiling.adjacent import adjacent_programs
 from ascendopt.tiling.domain import Domain
 from ascendopt.tiling.space import KnobSpace
-from ascendopt.tiling.strategies import EvoStrategy, TrialResult
+from ascendopt.tiling.strategies import EvoConfig, EvoStrategy, TrialResult
 
 
 def _space() -> KnobSpace:
@@ -56,7 +56,7 @@ def test_evo_asks_the_adjacent_programs_of_a_stalled_best():
     def latency(c):  # the 1000..1999 reserve step is the fastest, far beyond neighbour steps
         return 10.0 - (1.0 if 1000 <= c["reserve"] < 2000 else 0.0) + abs(c["cores"] - 40) * 0.01
 
-    evo = EvoStrategy(space, seed=0, use_prior=False, profile_guided=False, adjacent_after=3)
+    evo = EvoStrategy(space, 0, EvoConfig(use_prior=False, profile_guided=False, adjacent_after=3))
     evo.program_of = oracle
     asked = []
     for _ in range(12):
@@ -69,7 +69,7 @@ def test_evo_asks_the_adjacent_programs_of_a_stalled_best():
     assert probes and all(p in asked for p in probes)
     assert min(latency(c) for c in asked) < 9.5   # the far step was reached
     # without an oracle (a backend that cannot run the tiling alone) nothing is probed
-    off = EvoStrategy(space, seed=0, use_prior=False, profile_guided=False, adjacent_after=3)
+    off = EvoStrategy(space, 0, EvoConfig(use_prior=False, profile_guided=False, adjacent_after=3))
     for _ in range(12):
         c = off.ask()[0]
         off.tell(c, TrialResult("ok", latency(c), True))

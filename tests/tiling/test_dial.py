@@ -7,7 +7,7 @@ import dataclasses
 from ascendopt.tiling.dial import DialSearch
 from ascendopt.tiling.domain import Domain
 from ascendopt.tiling.space import KnobSpace
-from ascendopt.tiling.strategies import EvoStrategy, TrialResult
+from ascendopt.tiling.strategies import EvoConfig, EvoStrategy, TrialResult
 
 GRID = Domain("int", 0, 0, 49152, 32)
 
@@ -77,7 +77,7 @@ def test_evo_turns_the_reserve_after_the_combined_move():
         lat = sawtooth(c["ubReserveBytes"]) + (0.0 if c["BUFFER_NUM"] == 3 else 0.5)
         return TrialResult("ok", lat, True, STALLED)
 
-    evo = EvoStrategy(space, seed=0, use_prior=False)
+    evo = EvoStrategy(space, 0, EvoConfig(use_prior=False))
     evo.program_of = lambda c: f"{c['ubReserveBytes'] // 1024}/{c['cores']}/{c['BUFFER_NUM']}"
     base = evo.ask()[0]
     evo.tell(base, result(base))
@@ -97,7 +97,7 @@ def test_evo_turns_the_reserve_after_the_combined_move():
     assert best["ubReserveBytes"] // 1024 == 19 and best["BUFFER_NUM"] == 3
     # one dial per start config; the option switches it off
     assert evo._dialed == [combined]
-    off = EvoStrategy(space, seed=0, use_prior=False, dial=False)
+    off = EvoStrategy(space, 0, EvoConfig(use_prior=False, dial=False))
     off.tell(off.ask()[0], result(base))
     c = off.ask()[0]
     off.tell(c, result(c))
@@ -115,7 +115,7 @@ def test_dial_search_downwards_and_evo_turns_a_doubled_tile_back():
     # evo: a headroom finding doubles the tile (64 -> 128); the dial walks back toward 64
     tiles = KnobSpace([dataclasses.replace(k, role="tile") for k in
                        KnobSpace.synthetic({"groupRows": Domain("int", 64, 8, 4096, 1)}).knobs])
-    evo = EvoStrategy(tiles, seed=0, use_prior=False)
+    evo = EvoStrategy(tiles, 0, EvoConfig(use_prior=False))
     far = {"block_dim": 48, "achieved_fraction": 0.9}          # headroom: tiles x 2, then / 2
     base = evo.ask()[0]
     evo.tell(base, TrialResult("ok", lat(64), True, far))

@@ -8,7 +8,7 @@ import pytest
 
 from ascendopt.tiling.domain import Domain
 from ascendopt.tiling.space import KnobSpace
-from ascendopt.tiling.strategies import EvoStrategy, TrialResult
+from ascendopt.tiling.strategies import EvoConfig, EvoStrategy, TrialResult
 from ascendopt.tiling.strategies.parzen import from_unit, propose, split, to_unit
 
 RESERVE = Domain("int", 0, 0, 49152, 32, log=True)
@@ -63,8 +63,8 @@ def test_nothing_to_model_and_excluded_configs():
 def test_evo_immigrants_option():
     space, _ = _history(random.Random(2), 1)
     with pytest.raises(ValueError, match="immigrants"):
-        EvoStrategy(space, immigrants="nope")
-    a, b = EvoStrategy(space, seed=5), EvoStrategy(space, seed=5, immigrants="parzen")
+        EvoStrategy(space, 0, EvoConfig(immigrants="nope"))
+    a, b = EvoStrategy(space, seed=5), EvoStrategy(space, 5, EvoConfig(immigrants="parzen"))
     for s in (a, b):
         for _ in range(40):
             c = s.ask(1)[0]

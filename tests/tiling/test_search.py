@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.budget import BudgetedEvaluator
+from ascendopt.evaluate.budget import BudgetedEvaluator, ReuseConfig
 from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
 from ascendopt.evaluate.store import MemoryStore
 from ascendopt.operator import Operator
@@ -260,7 +260,7 @@ def test_tune_counts_the_oracles_tiling_only_probes(setup, tmp_path):
     assert "2 tiling-only probes of adjacent programs" in (tmp_path / "out" / "report.md").read_text()
     # without equivalence (no launch keys) there is no oracle and nothing is probed
     res = tune(op, cases, BudgetedEvaluator(evaluator, MemoryStore(), budget=1, run_label=op.name,
-                                            equivalence=False), space, Probing(space, [{}]), "probing")
+                                            reuse=ReuseConfig(equivalence=False)), space, Probing(space, [{}]), "probing")
     assert res.probes == 0
 
 

@@ -9,6 +9,7 @@ import pytest
 from ascendopt.tiling.space import REGION_KEY
 from ascendopt.tiling.strategies import (
     STRATEGIES,
+    EvoConfig,
     EvoStrategy,
     LLMMutator,
     TrialResult,
@@ -80,7 +81,7 @@ def test_evo_beats_random_on_average():
 
 def test_failed_configs_never_become_parents():
     space = make_space()
-    s = EvoStrategy(space, seed=2, init_size=4)
+    s = EvoStrategy(space, 2, EvoConfig(init_size=4))
     failed = set()
     for _ in range(40):
         for c in s.ask(2):
@@ -151,7 +152,7 @@ def test_llm_mutator_slot():
     space = make_space()
     space.region_text = "uint32_t tile = 1024;"
     llm = FakeLLM()
-    s = EvoStrategy(space, seed=0, llm_mutator=llm, llm_rate=0.5, init_size=4)
+    s = EvoStrategy(space, 0, EvoConfig(llm_mutator=llm, llm_rate=0.5, init_size=4))
     cs = run(s, 30)
     assert llm.calls > 0
     assert any(REGION_KEY in c for c in cs)

@@ -125,10 +125,12 @@ class _Check:
 
 def _run_one(check_operator, backend, op, selected, soc, chk: _Check, as_json: bool):
     """Runs and prints one operator's cases; returns (JSON document, number failed)."""
-    seed, rtol, atol, timeout, strict = chk.seed, chk.rtol, chk.atol, chk.timeout, chk.strict
+    from ascendopt.evaluate.check import CheckConfig
+
+    seed, strict = chk.seed, chk.strict
+    cfg = CheckConfig(rtol=chk.rtol, atol=chk.atol, timeout_s=chk.timeout, strict=strict)
     if as_json:
-        results = check_operator(backend, op, selected, seed=seed, rtol=rtol, atol=atol, timeout_s=timeout,
-                                 strict=strict)
+        results = check_operator(backend, op, selected, seed, cfg)
     else:
         with console.status(f"building and running {len(selected)} case(s) of {op.op_type} on {soc} ...") as st:
             done = []
@@ -137,8 +139,7 @@ def _run_one(check_operator, backend, op, selected, soc, chk: _Check, as_json: b
                 done.append(r)
                 st.update(f"{len(done)}/{len(selected)} cases of {op.op_type} done ...")
 
-            results = check_operator(backend, op, selected, seed=seed, rtol=rtol, atol=atol, timeout_s=timeout,
-                                     on_result=progress, strict=strict)
+            results = check_operator(backend, op, selected, seed, cfg, on_result=progress)
     failed = sum(r.status != "ok" for r in results)
     warned = sum(r.status == "ok" and bool(r.warnings) for r in results)
     doc = {"op": op.op_type, "dir": str(op.root), "soc": soc, "passed": len(results) - failed, "failed": failed,
@@ -201,7 +202,7 @@ def profile_cmd(
     files plus a bottleneck summary."""
     import tempfile
 
-    from ascendopt.evaluate.check import case_dtypes, check_case
+    from ascendopt.evaluate.check import CheckConfig, case_dtypes, check_case
     from ascendopt.operator import snake_case
     from ascendopt.profile import ProfileError
 
@@ -230,8 +231,8 @@ def profile_cmd(
         def work():
             build = backend.build(op, case_dtypes(chosen))
             runner = _Tracing() if backend.name == "sim" else backend  # the simulator's instruction trace
-            return check_case(runner, op, chosen, build, seed, timeout_s=timeout, run_result_hook=runs.append,
-                              measure=True)
+            return check_case(runner, op, chosen, build, seed, CheckConfig(timeout_s=timeout, measure=True),
+                              run_result_hook=runs.append)
 
         if as_json:
             result = work()

@@ -49,7 +49,7 @@ def rewind_command(
     distill each kept pair into an experience of the bank."""
     from ascendopt.bank.store import BankError
     from ascendopt.evaluate.store import StoreError
-    from ascendopt.rewind.engine import rewind
+    from ascendopt.rewind.engine import RewindConfig, rewind
     from ascendopt.transforms import MOTIFS
 
     spec = validated(RunSpec(command="rewind", backend=backend_kind, soc=soc, seed=seed, budget=budget, workers=workers,
@@ -57,6 +57,7 @@ def rewind_command(
                              unsafe_no_sandbox=unsafe_no_sandbox))
     if depth < 1:
         fail("--depth must be at least 1")
+    rw_cfg = RewindConfig(depth=depth, sigmas=sigmas, min_effect_pct=min_effect, batch=workers)
     reg = MOTIFS.all()
     chosen = list(reg) if not motifs else [m.strip() for m in motifs.split(",") if m.strip()]
     unknown = [m for m in chosen if m not in reg]
@@ -87,9 +88,8 @@ def rewind_command(
                     _st.update(f"rewinding {_op.name}: {_b.report(_op.name).charged}/{budget} evaluations, "
                                f"last {a.motif} -> {a.reason}")
                 try:
-                    res = rewind(op, cases, beval, session.motifs(chosen) + llm_motifs, depth=depth,
-                                 bank=bank, distiller=distiller, sigmas=sigmas, min_effect_pct=min_effect,
-                                 batch=workers, on_attempt=None if as_json else progress)
+                    res = rewind(op, cases, beval, session.motifs(chosen) + llm_motifs, rw_cfg,
+                                 bank=bank, distiller=distiller, on_attempt=None if as_json else progress)
                 except KeyboardInterrupt:
                     beval.finish("interrupted")
                     interrupted = True

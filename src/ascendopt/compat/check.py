@@ -27,7 +27,7 @@ def check_target(target: Target, case_timeout_s: float = 60.0, max_cases: int | 
     """Builds and runs one operator's cases; never raises for a bad operator."""
     from ascendopt.backends.sim.backend import SimBackend
     from ascendopt.cases import CaseError, load_op_cases
-    from ascendopt.evaluate.check import check_operator
+    from ascendopt.evaluate.check import CheckConfig, check_operator
     from ascendopt.operator import Operator, OperatorError
 
     row = Row(target.name, target.category, str(target.dir), golden=target.golden)
@@ -47,7 +47,7 @@ def check_target(target: Target, case_timeout_s: float = 60.0, max_cases: int | 
         return _build_only(backend, op, row)
     cases = cases[:max_cases] if max_cases else cases
     cases, unimportable = _drop_unimportable_goldens(cases)
-    results = check_operator(backend, op, cases, timeout_s=case_timeout_s)
+    results = check_operator(backend, op, cases, cfg=CheckConfig(timeout_s=case_timeout_s))
     row.cases, row.passed = len(results), sum(r.status == "ok" for r in results)
     row.warned = sum(r.status == "ok" and bool(r.warnings) for r in results)
     row.built = not any(r.status == "compile_error" for r in results)

@@ -69,18 +69,11 @@ class BudgetReport:
         return None if self.budget is None else max(0, self.budget - self.charged)
 
 
-class BudgetedEvaluator:
-    """Evaluates candidates for one run under a per-operator budget and records everything.
+@dataclass(frozen=True)
+class ReuseConfig:
+    """Which candidates a :class:`BudgetedEvaluator` answers from the records.
 
-    Args:
-        evaluator: How to evaluate.
-        store: The record store (only this object writes to it).
-        budget: Charged evaluations allowed per operator (None: unlimited).
-        executor: Where evaluations run (default: inline).
-        run_id: Resume this run (its charged evaluations count against the budget);
-            default: start a new run.
-        run_label: The run's ``op`` column for a new run (default: first operator seen).
-        run_config: Extra configuration recorded with a new run.
+    Attributes:
         equivalence: Answer candidates that launch the same device program as an evaluated
             one from the records (needs a backend that runs the tiling alone; off: only
             identical sources are answered).
@@ -93,9 +86,29 @@ class BudgetedEvaluator:
             no run but this one (on a shared store every candidate is fully probed).
     """
 
+    equivalence: bool = True
+    lazy_probes: bool = False
+
+
+class BudgetedEvaluator:
+    """Evaluates candidates for one run under a per-operator budget and records everything.
+
+    Args:
+        evaluator: How to evaluate.
+        store: The record store (only this object writes to it).
+        budget: Charged evaluations allowed per operator (None: unlimited).
+        executor: Where evaluations run (default: inline).
+        run_id: Resume this run (its charged evaluations count against the budget);
+            default: start a new run.
+        run_label: The run's ``op`` column for a new run (default: first operator seen).
+        run_config: Extra configuration recorded with a new run.
+        reuse: Which candidates are answered from the records (:class:`ReuseConfig`).
+    """
+
     def __init__(self, evaluator: Evaluator, store: RecordStore, budget: int | None = None,
                  executor: Executor | None = None, run_id: int | None = None, run_label: str = "",
-                 run_config: dict[str, Any] | None = None, equivalence: bool = True, lazy_probes: bool = False):
+                 run_config: dict[str, Any] | None = None, reuse: ReuseConfig = ReuseConfig()):
+        equivalence, lazy_probes = reuse.equivalence, reuse.lazy_probes
         if budget is not None and budget < 0:
             raise ValueError("budget must be >= 0")
         self.evaluator = evaluator

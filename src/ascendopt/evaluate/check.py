@@ -46,6 +46,28 @@ class CaseResult:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class CheckConfig:
+    """How cases are checked.
+
+    Attributes:
+        rtol, atol: the comparison's tolerances (None: the dtype's defaults).
+        timeout_s: the time limit of one run.
+        strict: a warning-level hazard of the run fails the case as a ``runtime_error`` of
+            that hazard's kind (the warnings are kept either way).
+        measure: the run is a timed benchmark run (``backend.measure``; :func:`check_case`).
+        stop_at_failure: the cases after the first whose run failed are not run
+            (:func:`check_cases`).
+    """
+
+    rtol: float | None = None
+    atol: float | None = None
+    timeout_s: float = 60.0
+    strict: bool = False
+    measure: bool = False
+    stop_at_failure: bool = False
+
+
 def case_dtypes(case: Case) -> dict[str, str]:
     """Tensor name -> dtype for the build's DTYPE_<NAME> macros."""
     return {t.name: t.dtype for t in (*case.inputs, *case.outputs)}
@@ -61,13 +83,12 @@ def timed_build(backend: Any, op: Operator, dtypes: dict[str, str]) -> BuildResu
 
 
 def check_case(backend: Any, op: Operator, case: Case, build: BuildResult, seed: int,
-               rtol: float | None = None, atol: float | None = None, timeout_s: float = 60.0,
-               run_result_hook: Callable[[RunResult], None] | None = None, strict: bool = False,
-               measure: bool = False, data: CaseDataFn | None = None) -> CaseResult:
+               cfg: CheckConfig = CheckConfig(), run_result_hook: Callable[[RunResult], None] | None = None,
+               data: CaseDataFn | None = None) -> CaseResult:
     """Runs one case with fresh seeded inputs and compares every output with the golden.
 
-    With ``strict`` a warning-level hazard of the run fails the case as a ``runtime_error`` of
-    that hazard's kind (the warnings are kept either way). With ``measure`` the run is a timed
+    With ``cfg.strict`` a warning-level hazard of the run fails the case as a ``runtime_error`` of
+    that hazard's kind (the warnings are kept either way). With ``cfg.measure`` the run is a timed
     benchmark run (``backend.measure``), checked the same way. ``data(case, seed)`` gives the
     inputs and golden outputs instead of drawing and computing them here (the same arrays, kept
     across candidates: :class:`~ascendopt.evaluate.casedata.CaseData`).
@@ -75,27 +96,28 @@ def check_case(backend: Any, op: Operator, case: Case, build: BuildResult, seed:
     res, inputs, expected = _prepare(case, build, seed, data)
     if inputs is None:
         return res
-    rr = (backend.measure if measure else backend.run)(build, op, case, inputs, timeout_s=timeout_s)
+    rr = (backend.measure if cfg.measure else backend.run)(build, op, case, inputs, timeout_s=cfg.timeout_s)
     if run_result_hook:
         run_result_hook(rr)
-    return _judge(res, case, rr, expected, rtol, atol, strict)
+    return _judge(res, case, rr, expected, cfg)
 
 
 def check_cases(backend: Any, op: Operator, cases: Sequence[Case], build: BuildResult, seeds: Sequence[int],
-                rtol: float | None = None, atol: float | None = None, timeout_s: float = 60.0,
-                run_result_hooks: Sequence[Callable[[RunResult], None] | None] = (), strict: bool = False,
-                data: CaseDataFn | None = None, stop_at_failure: bool = False) -> list[CaseResult | None]:
+                cfg: CheckConfig = CheckConfig(),
+                run_result_hooks: Sequence[Callable[[RunResult], None] | None] = (),
+                data: CaseDataFn | None = None) -> list[CaseResult | None]:
     """:func:`check_case` of several cases of one build (case ``k`` with ``seeds[k]`` and
     ``run_result_hooks[k]``), their runs in one ``backend.run_batch`` (one runner process on
-    the simulator): the same results, in order. With ``stop_at_failure`` the cases after the
-    first whose run failed are not run (None)."""
+    the simulator): the same results, in order (``cfg.measure`` is not used). With
+    ``cfg.stop_at_failure`` the cases after the first whose run failed are not run (None)."""
+    stop_at_failure = cfg.stop_at_failure
     prepared: list[tuple[CaseResult, Any, Any]] = []
     for case, seed in zip(cases, seeds):
         prepared.append(_prepare(case, build, seed, data))
         if stop_at_failure and prepared[-1][1] is None:
             break
     todo = [k for k, (_, inputs, _) in enumerate(prepared) if inputs is not None]
-    runs = backend.run_batch(build, op, [(cases[k], prepared[k][1]) for k in todo], timeout_s=timeout_s,
+    runs = backend.run_batch(build, op, [(cases[k], prepared[k][1]) for k in todo], timeout_s=cfg.timeout_s,
                              stop_at_failure=stop_at_failure) if todo else []
     results: list[CaseResult | None] = [res for res, _, _ in prepared] + [None] * (len(cases) - len(prepared))
     for k in todo[len(runs):]:
@@ -104,7 +126,7 @@ def check_cases(backend: Any, op: Operator, cases: Sequence[Case], build: BuildR
         hook = run_result_hooks[k] if k < len(run_result_hooks) else None
         if hook:
             hook(rr)
-        results[k] = _judge(results[k], cases[k], rr, prepared[k][2], rtol, atol, strict)
+        results[k] = _judge(results[k], cases[k], rr, prepared[k][2], cfg)
     return results
 
 
@@ -129,8 +151,7 @@ def _prepare(case: Case, build: BuildResult, seed: int, data: CaseDataFn | None
     return res, inputs, expected
 
 
-def _judge(res: CaseResult, case: Case, rr: RunResult, expected: Any, rtol: float | None, atol: float | None,
-           strict: bool) -> CaseResult:
+def _judge(res: CaseResult, case: Case, rr: RunResult, expected: Any, cfg: CheckConfig) -> CaseResult:
     """The case's result from its run and its golden outputs."""
     res.block_dim, res.tiling_key, res.run_seconds = rr.block_dim, rr.tiling_key, rr.seconds
     res.task_duration_us = rr.task_duration_us
@@ -138,7 +159,7 @@ def _judge(res: CaseResult, case: Case, rr: RunResult, expected: Any, rtol: floa
     if rr.status != Status.OK:
         res.status, res.error_kind, res.message = rr.status.value, rr.error_kind, rr.message
         return res
-    if strict and res.warnings:
+    if cfg.strict and res.warnings:
         w = res.warnings[0]
         res.status, res.error_kind = Status.RUNTIME_ERROR.value, w["kind"]
         res.message = f"--strict: {w['message']}"
@@ -151,7 +172,7 @@ def _judge(res: CaseResult, case: Case, rr: RunResult, expected: Any, rtol: floa
     for spec, exp in zip(case.outputs, expected):  # a list output: each of its tensors
         if exp is None:  # the golden says the operator does not compute it
             continue
-        cmp = compare_output(rr.outputs[spec.key], exp, spec.dtype, rtol=rtol, atol=atol)
+        cmp = compare_output(rr.outputs[spec.key], exp, spec.dtype, rtol=cfg.rtol, atol=cfg.atol)
         worst_abs = max(worst_abs, cmp.max_abs_err)
         worst_rel = max(worst_rel, cmp.max_rel_err)
         worst_ratio = max(worst_ratio, cmp.mismatch_ratio)
@@ -164,18 +185,17 @@ def _judge(res: CaseResult, case: Case, rr: RunResult, expected: Any, rtol: floa
 
 
 def check_operator(backend: Any, op: Operator, cases: Iterable[Case], seed: int = 0,
-                   rtol: float | None = None, atol: float | None = None, timeout_s: float = 60.0,
-                   on_result: Callable[[CaseResult], None] | None = None,
-                   strict: bool = False) -> list[CaseResult]:
-    """Builds once per dtype combination and checks every case (in order); ``strict`` as in
-    :func:`check_case`."""
+                   cfg: CheckConfig = CheckConfig(),
+                   on_result: Callable[[CaseResult], None] | None = None) -> list[CaseResult]:
+    """Builds once per dtype combination and checks every case (in order) as :func:`check_case`
+    with ``cfg``."""
     builds: dict[tuple, BuildResult] = {}
     results = []
     for i, case in enumerate(cases):
         key = tuple(sorted(case_dtypes(case).items()))
         if key not in builds:
             builds[key] = timed_build(backend, op, dict(key))
-        r = check_case(backend, op, case, builds[key], seed + i, rtol, atol, timeout_s, strict=strict)
+        r = check_case(backend, op, case, builds[key], seed + i, cfg)
         results.append(r)
         if on_result:
             on_result(r)

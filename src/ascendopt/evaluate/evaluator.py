@@ -19,6 +19,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import replace
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Sequence
@@ -27,7 +28,7 @@ from ascendopt.backends.base import Backend, BuildResult, RunResult, Status
 from ascendopt.cases import Case, CaseError, make_inputs
 from ascendopt.evaluate import casedata
 from ascendopt.evaluate.casedata import _inputs_fingerprint, case_fingerprint  # noqa: F401 (re-exported)
-from ascendopt.evaluate.check import CaseResult, case_dtypes, check_case, check_cases, timed_build
+from ascendopt.evaluate.check import CaseResult, CheckConfig, case_dtypes, check_case, check_cases, timed_build
 from ascendopt.evaluate.evaluation import (  # noqa: F401 (re-exported: the evaluator's types)
     EvalConfig,
     Evaluation,
@@ -307,15 +308,16 @@ class Evaluator:
             def build_of(case: Case) -> BuildResult:
                 return builds[tuple(sorted(case_dtypes(case).items()))]
 
+            chk = CheckConfig(cfg.rtol, cfg.atol, cfg.run_timeout_s)
+
             def check(i: int, case: Case, runs: list[RunResult] | None = None) -> CaseResult:
-                return check_case(self.backend, op, case, build_of(case), ev.seed + i, cfg.rtol, cfg.atol,
-                                  cfg.run_timeout_s, data=data, run_result_hook=None if runs is None else runs.append)
+                return check_case(self.backend, op, case, build_of(case), ev.seed + i, chk,
+                                  run_result_hook=None if runs is None else runs.append, data=data)
 
             def bench_run(j: int, k: int, case: Case) -> tuple[CaseResult, RunResult | None]:
                 runs: list[RunResult] = []
                 r = check_case(self.backend, op, case, build_of(case), ev.seed + PROFILE_SEED_OFFSET + j * 1009 + k,
-                               cfg.rtol, cfg.atol, cfg.run_timeout_s, run_result_hook=runs.append, measure=True,
-                               data=data)
+                               replace(chk, measure=True), run_result_hook=runs.append, data=data)
                 return r, (runs[-1] if runs else None)
 
             overlap = self.backend.concurrent_timing  # noise draws / a device measurement: alone, in order
@@ -334,9 +336,8 @@ class Evaluator:
             if overlap:  # an exact backend: the cases of one build share a process (run_batch)
                 def check_batch(batch: list[int]) -> dict[int, CaseResult]:
                     got = check_cases(self.backend, op, [cases[i] for i in batch], build_of(cases[batch[0]]),
-                                      [ev.seed + i for i in batch], cfg.rtol, cfg.atol, cfg.run_timeout_s,
-                                      [kept[i].append if i in kept else None for i in batch], data=data,
-                                      stop_at_failure=cfg.fail_fast)
+                                      [ev.seed + i for i in batch], replace(chk, stop_at_failure=cfg.fail_fast),
+                                      [kept[i].append if i in kept else None for i in batch], data=data)
                     return dict(zip(batch, got))
 
                 for n, batch in enumerate(_batches(order, [tuple(sorted(case_dtypes(cases[i]).items()))

@@ -28,7 +28,7 @@ from typing import Any
 
 from ascendopt.backends.base import Status
 from ascendopt.cases import Case
-from ascendopt.evaluate.check import CaseResult, case_dtypes, check_case, timed_build
+from ascendopt.evaluate.check import CaseResult, CheckConfig, case_dtypes, check_case, timed_build
 from ascendopt.evaluate.hazards import case_warnings
 from ascendopt.evaluate.unseen import (DEFAULT_COUNT, DEFAULT_MAX_ELEMENTS, UnseenShape, case_elements, generate,
                                        largest)
@@ -126,7 +126,8 @@ class ShapeRunner:
         if key not in self._builds:
             self._builds[key] = timed_build(self.backend, op, dict(key[1]))
         try:
-            return check_case(self.backend, op, shape.case, self._builds[key], shape.seed, timeout_s=self.timeout_s)
+            return check_case(self.backend, op, shape.case, self._builds[key], shape.seed,
+                              CheckConfig(timeout_s=self.timeout_s))
         except Exception as e:  # noqa: BLE001 - a case the harness cannot run is a failed check, not a crash
             return CaseResult(shape.case.name, "case_error", message=f"{type(e).__name__}: {e}", error_kind="case")
 

@@ -78,24 +78,57 @@ class StepResult:
                 "exhausted": self.exhausted, "proposed": self.proposed}
 
 
-def stage1_step(op: Operator, op_ev: Evaluation, cases: Sequence[Case], beval: Any, rewriter: Rewriter,
-                bank: ExperienceBank | None, k: int = 5, candidates: int = 3, repairs: int = 1,
-                exclude_ops: Iterable[str] = (), tried: set[str] | None = None, cores: int = 0,
-                sigmas: float = DEFAULT_SIGMAS, min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT,
-                on_eval: Callable[[Tried], None] | None = None,
+@dataclass(frozen=True)
+class StepConfig:
+    """The knobs of one Stage I step.
+
+    Attributes:
+        k: experiences retrieved from the bank (0: none).
+        candidates: rewrites proposed.
+        repairs: repairs of a failed proposal (LLM only).
+        exclude_ops: operators whose experiences are left out.
+        cores: cores the diagnosis assumes (0: the evaluation's own).
+        sigmas, min_effect_pct: the noise threshold (:func:`~ascendopt.evaluate.verdict.noise_threshold`).
+    """
+
+    k: int = 5
+    candidates: int = 3
+    repairs: int = 1
+    exclude_ops: Iterable[str] = ()
+    cores: int = 0
+    sigmas: float = DEFAULT_SIGMAS
+    min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT
+
+
+@dataclass(frozen=True)
+class StepServices:
+    """What a Stage I step works with: ``beval`` (a budgeted evaluator or a share of one), the
+    rewriter, the experience bank (None: no experience) and ``on_eval``, called on each
+    evaluated proposal."""
+
+    beval: Any
+    rewriter: Rewriter
+    bank: ExperienceBank | None = None
+    on_eval: Callable[[Tried], None] | None = None
+
+
+def stage1_step(op: Operator, op_ev: Evaluation, cases: Sequence[Case], services: StepServices,
+                cfg: StepConfig = StepConfig(), tried: set[str] | None = None,
                 reference: Evaluation | None = None) -> StepResult:
-    """Runs one step on ``op`` (evaluated as ``op_ev``) through ``beval`` (a budgeted
-    evaluator or a share of one). ``tried`` collects the digests proposed so far (updated).
-    Proposals are judged against ``reference`` (default ``op_ev``) and its noise threshold."""
+    """Runs one step on ``op`` (evaluated as ``op_ev``) with ``services``. ``tried`` collects
+    the digests proposed so far (updated). Proposals are judged against ``reference``
+    (default ``op_ev``) and its noise threshold."""
+    beval, rewriter, bank, on_eval = services.beval, services.rewriter, services.bank, services.on_eval
+    k, candidates, repairs, cores = cfg.k, cfg.candidates, cfg.repairs, cfg.cores
     tried = tried if tried is not None else set()
     diag = diagnose_evaluation(op_ev, cores)
-    hits = retrieve(bank, diag, k, op=op, exclude_ops=exclude_ops) if bank is not None and k > 0 else []
+    hits = retrieve(bank, diag, k, op=op, exclude_ops=cfg.exclude_ops) if bank is not None and k > 0 else []
     res = StepResult(diag, hits)
     ctx = RewriteContext(op, op_ev, diag, hits, tried, in_force(bank, diag.findings))
     proposals = rewriter.propose(ctx, candidates)
     res.proposed = len(proposals)
     ref = op_ev if reference is None else reference
-    noise = noise_threshold(ref, sigmas, min_effect_pct)
+    noise = noise_threshold(ref, cfg.sigmas, cfg.min_effect_pct)
     queue: list[tuple[Proposal, int, str]] = [(p, 0, "") for p in proposals]
     while queue:
         batch, queue = queue, []

@@ -13,6 +13,7 @@ through :func:`ascendopt.bank.experience.validate` like any record.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ascendopt.bank.experience import Experience
@@ -31,6 +32,7 @@ class Distiller(Protocol):
     def distill(self, pair: "Pair") -> Experience: ...
 
 
+@dataclass(eq=False)  # a record of one removal: compared by identity, as before
 class Pair:
     """A kept de-optimization: ``fast`` (the parent) and ``slow`` (the motif's rewrite of it).
 
@@ -47,12 +49,20 @@ class Pair:
         rewrite_sites: Labels of that rewrite's sites in ``slow``.
     """
 
-    def __init__(self, motif: Motif, site: Site, fast: Operator, slow: Operator, fast_ev: Evaluation,
-                 slow_ev: Evaluation, noise: Noise, cores: int = 0, depth: int = 1, rewrite: str = "",
-                 rewrite_sites: list[str] | None = None):
-        self.motif, self.site, self.fast, self.slow = motif, site, fast, slow
-        self.fast_ev, self.slow_ev, self.noise, self.cores, self.depth = fast_ev, slow_ev, noise, cores, depth
-        self.rewrite, self.rewrite_sites = rewrite, list(rewrite_sites or ())
+    motif: Motif
+    site: Site
+    fast: Operator
+    slow: Operator
+    fast_ev: Evaluation
+    slow_ev: Evaluation
+    noise: Noise
+    cores: int = 0
+    depth: int = 1
+    rewrite: str = ""
+    rewrite_sites: list[str] | None = None
+
+    def __post_init__(self) -> None:
+        self.rewrite_sites = list(self.rewrite_sites or ())
 
 
 def _ratio_words(slow: Diagnosis, fast: Diagnosis) -> list[str]:

@@ -127,10 +127,26 @@ def optimizing_rewrite(motif: Motif, slow: Operator) -> tuple[str, list[str]]:
         return rw.name, []
 
 
+@dataclass(frozen=True)
+class RewindConfig:
+    """The knobs of one rewind.
+
+    Attributes:
+        depth: the longest chain of removals from the root.
+        sigmas, min_effect_pct: the noise threshold a removal must exceed
+            (:func:`~ascendopt.evaluate.verdict.noise_threshold`).
+        batch: candidates evaluated together (``evaluate_many``).
+    """
+
+    depth: int = DEFAULT_DEPTH
+    sigmas: float = DEFAULT_SIGMAS
+    min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT
+    batch: int = 1
+
+
 def rewind(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, motifs: Sequence[Motif],
-           depth: int = DEFAULT_DEPTH, bank: ExperienceBank | None = None, distiller: Distiller | None = None,
-           sigmas: float = DEFAULT_SIGMAS, min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT, batch: int = 1,
-           on_attempt: Callable[[Attempt], None] | None = None) -> RewindResult:
+           cfg: RewindConfig = RewindConfig(), bank: ExperienceBank | None = None,
+           distiller: Distiller | None = None, on_attempt: Callable[[Attempt], None] | None = None) -> RewindResult:
     """Rewinds ``op`` within ``beval``'s budget (see the module docstring).
 
     Returns the attempts and the distilled experiences (also added to ``bank`` when given).
@@ -138,6 +154,7 @@ def rewind(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, motifs
     ``stop_reason = "root_failed"``.
     """
     t0 = time.perf_counter()
+    depth, sigmas, min_effect_pct, batch = cfg.depth, cfg.sigmas, cfg.min_effect_pct, cfg.batch
     distiller = distiller or OfflineDistiller()
     res = RewindResult(op.name, None, None)
     soc = beval.evaluator.backend.soc

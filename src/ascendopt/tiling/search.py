@@ -143,7 +143,7 @@ def tune(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, spac
     if hasattr(strategy, "program_of") and evaluator.equivalence:
         oracle = strategy.program_of = ProgramOracle(op, cases, evaluator, space)
     try:
-        _search(op, cases, evaluator, space, strategy, strategy_name, batch, on_trial, res)
+        _search(op, cases, evaluator, space, strategy, batch, on_trial, res)
     except KeyboardInterrupt:
         # the user stops the search: what was evaluated is kept and reported
         res.stop_reason = "interrupted"
@@ -154,9 +154,11 @@ def tune(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, spac
 
 
 def _search(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, space: KnobSpace,
-            strategy: Strategy, strategy_name: str, batch: int,
-            on_trial: Callable[[Trial, "TuneResult"], None] | None, res: TuneResult) -> None:
-    """The ask / evaluate / tell rounds of :func:`tune`, recorded into ``res``."""
+            strategy: Strategy, batch: int, on_trial: Callable[[Trial, "TuneResult"], None] | None,
+            res: TuneResult) -> None:
+    """The ask / evaluate / tell rounds of :func:`tune`, recorded into ``res`` (whose
+    ``strategy`` names the candidates' origin)."""
+    strategy_name = res.strategy
     stale = 0
     parent: list[set[str]] = []  # the original's hazard kinds, once known
     while True:

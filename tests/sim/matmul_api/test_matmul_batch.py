@@ -6,7 +6,7 @@ GetTensorC() per block, cached in the SetWorkspace workspace, placed by GetOffse
 from __future__ import annotations
 
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator
 
 from ...conftest import FIXTURE_OPS
@@ -28,5 +28,5 @@ def test_a_block_from_get_tensor_c_is_read_after_it_is_written(backend):
     op = op.with_file(kernel, op.files[kernel].replace("bool seq = bi % 2 == 1;", "bool seq = false;"))
     cases = [c for c in load_op_cases(op_dir) if c.name.startswith("workspace_")]
     assert len(cases) == 2
-    for res in check_operator(backend, op, cases, strict=True):
+    for res in check_operator(backend, op, cases, cfg=CheckConfig(strict=True)):
         assert res.status == "ok" and not res.warnings, (res.name, res.message[-2000:], res.warnings)

@@ -6,7 +6,7 @@ registers two such objects), and both compute right."""
 from __future__ import annotations
 
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator
 
 from ...conftest import FIXTURE_OPS
@@ -42,5 +42,5 @@ def _two_objects() -> Operator:
 def test_two_objects_share_l0_and_l1(backend):
     # Both objects with a bias: the bias table is the running object's alone too.
     case = {c.name: c for c in load_op_cases(OP_DIR)}["aligned_bias_128x256x128"]
-    [res] = check_operator(backend, _two_objects(), [case], timeout_s=120.0)
+    [res] = check_operator(backend, _two_objects(), [case], cfg=CheckConfig(timeout_s=120.0))
     assert res.status == "ok", f"{res.status} ({res.error_kind}): {res.message[:2000]}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator
 
 from ...conftest import FIXTURE_OPS
@@ -35,11 +35,11 @@ def case():
 
 
 def test_unused_object_with_zero_tiling_runs(backend, case):
-    [res] = check_operator(backend, _variant(False), [case], timeout_s=60.0)
+    [res] = check_operator(backend, _variant(False), [case], cfg=CheckConfig(timeout_s=60.0))
     assert res.status == "ok", f"{res.status} ({res.error_kind}): {res.message[:2000]}"
 
 
 def test_using_it_fails_at_first_use(backend, case):
-    [res] = check_operator(backend, _variant(True), [case], timeout_s=60.0)
+    [res] = check_operator(backend, _variant(True), [case], cfg=CheckConfig(timeout_s=60.0))
     assert res.status == "runtime_error" and res.error_kind == "invalid_argument", res.message[:2000]
     assert "Matmul::IterateAll: the tiling given to Init has baseM 0" in res.message

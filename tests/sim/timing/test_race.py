@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ascendopt.backends.base import Status
-from ascendopt.evaluate.check import check_operator
+from ascendopt.evaluate.check import CheckConfig, check_operator
 
 from ...conftest import FIXTURE_OPS
 from .common import load, run, variant
@@ -39,7 +39,7 @@ def test_a_race_fails_the_case_only_when_strict(backend, lab):
     racy = variant(op, K, MODE=1, SKIP_WAIT=1)
     [res] = check_operator(backend, racy, [cases["t48x2"]])
     assert res.status == "ok" and [w["kind"] for w in res.warnings] == ["race"], res
-    [res] = check_operator(backend, racy, [cases["t48x2"]], strict=True)
+    [res] = check_operator(backend, racy, [cases["t48x2"]], cfg=CheckConfig(strict=True))
     assert res.status == "runtime_error" and res.error_kind == "race" and res.message.startswith("--strict")
 
 

@@ -34,7 +34,7 @@ import numpy as np
 from ascendopt.backends.base import Backend, BuildResult, RunResult, Status
 from ascendopt.backends.npu.detect import CannInfo, detect
 from ascendopt.backends.npu.harness import Param, opdef_signature
-from ascendopt.backends.npu.profile import DEFAULT_LAUNCHES, DEFAULT_WARMUP, measure_case
+from ascendopt.backends.npu.profile import DEFAULT_LAUNCHES, DEFAULT_WARMUP, MsprofSetup, measure_case
 from ascendopt.backends.npu.project import NpuBuilder
 from ascendopt.backends.npu.run import run_case
 from ascendopt.backends.npu.simulator import resolve_mode, runtime_link_dir, simulator_env
@@ -152,9 +152,9 @@ class NpuBackend(Backend):
             return RunResult(Status.RUNTIME_ERROR, "structure", str(e))
         keep = self.profile_dir / uuid.uuid4().hex[:16]
         with self._exclusive():
-            return measure_case(build, self._signature(op), case, inputs, timeout_s, self.env,
-                                self.cann.tools["msprof"], kernel, keep, self.device, self.warmup, self.launches,
+            setup = MsprofSetup(self.env, self.cann.tools["msprof"], self.device, self.warmup, self.launches,
                                 self.soc.name if self.mode == "simulator" else "")
+            return measure_case(build, self._signature(op), case, inputs, timeout_s, kernel, keep, setup)
 
     def load_profile(self, run: RunResult, kernel_name: str, op_type: str | None = None) -> Any:
         from ascendopt.profile import Profile, ProfileError

@@ -28,6 +28,7 @@ import shutil
 import statistics
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -68,14 +69,32 @@ def msprof_command(msprof: str, out: Path, kernel_name: str, launches: int, warm
             f"--warm-up={warmup}"]
 
 
+@dataclass(frozen=True)
+class MsprofSetup:
+    """How ``msprof`` profiles a case.
+
+    Attributes:
+        cann_env: the CANN environment (with ``simulator_soc``: the simulator's runtime).
+        msprof: the ``msprof`` executable.
+        device: the device the runs use.
+        warmup, launches: launches before the measured ones, and launches measured.
+        simulator_soc: on the CANN simulator of that SoC (one launch, no warm-up, noise 0).
+    """
+
+    cann_env: dict[str, str]
+    msprof: str
+    device: int = 0
+    warmup: int = DEFAULT_WARMUP
+    launches: int = DEFAULT_LAUNCHES
+    simulator_soc: str = ""
+
+
 def measure_case(build: BuildResult, params: Sequence[Param], case: Case, inputs: dict[str, np.ndarray],
-                 timeout_s: float, cann_env: dict[str, str], msprof: str, kernel_name: str, keep_dir: Path,
-                 device: int = 0, warmup: int = DEFAULT_WARMUP, launches: int = DEFAULT_LAUNCHES,
-                 simulator_soc: str = "") -> RunResult:
-    """Profiles ``launches`` launches of one case; the profile of the last one is kept under
-    ``keep_dir`` (named in ``profile["msprof_dir"]``). ``simulator_soc``: on the CANN
-    simulator of that SoC (``cann_env`` must hold the simulator's runtime; one launch, no
-    warm-up, noise 0). Never raises for a bad candidate."""
+                 timeout_s: float, kernel_name: str, keep_dir: Path, setup: MsprofSetup) -> RunResult:
+    """Profiles ``setup.launches`` launches of one case; the profile of the last one is kept
+    under ``keep_dir`` (named in ``profile["msprof_dir"]``). Never raises for a bad candidate."""
+    cann_env, msprof, device = setup.cann_env, setup.msprof, setup.device
+    warmup, launches, simulator_soc = setup.warmup, setup.launches, setup.simulator_soc
     if simulator_soc:
         warmup, launches = 0, 1
     t0 = time.perf_counter()

@@ -11,17 +11,18 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from ascendopt.backends.base import Backend, BuildResult, Launch, RunResult, Status
 from ascendopt.backends.sim import batch
 from ascendopt.backends.sim.build import SimBuilder
+from ascendopt.backends.sim.confine import Confinement
 from ascendopt.backends.sim.scratch import RESULT_MAX_BYTES, read_scratch, tail
 from ascendopt.sandbox import VIOLATION, VIOLATION_STDERR, Sandbox, current
 from ascendopt.hw.soc import DEFAULT_SOC, Soc, load_soc
-from ascendopt.backends.sim.timer import FINISH_GRACE_S, TIMING_KEYS, Timing, TimerRun
+from ascendopt.backends.sim.timer import FINISH_GRACE_S, TIMING_KEYS, Timing, TimerOptions, TimerRun
 from ascendopt.cases import Case, group_params
 from ascendopt.operator import Operator
 from ascendopt.runner_manifest import manifest_tail, tensor_line
@@ -135,8 +136,8 @@ class SimBackend(Backend):
         work = Path(tempfile.mkdtemp(prefix="aorun-"))
         try:
             with TimerRun(self.builder.timer_exe(self.sandbox), self.soc, self.sandbox, self.memory_bytes,
-                          trace=trace_path is not None, cpu_s=timeout_s + FINISH_GRACE_S,
-                          auto_sync=op.auto_sync) as timer:
+                          TimerOptions(trace=trace_path is not None, cpu_s=timeout_s + FINISH_GRACE_S,
+                                       auto_sync=op.auto_sync)) as timer:
                 try:
                     proc = self._invoke(build, sig, case, inputs, work, timeout_s, [], timer)
                 except subprocess.TimeoutExpired:
@@ -225,10 +226,10 @@ class SimBackend(Backend):
         writable = [work / f"out{i}.bin" for i in range(len(case.outputs))]
         if timer is not None:
             timer.start()
-        return _run_bounded([str(build.artifact), str(manifest)], work, timeout_s, self.memory_bytes,
-                            dict(build.run_env), self.sandbox, writable,
-                            pass_fds=timer.runner_fds if timer else (),
-                            started=timer.runner_started if timer else None)
+        return _run_bounded([str(build.artifact), str(manifest)], work, timeout_s,
+                            Confinement(self.memory_bytes, dict(build.run_env), self.sandbox, writable,
+                                        pass_fds=timer.runner_fds if timer else (),
+                                        started=timer.runner_started if timer else None))
 
     def _manifest(self, work: Path, sig: dict[str, Any], case: Case, inputs: dict[str, np.ndarray]) -> Path:
         """The runner's manifest: inputs in the OpDef's order, the tensors of a list parameter
@@ -391,16 +392,15 @@ def _with_host_output(message: str, proc: subprocess.CompletedProcess) -> str:
     return f"{message} (the operator printed: {text})"
 
 
-def _run_bounded(cmd: list[str], work: Path, timeout_s: float, memory_bytes: int,
-                 env: dict[str, str] | None = None, sandbox: Sandbox | None = None,
-                 writable: list[Path] | tuple[Path, ...] = (), pass_fds: tuple[int, ...] = (),
-                 started: Callable[[], None] | None = None) -> subprocess.CompletedProcess:
+def _run_bounded(cmd: list[str], work: Path, timeout_s: float, conf: Confinement) -> subprocess.CompletedProcess:
     """Runs candidate code: own process group (killed whole at the timeout), RLIMIT_AS, and
     stdout/stderr to files of which only the tail is read (a kernel printing garbage cannot
     flood the driver's memory or break decoding). In the sandbox the runner may write
-    ``work/result.json`` and ``writable`` only. It inherits ``pass_fds`` (the timer's pipes);
-    ``started`` is called once it runs."""
-    sandbox = sandbox if sandbox is not None else current()
+    ``work/result.json`` and ``conf.writable`` only. It inherits ``conf.pass_fds`` (the timer's
+    pipes); ``conf.started`` is called once it runs."""
+    sandbox = conf.sandbox if conf.sandbox is not None else current()
+    memory_bytes, env, writable, pass_fds, started = (conf.memory_bytes, conf.env, list(conf.writable),
+                                                      conf.pass_fds, conf.started)
     with (work / "stdout.txt").open("wb") as so, (work / "stderr.txt").open("wb") as se, \
             sandbox.run_command(cmd, memory_bytes, work, env, writable, report=work / "result.json") as c:
         # Its own process group (killed whole at the timeout), not a new session: a session is a

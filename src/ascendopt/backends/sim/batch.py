@@ -20,14 +20,15 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from ascendopt.backends.base import BuildResult, RunResult, Status
+from ascendopt.backends.sim.confine import Confinement
 from ascendopt.backends.sim.scratch import open_scratch, tail
-from ascendopt.sandbox import Sandbox
-from ascendopt.backends.sim.timer import FINISH_GRACE_S, TimerRun
+from ascendopt.sandbox import current
+from ascendopt.backends.sim.timer import FINISH_GRACE_S, TimerOptions, TimerRun
 from ascendopt.cases import Case
 from ascendopt.operator import Operator
 
@@ -44,8 +45,8 @@ def run_once(backend: SimBackend, build: BuildResult, op: Operator, sig: dict[st
     progress_r, progress_w = os.pipe()
     try:
         with TimerRun(backend.builder.timer_exe(backend.sandbox), backend.soc, backend.sandbox, backend.memory_bytes,
-                      cpu_s=len(items) * (timeout_s + FINISH_GRACE_S), auto_sync=op.auto_sync,
-                      batch=True) as timer:
+                      TimerOptions(cpu_s=len(items) * (timeout_s + FINISH_GRACE_S), auto_sync=op.auto_sync,
+                                   batch=True)) as timer:
             lines, writable = [f"progress {progress_w}"], []
             for k, (case, inputs) in enumerate(items):
                 d = work / f"c{k}"
@@ -61,8 +62,8 @@ def run_once(backend: SimBackend, build: BuildResult, op: Operator, sig: dict[st
             fds, progress_w = (*timer.runner_fds, progress_w), -1  # run_bounded closes it
             proc, starts, timed_out = run_bounded(
                 [str(build.artifact), "--batch", str(work / "batch.txt")], work, timeout_s, len(items),
-                backend.memory_bytes, dict(build.run_env), backend.sandbox, writable, fds, progress_r,
-                timer.runner_started)
+                Confinement(backend.memory_bytes, dict(build.run_env), backend.sandbox, writable, fds,
+                            timer.runner_started), progress_r)
             ended = time.perf_counter()
             last = max(0, len(starts) - 1)  # the case the runner was in when it stopped
             timings = timer.finish_batch(last + 1)
@@ -92,16 +93,16 @@ def run_once(backend: SimBackend, build: BuildResult, op: Operator, sig: dict[st
         shutil.rmtree(work, ignore_errors=True)
 
 
-def run_bounded(cmd: list[str], work: Path, timeout_s: float, cases: int, memory_bytes: int,
-                env: dict[str, str], sandbox: Sandbox, writable: list[Path], pass_fds: tuple[int, ...],
-                progress: int, started: Callable[[], None]
-                ) -> tuple[subprocess.CompletedProcess, list[float], bool]:
+def run_bounded(cmd: list[str], work: Path, timeout_s: float, cases: int, conf: Confinement,
+                progress: int) -> tuple[subprocess.CompletedProcess, list[float], bool]:
     """:func:`_run_bounded` for ``runner --batch``: the runner writes a byte to its progress
-    pipe (the read end: `progress`; the write end is the last of `pass_fds`, closed here once
-    the runner started) as each case starts, and each case gets `timeout_s` from its start (the
-    whole batch at most ``cases * timeout_s``). Returns the process (stdout/stderr: what it
+    pipe (the read end: `progress`; the write end is the last of ``conf.pass_fds``, closed here
+    once the runner started) as each case starts, and each case gets `timeout_s` from its start
+    (the whole batch at most ``cases * timeout_s``). Returns the process (stdout/stderr: what it
     printed outside its cases), when each case started (``perf_counter``), and whether it was
     killed at a timeout. In the sandbox its violation report is ``work/report.json``."""
+    sandbox = conf.sandbox if conf.sandbox is not None else current()
+    memory_bytes, env, writable, pass_fds = conf.memory_bytes, conf.env, list(conf.writable), conf.pass_fds
     try:
         with (work / "stdout.txt").open("wb") as so, (work / "stderr.txt").open("wb") as se, \
                 sandbox.run_command(cmd, memory_bytes, work, env, writable, report=work / "report.json") as c:
@@ -110,7 +111,8 @@ def run_bounded(cmd: list[str], work: Path, timeout_s: float, cases: int, memory
                                  env={**os.environ, **env} if env else None)
     finally:
         os.close(pass_fds[-1])  # the runner's only: its end is the end of the progress pipe
-    started()
+    if conf.started is not None:
+        conf.started()
     starts: list[float] = []
     t0 = time.perf_counter()
     timed_out = False

@@ -71,24 +71,40 @@ class Timing:
         return list(self.data.get("warnings") or ()) if self.status not in ("malformed", VIOLATION) else []
 
 
+@dataclass(frozen=True)
+class TimerOptions:
+    """What a :class:`TimerRun` does besides timing.
+
+    Attributes:
+        trace: write the instruction trace (:attr:`TimerRun.trace_path`).
+        cpu_s: the confined timer's CPU-time limit (0: none).
+        probe: (tests only) a manifest ``probe`` line, a call the confined timer makes after
+            its filter is in force.
+        auto_sync: the kernel was compiled with ``--cce-auto-sync`` (the timer orders the
+            conflicts the compiler synchronises instead of reporting them: ``runtime/race.h``).
+        batch: the runner runs several cases (``runner --batch``), read with
+            :meth:`TimerRun.finish_batch`.
+    """
+
+    trace: bool = False
+    cpu_s: float = 0.0
+    probe: str = ""
+    auto_sync: bool = False
+    batch: bool = False
+
+
 class TimerRun:
     """One timer process paired with one runner: make it, put :attr:`manifest_line` in the
     runner's manifest and :attr:`runner_fds` in its ``pass_fds``, :meth:`start` it before the
     runner, call :meth:`runner_started` once the runner runs, then :meth:`finish`. Use it as a
     context manager (it kills the timer and removes its scratch directory on exit)."""
 
-    def __init__(self, exe: Path, soc: Soc, sandbox: Sandbox, memory_bytes: int, trace: bool = False,
-                 cpu_s: float = 0.0, probe: str = "", auto_sync: bool = False, batch: bool = False):
-        """``cpu_s``: the confined timer's CPU-time limit (0: none); ``probe`` (tests only): a
-        manifest ``probe`` line, a call the confined timer makes after its filter is in force;
-        ``auto_sync``: the kernel was compiled with ``--cce-auto-sync`` (the timer orders the
-        conflicts the compiler synchronises instead of reporting them: ``runtime/race.h``);
-        ``batch``: the runner runs several cases (``runner --batch``), read with
-        :meth:`finish_batch`."""
+    def __init__(self, exe: Path, soc: Soc, sandbox: Sandbox, memory_bytes: int,
+                 opts: TimerOptions = TimerOptions()):
         self.exe, self.soc, self.sandbox, self.memory_bytes = exe, soc, sandbox, memory_bytes
-        self.cpu_s, self.probe, self.auto_sync, self.batch = cpu_s, probe, auto_sync, batch
+        self.cpu_s, self.probe, self.auto_sync, self.batch = opts.cpu_s, opts.probe, opts.auto_sync, opts.batch
         self.work = Path(tempfile.mkdtemp(prefix="aotime-"))
-        self.trace_path = self.work / "trace.csv" if trace else None
+        self.trace_path = self.work / "trace.csv" if opts.trace else None
         events_r, events_w = os.pipe()
         reply_r, reply_w = os.pipe()
         self.runner_fds: tuple[int, ...] = (events_w, reply_r)

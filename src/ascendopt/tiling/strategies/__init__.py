@@ -11,7 +11,7 @@ from typing import Any
 
 from ascendopt.tiling.space import KnobSpace
 from ascendopt.tiling.strategies.base import RandomStrategy, Strategy, TrialResult
-from ascendopt.tiling.strategies.evo import EVO_OPTIONS, EvoStrategy, LLMMutator
+from ascendopt.tiling.strategies.evo import EVO_OPTIONS, EvoConfig, EvoStrategy, LLMMutator
 from ascendopt.tiling.strategies.optuna_samplers import (
     CMAES_OPTIONS,
     NSGA2_OPTIONS,
@@ -27,7 +27,7 @@ RANDOM_OPTIONS: dict[str, tuple[Any, str]] = {
 }
 
 STRATEGIES: dict[str, tuple[Callable[..., Strategy], dict[str, tuple[Any, str]]]] = {
-    "evo": (EvoStrategy, EVO_OPTIONS),
+    "evo": (EvoStrategy.from_options, EVO_OPTIONS),
     "random": (RandomStrategy, RANDOM_OPTIONS),
     "tpe": (TPEStrategy, TPE_OPTIONS),
     "cmaes": (CmaEsStrategy, CMAES_OPTIONS),
@@ -57,6 +57,7 @@ def make_strategy(name: str, space: KnobSpace, seed: int = 0, **options: Any) ->
 __all__ = [
     "STRATEGIES",
     "CmaEsStrategy",
+    "EvoConfig",
     "EvoStrategy",
     "LLMMutator",
     "NSGA2Strategy",

@@ -53,8 +53,9 @@ in the config under :data:`~ascendopt.tiling.space.REGION_KEY`. It is unused by 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import fields
+from collections.abc import Mapping
+from typing import Any
 
 from ascendopt.tiling.adjacent import ProgramOf, adjacent_programs
 from ascendopt.tiling.moves import diagnose, directed_moves, kernel_cores
@@ -63,61 +64,40 @@ from ascendopt.tiling.priors import is_reserve
 from ascendopt.tiling.space import MUTATIONS, REGION_KEY, Config, KnobSpace
 from ascendopt.tiling.strategies import parzen
 from ascendopt.tiling.strategies.base import Strategy, TrialResult
+from ascendopt.tiling.strategies.evo_config import (  # noqa: F401 (re-exported)
+    DEFAULT_MUTATION_WEIGHTS,
+    EVO_OPTIONS,
+    EvoConfig,
+    LLMMutator,
+)
 
 IMMIGRANTS = ("parzen", "random")
 
 
-@runtime_checkable
-class LLMMutator(Protocol):
-    """Proposes a rewritten evolvable region (the text between the markers).
-
-    ``history`` holds (config, result) pairs told so far, oldest first. Returns None to decline.
-    """
-
-    def propose(self, region_text: str, history: Sequence[tuple[Config, TrialResult]]) -> str | None: ...
-
-
 class EvoStrategy(Strategy):
-    """Evolutionary search; see the module docstring. Options are documented in ``EVO_OPTIONS``."""
+    """Evolutionary search; see the module docstring. Its options: :class:`EvoConfig`."""
 
     name = "evo"
 
-    def __init__(self, space: KnobSpace, seed: int = 0, *, population_size: int = 16, init_size: int = 8,
-                 tournament_size: int = 3, crossover_rate: float = 0.5, mutation_rate: float = 0.3,
-                 mutation_weights: Mapping[str, float] | None = None, fail_penalty: float = 2.0,
-                 candidates: int = 8, llm_mutator: LLMMutator | None = None, llm_rate: float = 0.0,
-                 start_with_default: bool = True, max_tries: int = 64, use_prior: bool = True,
-                 immigrant_rate: float = 0.25, profile_guided: bool = True, immigrants: str = "random",
-                 adjacent_after: int = 10, dial: bool = True, retire_after: int = 8):
-        super().__init__(space, seed, start_with_default, max_tries)
-        self.population_size = population_size
-        self.init_size = init_size
-        self.tournament_size = tournament_size
-        self.crossover_rate = crossover_rate
-        self.mutation_rate = mutation_rate
-        w = dict(mutation_weights or {"neighbour": 0.5, "pow2": 0.25, "resample": 0.25})
+    def __init__(self, space: KnobSpace, seed: int = 0, cfg: EvoConfig = EvoConfig()):
+        """Raises ValueError for an unknown mutation or immigrant kind."""
+        super().__init__(space, seed, cfg.start_with_default, cfg.max_tries)
+        self.cfg = cfg
+        for f in fields(cfg):  # the options as attributes (mutation_weights completed below)
+            setattr(self, f.name, getattr(cfg, f.name))
+        w = dict(cfg.mutation_weights or DEFAULT_MUTATION_WEIGHTS)
         unknown = set(w) - set(MUTATIONS)
         if unknown:
             raise ValueError(f"unknown mutations {sorted(unknown)}; known: {MUTATIONS}")
         self.mutation_weights = w
-        self.fail_penalty = fail_penalty
-        self.candidates = candidates
-        self.llm_mutator = llm_mutator
-        self.llm_rate = llm_rate
-        self.use_prior = use_prior
         self._lhs: list[Config] | None = None                  # initial design, consumed in order
-        self.immigrant_rate = immigrant_rate
-        if immigrants not in IMMIGRANTS:
-            raise ValueError(f"unknown immigrants {immigrants!r}; known: {IMMIGRANTS}")
-        self.immigrants = immigrants
-        self.profile_guided = profile_guided
+        if cfg.immigrants not in IMMIGRANTS:
+            raise ValueError(f"unknown immigrants {cfg.immigrants!r}; known: {IMMIGRANTS}")
         self._directed: list[Config] = []                      # moves answering the best's profile
-        self.adjacent_after = adjacent_after
         self.program_of: ProgramOf | None = None               # set by the tune loop (not state)
         self._adjacent: list[Config] = []                      # adjacent programs of the best, queued
         self._probed: list[Config] = []                        # best configs whose adjacent programs were queued
         self._stale = 0                                        # tells since the fastest config last changed
-        self.dial = dial
         self._combined: Config | None = None                   # the latest combined profile move
         self._combined_from: Config | None = None              # the config it was made from
         self._dial: DialSearch | None = None                   # the UB reserve's line search, while on
@@ -125,9 +105,13 @@ class EvoStrategy(Strategy):
         self._held: tuple[Config, dict] | None = None          # a dial's new best, diagnosed when it ends
         self.population: list[tuple[Config, float]] = []       # fastest feasible first
         self.stats: dict[tuple[str, int], list] = {}           # (knob, bucket) -> [successes, failures]
-        self.retire_after = retire_after
         self._failed_alone: dict[str, list] = {}               # knob -> distinct values that failed as the one change
         self.retired: dict[str, Any] = {}                      # knob -> the one value that ever worked (pinned)
+
+    @classmethod
+    def from_options(cls, space: KnobSpace, seed: int = 0, **options: Any) -> EvoStrategy:
+        """The strategy with the named options of :class:`EvoConfig` (the registry's factory)."""
+        return cls(space, seed, EvoConfig(**options))
 
     # -- proposing -------------------------------------------------------------------------
     def _propose(self) -> Config:
@@ -402,37 +386,3 @@ def latin_hypercube(space: KnobSpace, n: int, rng: random.Random) -> list[Config
         for row, v in zip(rows, vals):
             row[k.id] = v
     return rows
-
-
-EVO_OPTIONS: dict[str, tuple[Any, str]] = {
-    "population_size": (16, "fastest feasible configs kept as parents (elitist, steady state)"),
-    "init_size": (8, "configs asked (default, SoC prior, then a Latin hypercube) before evolving"),
-    "tournament_size": (3, "parents are the fastest of this many random population members"),
-    "crossover_rate": (0.5, "probability a child is a uniform crossover of two parents"),
-    "mutation_rate": (0.3, "per-knob mutation probability (at least one knob always mutates)"),
-    "mutation_weights": ({"neighbour": 0.5, "pow2": 0.25, "resample": 0.25},
-                         "relative odds of neighbour step / power-of-two jump / resample"),
-    "fail_penalty": (2.0, "how strongly failures of a (knob, value region) down-weight it"),
-    "candidates": (8, "children generated per ask; one is picked by failure-aware weight"),
-    "llm_mutator": (None, "optional LLMMutator that rewrites the region's logic"),
-    "llm_rate": (0.0, "probability an ask uses the LLM mutator (when one is given)"),
-    "start_with_default": (True, "ask the original sources' config first"),
-    "max_tries": (64, "attempts to avoid re-asking a config before accepting a repeat"),
-    "immigrant_rate": (0.25, "probability an ask after the initial design is an immigrant instead of a "
-                             "child (keeps exploring)"),
-    "immigrants": ("random", "how immigrants are drawn: 'random' (failure-weighted random configs) or "
-                             "'parzen' (the best of 24 draws by the density ratio of the fastest tenth of the "
-                             "history to the rest, as in TPE; slower on the Stage II benchmark, see docs/stage2.md)"),
-    "profile_guided": (True, "when a config becomes the fastest, ask the moves its profile diagnosis suggests "
-                             "(core caps up, more buffers, bigger tiles) next"),
-    "adjacent_after": (10, "tells without a new fastest config before the adjacent programs of the fastest "
-                           "config (per knob and direction, the nearest value launching another device "
-                           "program; needs the tune loop's program oracle) are asked; 0: never"),
-    "dial": (True, "after the combined profile move of a new fastest config, a bracketing line search "
-                   "(tiling/dial.py) of a tile knob it doubled or halved (back toward the old value), or else of "
-                   "the UB reserve it left at its minimum (upwards, to the edge of the reserve's tooth)"),
-    "use_prior": (True, "ask the SoC prior config (all cores, double buffering, no UB reserve) second"),
-    "retire_after": (8, "distinct values of a knob that failed as the only change from a feasible config, "
-                        "with no other value of it ever working, before the knob is pinned (a fact, not a "
-                        "choice); 0: never"),
-}
