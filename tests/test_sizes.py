@@ -16,7 +16,6 @@ MAX_PARAMS = 8
 #: ``module::function`` -> parameters, when the limit got its test (issue 33); to be replaced by
 #: config objects.
 OVER_8 = {
-    "tiling/knobs.py::add": 10,
 }
 
 

@@ -147,6 +147,19 @@ def _norm(s: str) -> str:
     return re.sub(r"\s+", "", s)
 
 
+@dataclass(frozen=True)
+class KnobForm:
+    """How a knob found at a site is written back and read: ``render`` (``literal``, or ``cap``
+    for a core clamp), ``extra`` spans rewritten with it, ``flag`` (a switch, not a quantity),
+    ``cores`` (which core count a cap is of), ``default`` (when not the site's value)."""
+
+    render: str = "literal"
+    extra: tuple[Span, ...] = ()
+    flag: bool = False
+    cores: str = "aiv"
+    default: int | None = None
+
+
 class _Collector:
     def __init__(self, p: Parsed, scope: str, rebuild: str = "host", facts: FunctionFacts | None = None):
         self.p, self.scope, self.rebuild, self.facts = p, scope, rebuild, facts
@@ -159,17 +172,17 @@ class _Collector:
         self.used_ids[base] = k
         return base if k == 1 else f"{base}.{k}"
 
-    def add(self, base_id: str, name: str, node: Node, value: int, role: str | None = None, *,
-            render: str = "literal", extra: tuple[Span, ...] = (), flag: bool = False, cores: str = "aiv",
-            default: int | None = None) -> None:
+    def add(self, base_id: str, name: str, node: Node, value: int, role: str | None = None,
+            form: "KnobForm | None" = None) -> None:
+        f = form or KnobForm()
         p = self.p
         text = p.text(node)
         lit = int_literal(text) if node.type == "number_literal" else None
         self.knobs.append(Knob(
             id=self.new_id(base_id), name=name, file=p.file, start=node.start_byte, end=node.end_byte,
-            line=p.line(node.start_byte), text=text, default=value if default is None else default,
-            role=role or use_role(self.facts, name), scope=self.scope, rebuild=self.rebuild, render=render,
-            suffix=lit[1] if lit else "", extra=extra, flag=flag, cores=cores,
+            line=p.line(node.start_byte), text=text, default=value if f.default is None else f.default,
+            role=role or use_role(self.facts, name), scope=self.scope, rebuild=self.rebuild, render=f.render,
+            suffix=lit[1] if lit else "", extra=f.extra, flag=f.flag, cores=f.cores,
             bytes=self.facts is not None and name in self.facts.byte_counts,
             granule=self.facts.granules.get(name, 0) if self.facts is not None else 0))
 
@@ -191,7 +204,7 @@ def _value_knobs(c: _Collector, facts: FunctionFacts, name: str, base_id: str, v
         c.add(base_id, name, v, cv)
         return
     if v.type == "identifier" and p.text(v) in facts.core_vars:
-        c.add(base_id, name, v, 0, "core_cap", render="cap", cores=facts.core_vars[p.text(v)], default=-1)
+        c.add(base_id, name, v, 0, "core_cap", KnobForm(render="cap", cores=facts.core_vars[p.text(v)], default=-1))
         return
     if v.type == "conditional_expression":
         cond = v.child_by_field_name("condition")
@@ -213,10 +226,10 @@ def _value_knobs(c: _Collector, facts: FunctionFacts, name: str, base_id: str, v
                 twins = [n for n in walk(cond) if n.type == "number_literal" and const_int_value(p, n) == vals[i]]
                 if twins:
                     c.add(f"{base_id}.cap", name, b, vals[i],
-                          extra=tuple(Span(p.file, t.start_byte, t.end_byte) for t in twins))
+                          form=KnobForm(extra=tuple(Span(p.file, t.start_byte, t.end_byte) for t in twins)))
                 continue
             flag = both and set(vals) <= {0, 1}
-            c.add(f"{base_id}.{tag}", name, b, vals[i], "other" if flag else None, flag=flag)
+            c.add(f"{base_id}.{tag}", name, b, vals[i], "other" if flag else None, KnobForm(flag=flag))
         return
     if v.type == "call_expression":
         fn = v.child_by_field_name("function")
