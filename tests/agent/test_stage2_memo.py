@@ -36,8 +36,10 @@ def seen(monkeypatch):
 
 
 def _round(op: Operator, rnd: int, memo: dict) -> None:
+    """One Stage II round on ``op`` with ``memo`` as the loop's Stage II state (``_State.stage2``)."""
     res = OptimizeResult(op=op.name, baseline_us=None, best_us=None, best_op=None)
-    agent._stage2_round(op, None, [], _Budget(), AgentConfig(), rnd, res, lambda *a: None, memo)
+    st = agent._State(op, None, 1, None, stage2=memo)
+    agent._stage2_round(st, [], _Budget(), AgentConfig(), rnd, res, lambda *a: None)
 
 
 def test_stage2_keeps_its_strategy_while_the_kernel_is_unchanged(seen):
