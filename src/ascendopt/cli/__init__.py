@@ -43,7 +43,7 @@ def run(
     rtol: Optional[float] = typer.Option(None, "--rtol", help="Relative tolerance (default: per-dtype policy)."),
     atol: Optional[float] = typer.Option(None, "--atol", help="Absolute tolerance (default: per-dtype policy)."),
     seed: int = typer.Option(0, "--seed", min=0, help="Seed of the generated inputs."),
-    timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
+    timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="CPU seconds allowed per case run (the runner's; not moved by machine load)."),
     noise_pct: float = typer.Option(0.0, "--noise-pct", min=0.0, help="Seeded timing noise (percent std) for tests."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
     strict: bool = typer.Option(False, "--strict", help="Fail a case on a warning-level hazard (a race, a GM "
