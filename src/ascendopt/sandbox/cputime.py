@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 WALL_SLACK = 20.0
 #: Longest wait between two readings of the tree's CPU time (seconds).
@@ -103,3 +104,14 @@ class RunDeadline:
         left, and at most :data:`POLL_S`."""
         left = self.limit_s - self.used_s()
         return min(POLL_S, max(0.02, left / max(1, os.cpu_count() or 1)))
+
+
+def wait_cpu(pid: int, limit_s: float, ready: Callable[[float], bool]) -> bool:
+    """Calls ``ready(seconds)`` (a wait of at most that long for what the caller expects from
+    process ``pid``) until it returns True (True) or the process used ``limit_s`` of CPU time
+    (False; the caller kills it)."""
+    deadline = RunDeadline(pid, limit_s)
+    while not ready(deadline.wait_s()):
+        if deadline.expired():
+            return False
+    return True
