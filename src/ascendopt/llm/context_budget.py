@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from ascendopt.llm.prompts import messages
+from ascendopt.transforms.families import FAMILIES
 
 TIERS = ("always", "summarise", "drop")
 CHARS_PER_TOKEN = 3.0
@@ -148,6 +149,14 @@ def header_parts(op: Any, limit: int) -> list[Part]:
     others = sorted(k for k in op.files if k.startswith("op_kernel/") and k != op.kernel_file)
     return [Part("kernel_headers", k, f"#### {k}\n```cpp\n{clip(op.files[k], limit).rstrip()}\n```", "drop",
                  f"#### {k}\n```cpp\n{clip(op.files[k], limit // 10).rstrip()}\n```") for k in others]
+
+
+def kernel_values(op: Any) -> dict[str, Any]:
+    """The prompt values every kernel-editing role sends whole (tier ``always``): the
+    operator's names, the kernel entry file and its path, the optimization families."""
+    return {"op_name": op.name, "op_type": op.op_type, "kernel_path": op.kernel_file,
+            "kernel": op.files[op.kernel_file].rstrip(),
+            "families": "\n".join(f"- {k}: {v}" for k, v in FAMILIES.items())}
 
 
 #: The text of the part groups of :func:`source_parts` when an operator has no such file.

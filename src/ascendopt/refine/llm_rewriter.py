@@ -35,13 +35,13 @@ from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.llm.answer import AnswerError, parse_answer
 from ascendopt.bank.rules import rules_text
 from ascendopt.llm.client import LLMClient
-from ascendopt.llm.context_budget import Part, RoleBudget, clip, configured_budget, header_parts, host_parts, text_part
+from ascendopt.llm.context_budget import (Part, RoleBudget, clip, configured_budget, header_parts, host_parts, kernel_values,
+                                          text_part)
 from ascendopt.llm.errors import LLMError
 from ascendopt.operator import Operator, OperatorError
 from ascendopt.profile.diagnosis import Diagnosis
 from ascendopt.refine.rewriter import Proposal, RewriteContext, experience_prior
 from ascendopt.refine.rule_check import broken_rules
-from ascendopt.transforms.families import FAMILIES
 
 
 log = logging.getLogger(__name__)
@@ -109,17 +109,6 @@ def experience_parts(hits: list[Any], diff_limit: int) -> list[Part]:
                 f"- diff (slow -> fast):\n```diff\n{clip(e.diff, diff_limit).rstrip()}\n```")
         out.append(Part("experiences", e.id, full, "summarise" if i == 1 else "drop", head))
     return out
-
-
-def _families() -> str:
-    return "\n".join(f"- {k}: {v}" for k, v in FAMILIES.items())
-
-
-def kernel_values(op: Operator) -> dict[str, Any]:
-    """The prompt values every kernel-editing role sends whole: the operator's names, the
-    kernel entry file and its path, the families."""
-    return {"op_name": op.name, "op_type": op.op_type, "kernel_path": op.kernel_file,
-            "kernel": op.files[op.kernel_file].rstrip(), "families": _families()}
 
 
 class LLMRewriter:

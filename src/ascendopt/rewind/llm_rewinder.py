@@ -33,9 +33,8 @@ from typing import Any
 from ascendopt.llm.answer import Answer, AnswerError, parse_answer
 from ascendopt.llm.client import LLMClient
 from ascendopt.llm.errors import LLMError
-from ascendopt.llm.context_budget import SOURCE_EMPTY, RoleBudget, configured_budget, source_parts
+from ascendopt.llm.context_budget import SOURCE_EMPTY, RoleBudget, configured_budget, kernel_values, source_parts
 from ascendopt.operator import Operator, OperatorError
-from ascendopt.refine.llm_rewriter import kernel_values
 from ascendopt.transforms import MOTIFS
 from ascendopt.transforms.base import Edit, Motif, MotifError, Site
 from ascendopt.transforms.families import FAMILIES
