@@ -67,11 +67,11 @@ def run_one(sop: Any, bank_file: Path | None, mode: str, seed: int, budget: int,
     from ascendopt.bench.pair import suite_cases
     from ascendopt.operator import Operator
     from ascendopt.refine.rewriter import OfflineRewriter
-    from ascendopt.session import RunSpec, Session
+    from ascendopt.session import script_session
 
     op = Operator.load(sop.dir)
     cases, timed = suite_cases(sop)
-    session = Session(RunSpec(command="bench", seed=seed, budget=budget, db=None, bank=None, cache_dir=cache))
+    session = script_session(seed=seed, budget=budget, cache_dir=cache)
     beval = session.budgeted(session.evaluator(timed, cases), op.name, {"method": "stage1", "mode": mode})
     bank = ExperienceBank(bank_file) if bank_file is not None else None
     if bank is not None:

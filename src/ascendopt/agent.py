@@ -180,7 +180,8 @@ def optimize(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewr
              callbacks: Sequence[MeasureCallback] = ()) -> OptimizeResult:
     """Optimizes one operator within ``beval``'s budget (see the module docstring).
     ``callbacks`` run after the loop's own measure callbacks (:func:`record_accepted`,
-    :func:`online_experience`) on every judged and accepted candidate."""
+    :func:`online_experience`) on every judged and accepted candidate, and get the run's
+    ``finished`` event last (e.g. :func:`~ascendopt.evaluate.verdict.clean_profiles`)."""
     cfg = cfg or AgentConfig()
     t0 = time.perf_counter()
     emit = on_event or (lambda kind, data: None)
@@ -193,6 +194,7 @@ def optimize(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewr
         res.charged = beval.report(op.name).charged
         res.seconds = time.perf_counter() - t0
         res.charged_by_stage = _charged_by_stage(beval, op.name)
+        MeasureCallbacks(callbacks)(Measured("finished", "run", res.best_op or op, None, op, None, None, res))
     return res
 
 
