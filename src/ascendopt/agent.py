@@ -223,6 +223,7 @@ class _State:
     tried: set[str] = field(default_factory=set)
     stage2: dict[str, Any] = field(default_factory=dict)  # Stage II's space and strategy while the kernel stays
     callbacks: MeasureCallbacks = field(default_factory=MeasureCallbacks)  # post-evaluation effects, in order
+    llm_client: Any = None  # the LLM rewriter's client: Stage II's evo strategy gets the LLM tiling mutator
 
 
 def _spent(beval: BudgetedEvaluator, op_name: str) -> int:
@@ -273,6 +274,7 @@ def _run(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, run: _Ru
         emit("rewind", {"kept": len(rw.kept), "charged": rw.charged, "bank_size": len(bank)})
 
     st = _State(op, base, cores, Frontier(cfg.beam_width, cfg.chain_depth), {op.digest})
+    st.llm_client = getattr(run.rewriter, "client", None)
     st.callbacks = MeasureCallbacks([record_accepted(res), online_experience(bank, cfg, cores, res, run.rewriter),
                                    *run.callbacks])
     args = (st, cases, beval, run, res, emit)
@@ -411,6 +413,7 @@ def _stage2_round(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, c
     learnt, e.g. evo's retired knobs, is not relearnt); a changed kernel gets new ones."""
     from ascendopt.tiling.search import tune
     from ascendopt.tiling.space import KnobSpace
+    from ascendopt.llm.tiling_mutator import strategy_options
     from ascendopt.tiling.strategies import make_strategy
 
     cur, cur_ev, memo = st.cur, st.cur_ev, st.stage2
@@ -424,7 +427,8 @@ def _stage2_round(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, c
         res.steps.append({"round": rnd, "stage": "stage2", "skipped": "no knobs"})
         return cur, cur_ev
     if memo.get("digest") != cur.digest:
-        memo.update(digest=cur.digest, space=space, strategy=make_strategy(cfg.strategy, space, seed=cfg.seed + rnd))
+        llm = strategy_options(st.llm_client, cur, cfg.strategy)
+        memo.update(digest=cur.digest, space=space, strategy=make_strategy(cfg.strategy, space, seed=cfg.seed + rnd, **llm))
     sub = SubBudget(beval, cur.name, cfg.stage2_steps)
     tr = tune(cur, cases, sub, space, memo["strategy"], cfg.strategy)
     res.steps.append({"round": rnd, "stage": "stage2", "charged": tr.charged, "best_us": tr.best_latency_us,

@@ -145,3 +145,23 @@ class LLMTilingMutator:
         log.info("llm tiling mutator: no region: %s", clip(reason, 300))
         self.failures.append(reason)
         return None
+
+
+#: Share of the evo strategy's asks after its initial design that go to the LLM mutator when an
+#: endpoint is configured (the rest are its offline children, immigrants and directed moves).
+LLM_RATE = 0.25
+
+
+def strategy_options(client: Any, op: Operator, strategy: str, diagnosis_text: str = "") -> dict[str, Any]:
+    """The :func:`~ascendopt.tiling.strategies.make_strategy` options that give ``strategy`` the
+    LLM mutator for ``op``: empty offline (``client`` None), for a strategy without the slot (only
+    ``evo`` has one), and when the tiling function's region is not located."""
+    from ascendopt.tiling.template import TemplateError, find_template
+
+    if client is None or strategy != "evo":
+        return {}
+    try:
+        template = find_template(op)
+    except TemplateError:
+        return {}
+    return {"llm_mutator": LLMTilingMutator(client, op, template, diagnosis_text), "llm_rate": LLM_RATE}
