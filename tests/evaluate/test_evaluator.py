@@ -87,7 +87,9 @@ def test_timeout(backend, base, cases):
         edit(base, KERNEL, ANCHOR, "volatile int spin = 1; while (spin) {}\n        " + ANCHOR), cases)
     assert ev.status == "timeout"
     assert ev.error_kind == "timeout"
-    assert ev.timings["total_s"] < 10  # fail-fast: one timeout, not one per case
+    # fail-fast: one timeout, not one per case (counted, not timed: the limit is the runner's CPU
+    # time, and on a loaded machine the build and the run stretch on the wall clock)
+    assert [c.status for c in ev.cases].count("timeout") == 1
 
 
 class _SkipsWorkOnRepeat(Backend):
