@@ -32,16 +32,13 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from stage1_targets import bench, passing_ops  # noqa: E402 - the same passing list and bench command
+
 RESULTS = Path(__file__).resolve().parent / "results"
-PASSING = RESULTS / "timing_issue30" / "cannops_headroom_after.jsonl"
 SPLIT = RESULTS / "stage1_split.json"
 SAMPLE = RESULTS / "scale_sample.json"
 METHODS = "full,stage2,bon"
-
-
-def passing_ops() -> list[str]:
-    rows = [json.loads(line) for line in PASSING.read_text().splitlines() if line.strip()]
-    return sorted(r["op"] for r in rows if r.get("status") == "ok")
 
 
 def stratified(ops: list[str], n: int, seed: int) -> list[str]:
@@ -85,14 +82,7 @@ def sample(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    ops = json.loads(SAMPLE.read_text())["ops"]
-    cmd = [sys.executable, "-m", "ascendopt.cli", "bench", "--suite", "cannops", "--src", args.src,
-           "--methods", args.methods, "--budget", str(args.budget), "--seeds", "1", "--workers",
-           str(args.workers), "--out", args.out, "--ops", ",".join(ops)]
-    if Path(args.out, "bench.db").exists():
-        cmd.append("--resume")
-    print(" ".join(cmd), flush=True)
-    return subprocess.call(cmd)
+    return bench(args, json.loads(SAMPLE.read_text())["ops"], args.methods)
 
 
 def report(args: argparse.Namespace) -> int:
