@@ -30,6 +30,7 @@ from ascendopt.evaluate import casedata
 from ascendopt.evaluate.casedata import _inputs_fingerprint, case_fingerprint  # noqa: F401 (re-exported)
 from ascendopt.evaluate.check import CaseResult, CheckConfig, case_dtypes, check_case, check_cases, timed_build
 from ascendopt.evaluate.evaluation import (  # noqa: F401 (re-exported: the evaluator's types)
+    UNVERIFIED,
     EvalConfig,
     Evaluation,
     benchmark_cases,
@@ -253,8 +254,16 @@ class Evaluator:
 
     # ------------------------------------------------------------------------- evaluate
     def evaluate(self, op: Operator, cases: Sequence[Case], seed: int | None = None,
-                 config_key: str | None = None) -> Evaluation:
+                 config_key: str | None = None, bar_us: float | None = None) -> Evaluation:
         """Evaluates one candidate on `cases`. Never raises for a bad candidate.
+
+        With ``bar_us`` (the latency a candidate must not exceed to matter to the caller: to be
+        accepted or used as a parent) the benchmark case(s) run first; a candidate timed above
+        the bar is :data:`~ascendopt.evaluate.evaluation.UNVERIFIED` (its other cases are not
+        run). Every other outcome is the one the evaluation without a bar gives: a candidate
+        whose benchmark run fails, or whose latency is at or below the bar, runs its other
+        cases as well. Laziness applies where a benchmark case's correctness run is its timed
+        run (:meth:`_lazy`); elsewhere the bar is ignored.
 
         Raises:
             ValueError: No cases, or an unknown benchmark case name (configuration errors).
@@ -265,7 +274,7 @@ class Evaluator:
         seed = self.seed_for(op) if seed is None else seed
         ev = Evaluation(Status.OK.value, seed=seed, backend=self.backend_name, soc=self.soc_name, op_name=op.name,
                         digest=op.digest, parent=op.parent, origin=op.origin,
-                        config_key=config_key or self.config_key(cases))
+                        config_key=config_key or self.config_key(cases), bar_us=bar_us)
         timings = {"build_s": 0.0, "check_s": 0.0, "profile_s": 0.0}
         try:
             self._evaluate(op, list(cases), ev, timings)
@@ -333,6 +342,10 @@ class Evaluator:
             order = sorted(range(len(cases)), key=lambda i: -case_elements(cases[i]))
             futures: dict[int, Future] = {}
             bench_futures: list[Future] = []
+            lazy = reuse and ev.bar_us is not None
+            if not lazy:  # the record's bar_us says the candidate was timed first
+                ev.bar_us = None
+            skipped = False  # lazy, and timed above the bar: the other cases are not run
             if overlap:  # an exact backend: the cases of one build share a process (run_batch)
                 def check_batch(batch: list[int]) -> dict[int, CaseResult]:
                     got = check_cases(self.backend, op, [cases[i] for i in batch], build_of(cases[batch[0]]),
@@ -340,16 +353,27 @@ class Evaluator:
                                       [kept[i].append if i in kept else None for i in batch], data=data)
                     return dict(zip(batch, got))
 
-                for n, batch in enumerate(_batches(order, [tuple(sorted(case_dtypes(cases[i]).items()))
-                                                           for i in range(len(cases))], cases, jobs)):
-                    f = pool.submit(check_batch, batch)
-                    futures.update((i, f) for i in batch)
-                    if n == 0:
-                        bench_futures = [pool.submit(bench_run, *bj) for bj in bench_jobs]
+                dtype_keys = [tuple(sorted(case_dtypes(cases[i]).items())) for i in range(len(cases))]
+
+                def submit(indices: list[int]) -> None:
+                    nonlocal bench_futures
+                    for n, batch in enumerate(_batches(indices, dtype_keys, cases, jobs)):
+                        f = pool.submit(check_batch, batch)
+                        futures.update((i, f) for i in batch)
+                        if n == 0 and not bench_futures:
+                            bench_futures = [pool.submit(bench_run, *bj) for bj in bench_jobs]
+
+                first = [i for i in order if i in kept] if lazy else order
+                submit(first)
+                skipped = lazy and self._above_bar(ev, [futures[index[c.name]].result()[index[c.name]] for c in bench])
+                if not skipped:
+                    submit([i for i in order if i not in futures])
             else:
                 for i in order:
                     futures[i] = pool.submit(check, i, cases[i], kept.get(i))
             for i in range(len(cases)):
+                if skipped and i not in kept:
+                    continue
                 r = futures[i].result()
                 if isinstance(r, dict):  # a batch's; None only after a failure of its (earlier) case
                     r = r[i]
@@ -368,8 +392,10 @@ class Evaluator:
             # 3. profile the benchmark case(s): fresh inputs again, outputs checked again.
             t = time.perf_counter()
             if reuse:
+                ran = {c.name: r for c, r in zip([cases[i] for i in range(len(cases)) if not skipped or i in kept],
+                                                 ev.cases)}
                 bench_jobs = [(j, 0, c) for j, c in enumerate(bench)]
-                results = [(ev.cases[index[c.name]], kept[index[c.name]][-1]) for c in bench]
+                results = [(ran[c.name], kept[index[c.name]][-1]) for c in bench]
             else:
                 results = ([f.result() for f in bench_futures] if bench_futures
                            else [bench_run(*bj) for bj in bench_jobs])
@@ -388,6 +414,19 @@ class Evaluator:
             ev.profile[case.name] = self._summarize(op, mine[-1][1], per_case, case.name)
         timings["profile_s"] = time.perf_counter() - t
         ev.latency_us = sum(durations) / len(durations) if durations else None
+        if skipped:
+            ev.status, ev.error_kind = UNVERIFIED, "above_bar"
+            ev.error = (f"timed {ev.latency_us:.3f} us, above the bar {ev.bar_us:.3f} us: "
+                        f"{len(cases) - len(ev.cases)} of {len(cases)} cases not run")
+
+    @staticmethod
+    def _above_bar(ev: Evaluation, bench: Sequence[CaseResult | None]) -> bool:
+        """Whether the benchmark cases' correctness runs (timed: the profile runs of an exact
+        backend) all passed and their mean duration, the latency, is above ``ev.bar_us``."""
+        if ev.bar_us is None or not bench or any(r is None or r.status != Status.OK.value for r in bench):
+            return False
+        latency = sum(float(r.task_duration_us or 0.0) for r in bench if r is not None) / len(bench)
+        return latency > ev.bar_us
 
     def _build(self, op: Operator, dtypes: dict[str, str]) -> BuildResult:
         return timed_build(self.backend, op, dtypes)

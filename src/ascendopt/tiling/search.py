@@ -90,9 +90,12 @@ class TuneResult:
 
 def _trial_result(ev: Evaluation) -> TrialResult:
     """What the strategy is told: status, latency and (for a correct candidate) the compact
-    profile of its first benchmark case."""
-    profile = compact_profile(next(iter(ev.profile.values()), None)) if ev.ok and ev.profile else None
-    return TrialResult(status=ev.status, latency_us=ev.latency_us if ev.ok else None, feasible=ev.ok,
+    profile of its first benchmark case. A candidate timed above the strategy's bar and not
+    verified on every case (:data:`~ascendopt.evaluate.evaluation.UNVERIFIED`) is told as it
+    ran: feasible, with its latency (it could be neither the best nor a parent)."""
+    timed = ev.timed
+    profile = compact_profile(next(iter(ev.profile.values()), None)) if timed and ev.profile else None
+    return TrialResult(status=ev.status, latency_us=ev.latency_us if timed else None, feasible=timed,
                        profile=profile)
 
 
@@ -176,15 +179,16 @@ def _search(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, s
         replayed = getattr(evaluator, "replayed", {}).get(op.name, 0)  # a resumed run's answers
         configs = strategy.ask(max(1, min(batch, left or batch)))
         cands = [space.apply(op, c, origin=f"stage2/{strategy_name}") for c in configs]
+        bar = _bar(strategy, res)
         try:
-            evals: list[Evaluation | None] = list(evaluator.evaluate_many(cands, cases))
+            evals: list[Evaluation | None] = list(evaluator.evaluate_many(cands, cases, bar_us=bar))
         except BudgetExhausted as e:
             evals = e.results
         new = 0
         for cfg, cand, ev in zip(configs, cands, evals):
             if ev is None:
                 continue
-            if ev.ok and cand.digest != op.digest and hazards(ev):
+            if ev.timed and cand.digest != op.digest and hazards(ev):
                 ev = reject_new_hazards(ev, _parent_hazards(op, cases, evaluator, dict(zip(
                     (c.digest for c in cands), evals)), parent))
             told = _trial_result(ev)
@@ -203,6 +207,16 @@ def _search(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, s
             if on_trial:
                 on_trial(trial, res)
         stale = 0 if new or getattr(evaluator, "replayed", {}).get(op.name, 0) > replayed else stale + 1
+
+
+def _bar(strategy: Strategy, res: TuneResult) -> float | None:
+    """The latency above which this round's candidates need not be verified on every case:
+    the strategy's :meth:`~ascendopt.tiling.strategies.base.Strategy.verify_bar`, never below
+    the search's best (a candidate faster than the best is the new best: verified)."""
+    bar = getattr(strategy, "verify_bar", lambda: None)()
+    if bar is None or res.best_latency_us is None:
+        return None
+    return max(bar, res.best_latency_us)
 
 
 def _parent_hazards(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator,
