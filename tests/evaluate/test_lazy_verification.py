@@ -138,3 +138,28 @@ def test_strategy_bars():
     evo.tell({"tile": 32}, TrialResult("ok", 4.0, True))
     evo.tell({"tile": 64}, TrialResult("ok", 6.0, True))
     assert evo.verify_bar() == 6.0  # the slowest of the population
+
+
+def test_the_unseen_fallback_ranks_an_unverified_candidate_and_verifies_it_first(backend, base, cases, config):
+    from ascendopt.evaluate.unseen_check import ShapeRunner, own_cases_fail, ranked_candidates
+
+    from .conftest import KERNEL, edit
+
+    ev = Evaluator(backend, config)
+    store = MemoryStore()
+    run = store.create_run(base.name, {})
+    ref = ev.evaluate(base, cases)
+    store.put_sources(base.digest, base.files)
+    store.add_evaluation(run, ref, charged=True)
+    wrong = edit(base, KERNEL, "2.0f, n);", "2.5f, n);")
+    # a record as if it had been timed above a bar (wrong off its benchmark shape, say)
+    fake = Evaluation(UNVERIFIED, latency_us=ref.latency_us * 0.5, digest=wrong.digest, op_name=base.name,
+                      config_key=ref.config_key)
+    store.put_sources(wrong.digest, wrong.files)
+    store.add_evaluation(run, fake, charged=True)
+    ranked = ranked_candidates(store, run, base)
+    assert [(o.digest, o.origin) for o, _ in ranked] == [(wrong.digest, UNVERIFIED), (base.digest, base.origin)]
+    runner = ShapeRunner(backend, 20.0)
+    failed = own_cases_fail(runner, base, ranked[0][0], cases)
+    assert failed is not None and failed[1].status == "wrong_result"
+    assert own_cases_fail(runner, base, base, cases) is None
