@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ascendopt.cases import Case
 from ascendopt.evaluate.budget import BudgetedEvaluator, BudgetExhausted
-from ascendopt.evaluate.evaluator import Evaluation, benchmark_cases
+from ascendopt.evaluate.evaluator import UNVERIFIED, Evaluation, benchmark_cases
 from ascendopt.evaluate.verdict import hazards, reject_new_hazards
 from ascendopt.operator import Operator
 from ascendopt.profile.diagnosis import compact_profile
@@ -257,12 +257,15 @@ def convergence_plot(result: TuneResult, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    xs, best, ok_x, ok_y, fail_x = [], [], [], [], []
+    xs, best, ok_x, ok_y, fail_x, lazy_x, lazy_y = [], [], [], [], [], [], []
     cur = None
     for t in result.trials:
         if t.duplicate:
             continue
-        if t.status == "ok" and t.latency_us is not None:
+        if t.status == UNVERIFIED and t.latency_us is not None:  # timed above the bar: no failure
+            lazy_x.append(t.index)
+            lazy_y.append(t.latency_us)
+        elif t.status == "ok" and t.latency_us is not None:
             ok_x.append(t.index)
             ok_y.append(t.latency_us)
             cur = t.latency_us if cur is None else min(cur, t.latency_us)
@@ -273,6 +276,8 @@ def convergence_plot(result: TuneResult, path: Path) -> None:
             best.append(cur)
     fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
     ax.scatter(ok_x, ok_y, s=10, color="tab:blue", alpha=0.35, label="correct candidate")
+    if lazy_x:
+        ax.scatter(lazy_x, lazy_y, s=10, color="tab:gray", alpha=0.35, label="timed above the bar (not verified)")
     ax.step(xs, best, where="post", color="tab:green", linewidth=2, label="best so far")
     if fail_x:
         lo = min(ok_y) if ok_y else 1.0
