@@ -163,3 +163,17 @@ def test_the_unseen_fallback_ranks_an_unverified_candidate_and_verifies_it_first
     failed = own_cases_fail(runner, base, ranked[0][0], cases)
     assert failed is not None and failed[1].status == "wrong_result"
     assert own_cases_fail(runner, base, base, cases) is None
+
+
+def test_a_tiling_failing_off_the_benchmark_shape_makes_every_case_run(counted, base, cases, config):
+    from .conftest import HOST, edit
+
+    # a tile larger than the small case allows: its tiling fails there, the benchmark case runs
+    bad = edit(base, HOST, "return ge::GRAPH_SUCCESS;",
+               "if (context->GetInputShape(0)->GetStorageShape().GetShapeSize() < 2000) "
+               "return ge::GRAPH_FAILED;\n    return ge::GRAPH_SUCCESS;")
+    ev = Evaluator(counted, config)
+    plain = ev.evaluate(bad, cases)
+    assert plain.status == "tiling_error"
+    lazy = ev.evaluate(bad, cases, bar_us=1e-3)
+    assert lazy.status == "tiling_error" and _same(plain, lazy)

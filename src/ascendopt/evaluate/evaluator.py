@@ -257,13 +257,9 @@ class Evaluator:
                  config_key: str | None = None, bar_us: float | None = None) -> Evaluation:
         """Evaluates one candidate on `cases`. Never raises for a bad candidate.
 
-        With ``bar_us`` (the latency a candidate must not exceed to matter to the caller: to be
-        accepted or used as a parent) the benchmark case(s) run first; a candidate timed above
-        the bar is :data:`~ascendopt.evaluate.evaluation.UNVERIFIED` (its other cases are not
-        run). Every other outcome is the one the evaluation without a bar gives: a candidate
-        whose benchmark run fails, or whose latency is at or below the bar, runs its other
-        cases as well. Laziness applies where a benchmark case's correctness run is its timed
-        run (:meth:`_lazy`); elsewhere the bar is ignored.
+        ``bar_us``: benchmark case(s) first; timed above the bar: ``UNVERIFIED``, other cases not
+        run; a failing tiling or benchmark run, or at/below the bar: every case, as without a bar
+        (where a benchmark case's correctness run is its timed run; elsewhere ignored).
 
         Raises:
             ValueError: No cases, or an unknown benchmark case name (configuration errors).
@@ -311,7 +307,6 @@ class Evaluator:
             # started first (they dominate). On a noise-free backend the benchmark runs start
             # alongside (their inputs are independent); they only count if every check passes.
             t = time.perf_counter()
-
             data = self.case_data.get if cfg.input_pool > 0 else None  # pool seeds recur: keep
 
             def build_of(case: Case) -> BuildResult:
@@ -343,8 +338,7 @@ class Evaluator:
             futures: dict[int, Future] = {}
             bench_futures: list[Future] = []
             lazy = reuse and ev.bar_us is not None
-            if not lazy:  # the record's bar_us says the candidate was timed first
-                ev.bar_us = None
+            ev.bar_us = ev.bar_us if lazy else None  # the record's bar: it was timed first
             skipped = False  # lazy, and timed above the bar: the other cases are not run
             if overlap:  # an exact backend: the cases of one build share a process (run_batch)
                 def check_batch(batch: list[int]) -> dict[int, CaseResult]:
@@ -363,6 +357,11 @@ class Evaluator:
                         if n == 0 and not bench_futures:
                             bench_futures = [pool.submit(bench_run, *bj) for bj in bench_jobs]
 
+                rest = [i for i in order if i not in kept]
+                # a tiling failing on another case (the common failure a benchmark run cannot
+                # show): every case runs, as without a bar
+                lazy = lazy and self._tilings_pass(op, [(cases[i], build_of(cases[i]), ev.seed + i) for i in rest],
+                                                   data, pool)
                 first = [i for i in order if i in kept] if lazy else order
                 submit(first)
                 skipped = lazy and self._above_bar(ev, [futures[index[c.name]].result()[index[c.name]] for c in bench])
@@ -419,10 +418,24 @@ class Evaluator:
             ev.error = (f"timed {ev.latency_us:.3f} us, above the bar {ev.bar_us:.3f} us: "
                         f"{len(cases) - len(ev.cases)} of {len(cases)} cases not run")
 
+    def _tilings_pass(self, op: Operator, runs: Sequence[tuple[Case, BuildResult, int]],
+                      data: Any, pool: ThreadPoolExecutor) -> bool:
+        """Whether the host tiling succeeds on every ``(case, build, seed)`` (tiling-only runs)."""
+        if not self.backend.supports_tiling:
+            return False
+
+        def ok(run: tuple[Case, BuildResult, int]) -> bool:
+            case, build, seed = run
+            try:
+                inputs = data(case, seed)[0] if data is not None else make_inputs(case, seed)
+            except CaseError:
+                return False
+            return build.ok and self.backend.tiling(build, op, case, inputs, timeout_s=self.config.run_timeout_s).ok
+        return all(pool.map(ok, runs))
+
     @staticmethod
     def _above_bar(ev: Evaluation, bench: Sequence[CaseResult | None]) -> bool:
-        """Whether the benchmark cases' correctness runs (timed: the profile runs of an exact
-        backend) all passed and their mean duration, the latency, is above ``ev.bar_us``."""
+        """Whether the benchmark cases' (timed) correctness runs passed, their mean above the bar."""
         if ev.bar_us is None or not bench or any(r is None or r.status != Status.OK.value for r in bench):
             return False
         latency = sum(float(r.task_duration_us or 0.0) for r in bench if r is not None) / len(bench)
