@@ -27,8 +27,13 @@ class _Counting(Backend):
     def __init__(self, inner, wrong: tuple[str, ...] = ()):
         self.inner, self.name, self.soc, self.wrong, self.runs = inner, inner.name, inner.soc, wrong, []
 
+    supports_tiling = True
+
     def build(self, op, dtypes):
         return self.inner.build(op, dtypes)
+
+    def tiling(self, *a, **kw):
+        return self.inner.tiling(*a, **kw)
 
     def run(self, build, op, case, inputs, timeout_s=60.0):
         rr = self.inner.run(build, op, case, inputs, timeout_s=timeout_s)
