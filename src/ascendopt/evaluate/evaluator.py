@@ -357,14 +357,13 @@ class Evaluator:
                         if n == 0 and not bench_futures:
                             bench_futures = [pool.submit(bench_run, *bj) for bj in bench_jobs]
 
-                rest = [i for i in order if i not in kept]
-                # a tiling failing on another case (the common failure a benchmark run cannot
-                # show): every case runs, as without a bar
-                lazy = lazy and self._tilings_pass(op, [(cases[i], build_of(cases[i]), ev.seed + i) for i in rest],
-                                                   data, pool)
                 first = [i for i in order if i in kept] if lazy else order
                 submit(first)
-                skipped = lazy and self._above_bar(ev, [futures[index[c.name]].result()[index[c.name]] for c in bench])
+                # above the bar, unless a tiling fails on another case (the common failure a
+                # benchmark run cannot show): then every case runs, as without a bar
+                skipped = (lazy and self._above_bar(ev, [futures[index[c.name]].result()[index[c.name]] for c in bench])
+                           and self._tilings_pass(op, [(cases[i], build_of(cases[i]), ev.seed + i) for i in order
+                                                       if i not in kept], data, pool))
                 if not skipped:
                     submit([i for i in order if i not in futures])
             else:
