@@ -58,38 +58,37 @@ def first_gain(records: list[Any], digest: str | None) -> int | None:
 
 def run_one(sop: Any, bank_file: Path | None, mode: str, seed: int, budget: int, rewind_budget: int,
             cache: Path) -> dict[str, Any]:
+    """Stage I on one operator, composed as an ``ascendopt bench`` pair composes its run
+    (:mod:`ascendopt.session`: the simulator under the sandbox policy, inputs from ``seed``,
+    lazy probes, an in-memory store, ``budget``), with the offline rewriter and the bank
+    ``bank_file`` (None: no bank) retrieving by ``mode``."""
     from ascendopt.agent import AgentConfig, optimize
-    from ascendopt.backends.sim.backend import SimBackend
-    from ascendopt.backends.sim.build import SimBuilder
     from ascendopt.bank.store import ExperienceBank
     from ascendopt.bench.pair import suite_cases
-    from ascendopt.evaluate.budget import BudgetedEvaluator, ReuseConfig
-    from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
-    from ascendopt.evaluate.store import MemoryStore
     from ascendopt.operator import Operator
     from ascendopt.refine.rewriter import OfflineRewriter
+    from ascendopt.session import script_session
 
     op = Operator.load(sop.dir)
     cases, timed = suite_cases(sop)
-    evaluator = Evaluator(SimBackend(builder=SimBuilder(cache_dir=cache)), EvalConfig(seed=seed, benchmark_cases=timed))
-    store = MemoryStore()
-    beval = BudgetedEvaluator(evaluator, store, budget=budget, run_label=op.name,
-                              reuse=ReuseConfig(lazy_probes=True))
+    session = script_session(seed=seed, budget=budget, cache_dir=cache)
+    beval = session.budgeted(session.evaluator(timed, cases), op.name, {"method": "stage1", "mode": mode})
     bank = ExperienceBank(bank_file) if bank_file is not None else None
     if bank is not None:
         bank.retrieval = "similarity" if mode == "similarity" else "value"
-    cfg = AgentConfig(only="stage1", rewind_budget=rewind_budget, seed=seed, use_experience=mode != "none",
-                      freeze_bank=mode == "none")
+    cfg = AgentConfig(only="stage1", rewind_budget=rewind_budget, seed=session.spec.seeds.strategy,
+                      use_experience=mode != "none", freeze_bank=mode == "none")
     try:
         res = optimize(op, cases, beval, OfflineRewriter(), bank, cfg)
     finally:
         beval.finish()
+        session.close()
         if bank is not None:
             bank.close()
     acc = next((a.digest for a in res.accepted if a.stage == "stage1"), None)
     return {"op": f"{sop.dir.parent.name}/{sop.dir.name}", "mode": mode, "seed": seed, "budget": budget,
             "baseline_us": res.baseline_us, "best_us": res.best_us, "speedup": res.speedup or 1.0,
-            "charged": res.charged, "first_gain": first_gain(store.list_evaluations(beval.run_id, op.name), acc),
+            "charged": res.charged, "first_gain": first_gain(session.store.list_evaluations(beval.run_id, op.name), acc),
             "bank_added": res.bank_added, "stop": res.stop_reason}
 
 

@@ -17,11 +17,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from ascendopt.backends.sim.backend import SimBackend
-from ascendopt.backends.sim.build import SimBuilder
 from ascendopt.cases import load_op_cases, make_inputs
 from ascendopt.evaluate.check import case_dtypes
 from ascendopt.operator import Operator
+from ascendopt.session import script_session
 
 
 def main() -> None:
@@ -30,11 +29,11 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     cache = Path(tempfile.mkdtemp(prefix="aobench-"))
-    builder = SimBuilder(cache_dir=cache)
+    backend = script_session(cache_dir=cache).backend  # the simulator as the commands compose it, on this cache
+    builder = backend.builder
     t0 = time.perf_counter()
     builder.runtime_lib()
     runtime_s = time.perf_counter() - t0
-    backend = SimBackend(builder=builder)
     rows = []
     for op_dir in sorted(p.parent for p in Path(args.ops).rglob("op_host")):
         op = Operator.load(op_dir)

@@ -24,9 +24,9 @@ from pathlib import Path
 
 def profile_one(op_dir: str, src: str, timeout_s: float) -> dict:
     """One operator's benchmark case: status, time, roofline and bound (never raises)."""
-    from ascendopt.backends.sim.backend import SimBackend
     from ascendopt.evaluate.check import CheckConfig, case_dtypes, check_case
     from ascendopt.operator import Operator
+    from ascendopt.session import script_session
     from ascendopt.suites import load_suite
 
     row: dict = {"op": op_dir}
@@ -36,7 +36,7 @@ def profile_one(op_dir: str, src: str, timeout_s: float) -> dict:
         cases = sop.load_cases(names)
         case = cases[0] if names else max(cases, key=lambda c: sum(math.prod(i.shape) for i in c.inputs))
         row["case"] = case.name
-        backend = SimBackend(soc=sop.soc) if sop.soc else SimBackend()
+        backend = script_session(soc=sop.soc).backend
         op = Operator.load(sop.dir)
         runs: list = []
         build = backend.build(op, case_dtypes(case))

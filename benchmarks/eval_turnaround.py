@@ -24,11 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from ascendopt.backends.sim.backend import SimBackend
-from ascendopt.backends.sim.build import SimBuilder
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
 from ascendopt.operator import Operator
+from ascendopt.session import script_session
 from ascendopt.tiling.space import KnobSpace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,12 +46,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     dirs = args.ops or sorted(p.parent for p in (ROOT / "ops").rglob("op_host"))
     with tempfile.TemporaryDirectory(prefix="ao-turnaround-") as cache:
-        builder = SimBuilder(cache_dir=Path(cache))
+        session = script_session(cache_dir=Path(cache), jobs=args.jobs)  # what the commands compose, on this cache
+        builder = session.backend.builder
         t = time.perf_counter()
         builder.runtime_lib()
         builder.host_prelude()
         setup_s = time.perf_counter() - t
-        evaluator = Evaluator(SimBackend(builder=builder), EvalConfig(jobs=args.jobs))
+        evaluator = session.evaluator(())
         rows = []
         for d in dirs:
             op, cases = Operator.load(d), load_op_cases(d)

@@ -11,10 +11,10 @@ import argparse
 
 
 def main() -> None:
-    from ascendopt.backends.sim.backend import SimBackend
     from ascendopt.cases import make_inputs
     from ascendopt.evaluate.check import case_dtypes
     from ascendopt.operator import Operator
+    from ascendopt.session import script_session
     from ascendopt.suites import load_suite
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -22,7 +22,7 @@ def main() -> None:
     args = ap.parse_args()
     [sop] = [o for o in load_suite("cannops", args.src).ops if str(o.dir).endswith("/math/scatter_sub")]
     case = sop.load_cases(list(sop.benchmark[:1]))[0]
-    be = SimBackend(soc=sop.soc) if sop.soc else SimBackend()
+    be = script_session(soc=sop.soc).backend
     op = Operator.load(sop.dir)
     host, kern = "op_host/scatter_sub.cpp", "op_kernel/scatter_sub.cpp"
     entry = "GET_TILING_DATA(tilingData, tiling);"

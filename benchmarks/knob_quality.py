@@ -22,8 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from ascendopt.backends.sim.backend import SimBackend
-from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
+from ascendopt.session import script_session
 from ascendopt.tiling.domain import Domain
 from ascendopt.tiling.space import KnobSpace
 
@@ -48,11 +47,12 @@ def trial_values(d: Domain, n: int) -> list[int]:
 
 def measure(targets, n_values: int, log=print) -> dict:
     """``targets``: ``(Operator, cases)`` pairs. Returns the per-operator and total figures."""
-    ev = Evaluator(SimBackend(), EvalConfig(seed=0, jobs=1, profile_repeats=1))
+    session = script_session(seed=0, jobs=1, profile_repeats=1)  # the evaluator the commands compose
+    ev = session.evaluator(())
     rows = []
     for op, cases in targets:
         t0 = time.perf_counter()
-        space = KnobSpace.from_operator(op)
+        space = KnobSpace.from_operator(op, soc=session.soc)
         base = ev.evaluate(op, cases)
         if not base.ok:
             log(f"{op.name}: skipped, its own sources fail ({base.status})")

@@ -18,10 +18,10 @@ import json
 import sys
 from pathlib import Path
 
-from ascendopt.backends.sim.backend import SimBackend
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.evaluator import EvalConfig, Evaluator, benchmark_cases
+from ascendopt.evaluate.evaluator import benchmark_cases
 from ascendopt.operator import Operator
+from ascendopt.session import script_session
 from ascendopt.tiling.space import KnobSpace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,7 +49,8 @@ def main() -> None:
     if args.op not in op_dirs:
         sys.exit(f"unknown operator {args.op!r}; known: {', '.join(sorted(op_dirs))}")
     op = Operator.load(op_dirs[args.op])
-    space = KnobSpace.from_operator(op)
+    session = script_session(seed=0, jobs=1)  # the evaluator the commands compose
+    space = KnobSpace.from_operator(op, soc=session.soc)
     if args.knob not in space.ids:
         sys.exit(f"unknown knob {args.knob!r}; knobs: {', '.join(space.ids)}")
     config = json.loads(args.config)
@@ -57,7 +58,7 @@ def main() -> None:
     if unknown:
         sys.exit(f"unknown knobs in --config: {sorted(unknown)}; knobs: {', '.join(space.ids)}")
     cases = select_cases(load_op_cases(op_dirs[args.op]), args.dtypes)
-    evaluator = Evaluator(SimBackend(), EvalConfig(seed=0, jobs=1))
+    evaluator = session.evaluator(())
     bench = benchmark_cases(cases, evaluator.config.benchmark_cases)
     print(f"{args.op}: {args.knob} over {args.values} with {json.dumps(config)} on {bench[0].name}")
     for v in parse_values(args.values):

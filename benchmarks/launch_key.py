@@ -13,10 +13,10 @@ import statistics
 import time
 from pathlib import Path
 
-from ascendopt.backends.sim.backend import SimBackend
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.evaluator import EvalConfig, Evaluator, InputCache, benchmark_cases
+from ascendopt.evaluate.evaluator import InputCache, benchmark_cases
 from ascendopt.operator import Operator
+from ascendopt.session import script_session
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,7 +42,7 @@ def main() -> None:
         op = Operator.load(op_dirs[name])
         cases = load_op_cases(op_dirs[name])
         bench = benchmark_cases(cases)
-        ev = Evaluator(SimBackend(), EvalConfig(seed=0, jobs=2))
+        ev = script_session(seed=0, jobs=2).evaluator(())
         row = []
         for cache in (InputCache(limit_bytes=0), InputCache()):
             ev.launch_inputs = cache

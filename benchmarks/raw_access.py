@@ -16,14 +16,14 @@ sys.path.insert(0, str(ROOT))
 
 from tests.sim.timing.common import instr, load, run, variant  # noqa: E402
 
-from ascendopt.backends.sim.backend import SimBackend  # noqa: E402
+from ascendopt.session import script_session  # noqa: E402
 
 VARIANTS = {"DataCopy": {}, "memcpy from GM": {"RAW_LOAD": 1}, "raw __gm__ loop": {"RAW_LOAD": 2},
             "raw UB multiply": {"RAW_COMPUTE": 1}}
 
 
 def main() -> None:
-    backend = SimBackend()
+    backend = script_session().backend
     op, cases = load("timing_lab")
     print(f"{'variant':<18} {'us':>10} {'raw GM':>8} {'raw local':>10}  warnings  (wall s)")
     for name, macros in VARIANTS.items():

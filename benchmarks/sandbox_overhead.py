@@ -26,11 +26,10 @@ from pathlib import Path
 from typing import Callable
 
 from ascendopt import sandbox
-from ascendopt.backends.sim.backend import SimBackend
-from ascendopt.backends.sim.build import SimBuilder
 from ascendopt.cases import load_op_cases
 from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
 from ascendopt.operator import Operator
+from ascendopt.session import script_session
 
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "ops" / "scale_copy"
 
@@ -65,7 +64,7 @@ def main() -> None:
     case = [c for c in load_op_cases(FIXTURE) if c.name == "small_tail"]
     load0 = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as cache:
-        backend = SimBackend(builder=SimBuilder(cache_dir=Path(cache)))
+        backend = script_session(cache_dir=Path(cache)).backend
         ev = Evaluator(backend, EvalConfig(jobs=1))
         ev2 = Evaluator(backend, EvalConfig(jobs=2))
         assert ev.evaluate(op, case).status == "ok"  # builds (cached from here on)

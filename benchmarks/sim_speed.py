@@ -12,10 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ascendopt.backends.sim.backend import SimBackend
 from ascendopt.cases import load_op_cases, make_inputs
 from ascendopt.evaluate.check import case_dtypes
+from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.operator import Operator
+from ascendopt.session import script_session
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,11 +27,11 @@ def elements(case) -> int:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--soc", default="Ascend910B2")
+    ap.add_argument("--soc", default=DEFAULT_SOC)
     ap.add_argument("--ops", default=str(ROOT / "ops"))
     ap.add_argument("--repeat", type=int, default=3, help="runs per op; the best wall time is reported")
     args = ap.parse_args()
-    be = SimBackend(soc=args.soc)
+    be = script_session(soc=args.soc).backend
     rows, notes = [], []
     for d in sorted(p.parent for p in Path(args.ops).glob("*/*/op_kernel")):
         name = f"{d.parent.name}/{d.name}"

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import argparse
 
-from ascendopt.backends.sim.backend import SimBackend
-from ascendopt.backends.sim.build import SimBuilder
 from ascendopt.evaluate.check import CheckConfig, check_operator
 from ascendopt.operator import Operator
+from ascendopt.session import script_session
 from ascendopt.suites import load_suite
 from ascendopt.transforms.library.spread_cores import SpreadCores
 
@@ -23,10 +22,10 @@ def main() -> None:
     ap.add_argument("--ops", required=True, help="operator names, comma-separated")
     args = ap.parse_args()
     names = set(args.ops.split(","))
-    backend = SimBackend(builder=SimBuilder())
     for sop in load_suite(args.suite, args.src).ops:
         if sop.name not in names:
             continue
+        backend = script_session(soc=sop.soc).backend  # the backend the commands compose, on the operator's SoC
         op = Operator.load(sop.dir)
         sites = SpreadCores().find(op)
         if not sites:

@@ -34,13 +34,11 @@ import time
 from pathlib import Path
 
 from ascendopt.agent import AgentConfig, optimize
-from ascendopt.backends.sim.backend import SimBackend
 from ascendopt.bench.pair import suite_cases
-from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
-from ascendopt.hw.soc import DEFAULT_SOC
+from ascendopt.evaluate.evaluator import Evaluator
 from ascendopt.operator import Operator
 from ascendopt.refine.rewriter import OfflineRewriter
-from ascendopt.session import RunSpec, Session
+from ascendopt.session import motifs_for, script_session
 from ascendopt.suites import load_suite
 from ascendopt.transforms import MOTIFS
 
@@ -53,11 +51,11 @@ MIN_LOSS = 0.05
 
 
 def _weaken(op: Operator, cases, evaluator: Evaluator, order: list[str], strong_us: float,
-            skip: str = "") -> tuple[Operator, str, float] | None:
+            soc: str, skip: str = "") -> tuple[Operator, str, float] | None:
     for name in order:
         if name == skip:
             continue
-        m = MOTIFS.all()[name]()
+        m = motifs_for(soc, [name])[0]  # built for the operator's SoC, as rewind builds them
         try:
             sites = m.find(op)
         except Exception:  # noqa: BLE001
@@ -102,14 +100,15 @@ def make_variants(max_variants: int, suite: str = "own", src: str | None = None,
         except Exception as e:  # noqa: BLE001 - an operator that does not load is skipped, said
             print(f"skip {sop.name}: {e}", file=sys.stderr)
             continue
-        ev = Evaluator((SimBackend(sop.soc) if sop.soc else SimBackend()), EvalConfig(benchmark_cases=timed))
+        session = script_session(soc=sop.soc)  # the evaluator the commands compose, on the operator's SoC
+        ev = session.evaluator(timed, cases)
         strong = ev.evaluate(op, cases)
         if not strong.ok or not strong.latency_us:
             print(f"skip {sop.name}: the original is {strong.status}", file=sys.stderr)
             continue
         order = names[i % len(names):] + names[:i % len(names)]
         kernel_order = [n for n in order if MOTIFS.all()[n].scope == "kernel"]
-        one = _weaken(op, cases, ev, kernel_order, strong.latency_us)
+        one = _weaken(op, cases, ev, kernel_order, strong.latency_us, session.soc)
         if one is None:
             continue
         weak, what, weak_us = one
@@ -121,7 +120,8 @@ def make_variants(max_variants: int, suite: str = "own", src: str | None = None,
         if save:
             save.write_text(json.dumps(out))
         if i % 3 == 0 and len(out) < max_variants:
-            two = _weaken(weak, cases, ev, order[1:] + order[:1], weak_us * (1 + 0.0), skip=what.split(":")[0])
+            two = _weaken(weak, cases, ev, order[1:] + order[:1], weak_us * (1 + 0.0), session.soc,
+                          skip=what.split(":")[0])
             if two is not None:
                 weak2, what2, weak2_us = two
                 out.append({**base, "what": [what, what2], "strong_us": strong.latency_us,
@@ -138,8 +138,7 @@ def run_variant(v: dict, budget: int, use_experience: bool, scratch: Path, tag: 
     Operator.load(d)  # the directory's op type (one a macro makes is resolved once, here)
     weak = Operator.from_files(v["op"], v["files"], d, origin="original")
     # what `ascendopt optimize` composes (ascendopt.session), the shipped bank in memory
-    session = Session(RunSpec("stage1_recovery", soc=sop.soc or DEFAULT_SOC, budget=budget,
-                              db=scratch / f"{tag}.db", bank=None))
+    session = script_session("stage1_recovery", soc=sop.soc, budget=budget, db=scratch / f"{tag}.db")
     be = session.budgeted(session.evaluator(timed, cases), v["op"], {"variant": v["what"]})
     bank = session.bank()
     cfg = AgentConfig(rewind_budget=0, freeze_bank=True, use_experience=use_experience, exclude_ops=(v["op"],))

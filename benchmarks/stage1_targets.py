@@ -128,9 +128,13 @@ def print_speedups(ledger: Path, n_ops: int) -> None:
     run already has): speedup = reference / fastest correct evaluation of the pair; the GMs."""
     per: dict[str, dict[str, tuple[float, int]]] = defaultdict(dict)
     ref: dict[str, float] = {}
+    failed: set[str] = set()
     for line in ledger.read_text().splitlines():
         t = json.loads(line)["trial"]
         lat = [us for ok, us in t.get("evals", []) if ok and us]
+        if t.get("reference_us") is None:  # the original failed: no speedup to state
+            failed.add(t["op"])
+            continue
         per[t["op"]][t["method"]] = (t["reference_us"] / min(lat) if lat else 1.0, len(t.get("evals", [])))
         ref[t["op"]] = t["reference_us"]
     methods = ("stage1", "full", "stage2")
@@ -145,6 +149,8 @@ def print_speedups(ledger: Path, n_ops: int) -> None:
         m = done[o]
         print(f"| {o} | {ref[o]:.2f} | " + " | ".join(f"{m[k][0]:.3f}x" for k in methods)
               + " | " + "/".join(str(m[k][1]) for k in methods) + " |")
+    if failed:
+        print(f"\noriginal failed (no speedup; see the pair's records): {', '.join(sorted(failed))}")
     print(f"\nfinished operators: {len(done)} of {n_ops}; "
           f"stage1 GM {gm([m['stage1'][0] for m in done.values()]):.3f}x; "
           f"full/stage2 GM {gm([m['full'][0] / m['stage2'][0] for m in done.values()]):.3f}x")

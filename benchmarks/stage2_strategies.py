@@ -24,7 +24,8 @@ Evaluations are memoised on disk by (candidate digest, evaluation config) and by
 evaluation config): on the simulator an evaluation is deterministic (inputs are seeded from
 the digest, and the modeled time does not depend on the data), so replaying a recorded result
 equals re-running it. Within a search, candidates that launch the same device program as an
-evaluated one are answered without charge, as in ``ascendopt tune``. Each search still pays its own budget: the memo only saves
+evaluated one are answered without charge, as in ``ascendopt tune`` (each search's budgeted
+evaluator is composed as ``tune`` composes it, :mod:`ascendopt.session`, lazy probes included). Each search still pays its own budget: the memo only saves
 wall time, the budget accounting is per search as in a real run. To keep the wall time
 affordable every candidate is checked on the float32 cases (and timed on the largest);
 ``--dtypes all`` checks every case, as ``ascendopt tune`` does (then the largest case of all
@@ -43,13 +44,11 @@ import statistics
 import time
 from pathlib import Path
 
-from ascendopt.backends.sim.backend import SimBackend
 from ascendopt.cases import load_op_cases
-from ascendopt.evaluate.budget import BudgetedEvaluator
-from ascendopt.evaluate.evaluator import EvalConfig, Evaluation, Evaluator
-from ascendopt.evaluate.store import MemoryStore
+from ascendopt.evaluate.evaluator import Evaluation, Evaluator
 from ascendopt.operator import Operator
 from ascendopt.profile import Summary
+from ascendopt.session import open_store, script_session
 from ascendopt.tiling.search import tune
 from ascendopt.tiling.space import KnobSpace
 from ascendopt.tiling.strategies import STRATEGIES, make_strategy
@@ -196,16 +195,17 @@ def main() -> None:
     if args.report:
         report(results, args)
         return
-    backend = SimBackend()
-    evaluator = MemoEvaluator(backend, EvalConfig(seed=0, jobs=1), memo)
+    # what `ascendopt tune` composes (ascendopt.session): seed 0, one thread per evaluation
+    session = script_session(seed=0, budget=args.budget, jobs=1)
+    evaluator = MemoEvaluator(session.backend, session.eval_config(()), memo)
     op_dirs = {p.parent.name: p.parent for p in (ROOT / "ops").rglob("op_host")}
     for name in args.ops.split(","):
         op0 = Operator.load(op_dirs[name])
         cases = select_cases(load_op_cases(op_dirs[name]), args.dtypes)
         for start in args.starts.split(","):
-            space0 = KnobSpace.from_operator(op0)
+            space0 = KnobSpace.from_operator(op0, soc=session.soc)
             op = op0 if start == "own" else space0.apply(op0, poor_config(space0), origin="bench/poor")
-            space = KnobSpace.from_operator(op)
+            space = KnobSpace.from_operator(op, soc=session.soc)
             for strat_name in args.strategies.split(","):
                 for seed in range(args.seeds):
                     key = f"{name}/{start}/{strat_name}/{seed}/{args.budget}"
@@ -213,7 +213,9 @@ def main() -> None:
                         continue
                     t0 = time.perf_counter()
                     fresh0 = evaluator.fresh
-                    beval = BudgetedEvaluator(evaluator, MemoryStore(), budget=args.budget, run_label=name)
+                    # a fresh store per search, as each `ascendopt tune` run its own
+                    beval = session.budgeted(evaluator, name, {"strategy": strat_name, "seed": seed},
+                                             store=open_store(None))
                     strat = make_strategy(strat_name, space, seed=seed,
                                           **(evo_options if strat_name == "evo" else {}))
                     res = tune(op, cases, beval, space, strat, strat_name)

@@ -27,12 +27,17 @@ import numpy as np
 
 
 def main(tree: Path, out: Path, only: str = "") -> None:
-    from ascendopt.backends.sim.backend import SimBackend
     from ascendopt.cases import load_op_cases, make_inputs
     from ascendopt.evaluate.check import case_dtypes
     from ascendopt.operator import Operator
+    try:  # the simulator as the commands compose it (default SoC, sandboxed)
+        from ascendopt.session import script_session
 
-    be = SimBackend()
+        be = script_session().backend
+    except ImportError:  # a tree from before the composition root (snapshots compare trees)
+        from ascendopt.backends.sim.backend import SimBackend
+
+        be = SimBackend()
     dirs = sorted(p.parent for p in (tree / "ops").glob("*/*/op_kernel"))
     fx = tree / "tests" / "fixtures" / "ops"
     targets = [(d.parent.name + "/" + d.name, Operator.load(d), load_op_cases(d)) for d in dirs]

@@ -23,16 +23,16 @@ HELD_OUT = {"grid_sample", "resize_upsample_trilinear", "upsample_bilinear2d", "
 
 
 def one(sop, count: int) -> dict:
-    from ascendopt.backends.sim.backend import SimBackend
     from ascendopt.evaluate.unseen import generate
     from ascendopt.evaluate.unseen_check import UNSEEN_TIMEOUT_S, ShapeRunner, select_shapes
     from ascendopt.operator import Operator
+    from ascendopt.session import script_session
 
     t0 = time.perf_counter()
     op = Operator.load(sop.dir)
     cases = sop.load_cases()
     derived = generate(cases, op)
-    runner = ShapeRunner(SimBackend(soc=sop.soc) if sop.soc else SimBackend(), UNSEEN_TIMEOUT_S)
+    runner = ShapeRunner(script_session(soc=sop.soc).backend, UNSEEN_TIMEOUT_S)
     kept, dropped, _ = select_shapes(runner, op, derived, count)
     return {"op": f"{sop.dir.parent.name}/{sop.dir.name}", "cases": len(cases), "derived": len(derived),
             "kept": [f"{s.kind}: {s.describe()}" for s in kept],

@@ -34,11 +34,11 @@ def variants(op_dir: Path, tmp: Path):
 
 
 def main(op_dir: Path, only: str = "") -> None:
-    from ascendopt.backends.sim.backend import SimBackend
     from ascendopt.cases import load_op_cases, make_inputs
     from ascendopt.evaluate.check import case_dtypes
+    from ascendopt.session import script_session
 
-    be = SimBackend()
+    be = script_session().backend
     cases = [c for c in load_op_cases(op_dir) if only in c.name]
     print(f"{'case':<42} {'build':<10} {'kernel':<18} {'removed':>7} {'us':>9} {'cycles':>9} "
           f"{'inserted':>8} {'warnings':>8}")

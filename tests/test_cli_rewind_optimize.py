@@ -52,6 +52,7 @@ def test_optimize_writes_its_outputs(tmp_path):
     res = json.loads(r.stdout)["operators"][0]
     assert res["charged"] <= 4 and res["baseline_us"] > 0 and res["best_us"] <= res["baseline_us"]
     assert (out / "best" / "op_kernel").is_dir() and (out / "best.patch").exists()
+    assert not (out / "profiles").exists()  # the run's full profiles go at its end (clean_profiles)
     html = (out / "report.html").read_text()
     assert "<svg" in html and "Pipe utilisation" in html and "Budget by stage" in html
     assert json.loads((out / "result.json").read_text())["charged"] == res["charged"]

@@ -180,7 +180,8 @@ def optimize(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewr
              callbacks: Sequence[MeasureCallback] = ()) -> OptimizeResult:
     """Optimizes one operator within ``beval``'s budget (see the module docstring).
     ``callbacks`` run after the loop's own measure callbacks (:func:`record_accepted`,
-    :func:`online_experience`) on every judged and accepted candidate."""
+    :func:`online_experience`) on every judged and accepted candidate, and get the run's
+    ``finished`` event last (e.g. :func:`~ascendopt.evaluate.verdict.clean_profiles`)."""
     cfg = cfg or AgentConfig()
     t0 = time.perf_counter()
     emit = on_event or (lambda kind, data: None)
@@ -193,6 +194,7 @@ def optimize(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, rewr
         res.charged = beval.report(op.name).charged
         res.seconds = time.perf_counter() - t0
         res.charged_by_stage = _charged_by_stage(beval, op.name)
+        MeasureCallbacks(callbacks)(Measured("finished", "run", res.best_op or op, None, op, None, None, res))
     return res
 
 
@@ -221,6 +223,7 @@ class _State:
     tried: set[str] = field(default_factory=set)
     stage2: dict[str, Any] = field(default_factory=dict)  # Stage II's space and strategy while the kernel stays
     callbacks: MeasureCallbacks = field(default_factory=MeasureCallbacks)  # post-evaluation effects, in order
+    llm_client: Any = None  # the LLM rewriter's client: Stage II's evo strategy gets the LLM tiling mutator
 
 
 def _spent(beval: BudgetedEvaluator, op_name: str) -> int:
@@ -271,6 +274,7 @@ def _run(op: Operator, cases: Sequence[Case], beval: BudgetedEvaluator, run: _Ru
         emit("rewind", {"kept": len(rw.kept), "charged": rw.charged, "bank_size": len(bank)})
 
     st = _State(op, base, cores, Frontier(cfg.beam_width, cfg.chain_depth), {op.digest})
+    st.llm_client = getattr(run.rewriter, "client", None)
     st.callbacks = MeasureCallbacks([record_accepted(res), online_experience(bank, cfg, cores, res, run.rewriter),
                                    *run.callbacks])
     args = (st, cases, beval, run, res, emit)
@@ -409,6 +413,7 @@ def _stage2_round(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, c
     learnt, e.g. evo's retired knobs, is not relearnt); a changed kernel gets new ones."""
     from ascendopt.tiling.search import tune
     from ascendopt.tiling.space import KnobSpace
+    from ascendopt.llm.tiling_mutator import strategy_options
     from ascendopt.tiling.strategies import make_strategy
 
     cur, cur_ev, memo = st.cur, st.cur_ev, st.stage2
@@ -422,7 +427,8 @@ def _stage2_round(st: _State, cases: Sequence[Case], beval: BudgetedEvaluator, c
         res.steps.append({"round": rnd, "stage": "stage2", "skipped": "no knobs"})
         return cur, cur_ev
     if memo.get("digest") != cur.digest:
-        memo.update(digest=cur.digest, space=space, strategy=make_strategy(cfg.strategy, space, seed=cfg.seed + rnd))
+        llm = strategy_options(st.llm_client, cur, cfg.strategy)
+        memo.update(digest=cur.digest, space=space, strategy=make_strategy(cfg.strategy, space, seed=cfg.seed + rnd, **llm))
     sub = SubBudget(beval, cur.name, cfg.stage2_steps)
     tr = tune(cur, cases, sub, space, memo["strategy"], cfg.strategy)
     res.steps.append({"round": rnd, "stage": "stage2", "charged": tr.charged, "best_us": tr.best_latency_us,

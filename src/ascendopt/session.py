@@ -237,6 +237,13 @@ class Session:
         self.owned.clear()
 
 
+def script_session(command: str = "bench", soc: str | None = None, **fields: Any) -> Session:
+    """A benchmark script's session: what the commands compose, with an in-memory record store
+    and the shipped bank in memory unless ``fields`` (further :class:`RunSpec` fields) say
+    otherwise; ``soc``: the operator's SoC (a suite operator's ``soc``; None: the default)."""
+    return Session(RunSpec(command, soc=soc or DEFAULT_SOC, **{"db": None, "bank": None, **fields}))
+
+
 def motifs_for(soc: str, names: Sequence[str] | None = None) -> list[Any]:
     """The registered motifs (``names``: these) built for ``soc`` (a motif whose constructor
     takes the SoC gets it: its limits are the SoC's)."""

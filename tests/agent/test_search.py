@@ -76,15 +76,30 @@ def test_an_interrupted_run_resumes_to_the_same_chain():
 
 def test_measure_callbacks_see_every_judged_proposal_and_the_acceptance():
     """The post-evaluation effects run as an ordered list: the loop's own (the result's record,
-    the online experience), then the caller's."""
+    the online experience), then the caller's, which get the run's end (``finished``) last."""
     seen = []
     beval = budgeted(FakeEvaluator(latency), 60)
     res = optimize(toy(), [], beval, FakeRewriter(list(STEPS)), None, AgentConfig(only="stage1", rewind_budget=0),
-                   callbacks=[lambda m: seen.append((m.event, m.stage, m.verdict.reason, m.candidate.digest))])
+                   callbacks=[lambda m: seen.append((m.event, m.stage, getattr(m.verdict, "reason", None),
+                                                     m.candidate.digest))])
     judged = [s for s in seen if s[0] == "judged"]
     accepted = [s for s in seen if s[0] == "accepted"]
     assert len(judged) == sum(len(s["tried"]) for s in res.steps if s.get("stage") == "stage1") > 0
     assert accepted == [("accepted", "stage1", "accepted", res.best_op.digest)]
+    assert seen[-1] == ("finished", "run", None, res.best_op.digest)
+
+
+def test_clean_profiles_removes_the_run_profiles_when_it_ends(tmp_path):
+    from ascendopt.evaluate.verdict import clean_profiles
+
+    profiles = tmp_path / "profiles"
+    (profiles / "abc").mkdir(parents=True)
+    seen = []
+    beval = budgeted(FakeEvaluator(latency), 5)
+    optimize(toy(), [], beval, FakeRewriter(list(STEPS)), None, AgentConfig(only="stage1", rewind_budget=0),
+             callbacks=[lambda m: seen.append((m.event, profiles.exists())), clean_profiles(profiles)])
+    assert len(seen) > 1 and all(kept for _, kept in seen)  # kept while the run reads them
+    assert seen[-1][0] == "finished" and not profiles.exists()
 
 
 def test_measure_callbacks_run_in_order():

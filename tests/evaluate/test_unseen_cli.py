@@ -69,7 +69,7 @@ def test_tune_returns_the_next_best_when_its_best_fails_an_unseen_shape(tmp_path
 def test_optimize_returns_the_next_best_when_its_best_fails_an_unseen_shape(tmp_path, monkeypatch, op_dir):
     import ascendopt.agent as agent
 
-    def hard_coding_agent(op, cases, beval, rewriter, bank, cfg=None, on_event=None):
+    def hard_coding_agent(op, cases, beval, rewriter, bank, cfg=None, on_event=None, callbacks=()):
         hard = _hard_coded(op)
         base, ev = beval.evaluate(op, cases), beval.evaluate(hard, cases)
         res = agent.OptimizeResult(op.name, base.latency_us, ev.latency_us, hard, stop_reason="budget")

@@ -17,9 +17,10 @@ from ascendopt.hw.soc import DEFAULT_SOC
 from ascendopt.cases import CaseError, load_op_cases
 from ascendopt.cli.options import BACKEND, NPU_MODE, UNSAFE_NO_SANDBOX, positive
 from ascendopt.operator import Operator, OperatorError
+from ascendopt.session import RunSpec
 
 from ascendopt.cli.common import STATUS_STYLE as _STATUS_STYLE
-from ascendopt.cli.common import backend as _backend
+from ascendopt.cli.common import open_session, validated
 from ascendopt.cli.common import console
 from ascendopt.cli.common import fail as _fail
 from ascendopt.cli.common import load as _load
@@ -42,9 +43,9 @@ def run(
     soc: str = typer.Option(DEFAULT_SOC, "--soc", help="SoC to simulate."),
     rtol: Optional[float] = typer.Option(None, "--rtol", help="Relative tolerance (default: per-dtype policy)."),
     atol: Optional[float] = typer.Option(None, "--atol", help="Absolute tolerance (default: per-dtype policy)."),
-    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the generated inputs."),
-    timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed per case run."),
-    noise_pct: float = typer.Option(0.0, "--noise-pct", min=0.0, help="Seeded timing noise (percent std) for tests."),
+    seed: int = typer.Option(RunSpec.seed, "--seed", min=0, help="Seed of the generated inputs."),
+    timeout: float = typer.Option(RunSpec.timeout_s, "--timeout", callback=positive, help="CPU seconds allowed per case run (the runner's; not moved by machine load)."),
+    noise_pct: float = typer.Option(RunSpec.noise_pct, "--noise-pct", min=0.0, help="Seeded timing noise (percent std) for tests."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
     strict: bool = typer.Option(False, "--strict", help="Fail a case on a warning-level hazard (a race, a GM "
                                 "read past a tensor's end) instead of reporting it."),
@@ -66,7 +67,9 @@ def run(
     for op, selected, op_soc in targets:
         want = op_soc or soc
         if want not in backends:
-            backends[want] = _backend(want, noise_pct, seed, unsafe_no_sandbox, backend_kind, npu_mode)
+            backends[want] = _session(RunSpec("run", backend=backend_kind, soc=want, seed=seed, db=None, bank=None,
+                                              timeout_s=timeout, noise_pct=noise_pct, npu_mode=npu_mode,
+                                              unsafe_no_sandbox=unsafe_no_sandbox)).backend
         backend = backends[want]
         name = backend.soc.name if backend.soc is not None else want
         doc, failed = _run_one(check_operator, backend, op, selected, name,
@@ -76,6 +79,13 @@ def run(
     if as_json:
         print(json.dumps(docs[0] if suite is None else {"suite": suite, "ops": docs}, indent=2))
     raise typer.Exit(1 if any_failed else 0)
+
+
+def _session(spec: RunSpec):
+    """The :class:`~ascendopt.session.Session` of ``run`` / ``profile``: composed as ``optimize``
+    composes its own (the backend under the sandbox policy, the SoC, the seed; a bad spec is a
+    usage error)."""
+    return open_session(validated(spec))
 
 
 def _run_targets(op_dir, suite, src, cases, golden, case):
@@ -190,8 +200,8 @@ def profile_cmd(
     golden: Optional[str] = typer.Option(None, "--golden", help="FILE.py:FUNC golden overriding the case files'."),
     soc: str = typer.Option(DEFAULT_SOC, "--soc", help="SoC to simulate."),
     out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default ./profile_<op>_<case>/)."),
-    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the generated inputs."),
-    timeout: float = typer.Option(60.0, "--timeout", callback=positive, help="Seconds allowed for the run."),
+    seed: int = typer.Option(RunSpec.seed, "--seed", min=0, help="Seed of the generated inputs."),
+    timeout: float = typer.Option(RunSpec.timeout_s, "--timeout", callback=positive, help="Seconds allowed for the run."),
     top: int = typer.Option(8, "--top", min=1, help="Instructions to list by cycles."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
     backend_kind: str = BACKEND,
@@ -208,7 +218,8 @@ def profile_cmd(
 
     op, selected = _load(op_dir, cases, golden, [case] if case else [])
     chosen = max(selected, key=_case_elements) if not case else selected[0]
-    backend = _backend(soc, unsafe_no_sandbox=unsafe_no_sandbox, name=backend_kind, npu_mode=npu_mode)
+    backend = _session(RunSpec("profile", backend=backend_kind, soc=soc, seed=seed, db=None, bank=None,
+                               timeout_s=timeout, npu_mode=npu_mode, unsafe_no_sandbox=unsafe_no_sandbox)).backend
     soc = backend.soc.name if backend.soc is not None else soc
     try:
         op_type = op.op_type

@@ -12,7 +12,6 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from ascendopt.hw.soc import SocError
 from ascendopt.cases import CaseError, load_op_cases
 from ascendopt.operator import Operator, OperatorError
 
@@ -59,19 +58,11 @@ def backend(soc: str, noise_pct: float = 0.0, noise_seed: int = 0, unsafe_no_san
         return npu_backend(unsafe_no_sandbox, npu_mode, soc)
     if npu_mode != "device":
         fail("--npu-mode is for --backend npu")
-    from ascendopt import sandbox
-    from ascendopt.backends.sim.backend import SimBackend
+    from ascendopt.session import RunSpec, make_backend
 
-    policy = sandbox.Sandbox(allow_unsafe=unsafe_no_sandbox)
-    sandbox.configure(policy)
-    try:
-        policy.require()
-    except sandbox.SandboxUnavailable as e:
-        fail(str(e))
-    try:
-        return SimBackend(soc, noise_pct=noise_pct, noise_seed=noise_seed, sandbox=policy)
-    except (SocError, ValueError) as e:
-        fail(str(e))
+    with usage():  # the one place a simulator is built (no sandbox, a bad SoC: a usage error)
+        return make_backend(RunSpec("run", soc=soc, seed=noise_seed, noise_pct=noise_pct,
+                                    unsafe_no_sandbox=unsafe_no_sandbox))
 
 
 def require_npu(unsafe_no_sandbox: bool, npu_mode: str = "device", soc: str = ""):

@@ -144,9 +144,8 @@ class _Output:
 
 
 def _one(session: Session, target: _Target, agent: _Agent, resume: bool, output: _Output):
-    import shutil
-
     from ascendopt.agent import optimize
+    from ascendopt.evaluate.verdict import clean_profiles
     from ascendopt.bank.rules import rules
     from ascendopt.optimize_report import render
     from ascendopt.tiling.search import unified_patch
@@ -170,12 +169,12 @@ def _one(session: Session, target: _Target, agent: _Agent, resume: bool, output:
                     rep = beval.report(op.name)
                     _st.update(f"optimizing {op.name}: {rep.charged}/{budget} evaluations; {kind} {data}")
 
-            res = optimize(op, cases, beval, agent.rewriter, agent.bank, agent.cfg, on_event=event)
+            # the run's last measure callback removes the profiles (kept with --keep-profiles)
+            res = optimize(op, cases, beval, agent.rewriter, agent.bank, agent.cfg, on_event=event,
+                           callbacks=() if output.keep_profiles else (clean_profiles(profiles),))
     finally:
         session.close()
         beval.finish()
-        if not output.keep_profiles:
-            shutil.rmtree(profiles, ignore_errors=True)
     from ascendopt.evaluate.unseen_check import adopt_optimize, check_run, RunRef, html as unseen_html
 
     unseen = None

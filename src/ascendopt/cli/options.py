@@ -60,7 +60,7 @@ NPU_MODE = typer.Option("device", "--npu-mode", callback=npu_mode_name,
 
 #: ``--timeout`` of the commands that run candidates (optimize, tune, rewind, bench, run): the
 #: default is the run spec's (:class:`ascendopt.session.RunSpec`).
-TIMEOUT = typer.Option(RunSpec.timeout_s, "--timeout", callback=positive, help="Seconds allowed per case run.")
+TIMEOUT = typer.Option(RunSpec.timeout_s, "--timeout", callback=positive, help="CPU seconds allowed per case run (the runner's; not moved by machine load).")
 
 #: ``--json``: print the command's result as JSON.
 AS_JSON = typer.Option(False, "--json", help="Print the result as JSON.")

@@ -83,6 +83,8 @@ def tune_command(
     seed: int = typer.Option(RunSpec.seed, "--seed", min=0, help="Seed of the strategy and of the inputs."),
     workers: int = typer.Option(RunSpec.workers, "--workers", min=1, help="Candidates evaluated in parallel (processes)."),
     db: Path = typer.Option(DEFAULT_DB, "--db", help="Record store (SQLite)."),
+    llm: Optional[Path] = typer.Option(None, "--llm", help="LLM config file: the evo strategy's LLM tiling mutator "
+                                     "rewrites the region's logic in some asks (default: the environment's endpoint, else offline)."),
     resume: bool = typer.Option(False, "--resume", help="Continue this operator's last tune run in --db (its "
                                 "evaluations come back without charge; the rest of its budget is spent)."),
     timeout: float = TIMEOUT,
@@ -94,13 +96,14 @@ def tune_command(
 ) -> None:
     """Stage II: search the host tiling program's knobs with profiling in the loop."""
     from ascendopt.cli.common import console, err_console, fail as _fail, open_session, usage, validated
+    from ascendopt.llm.tiling_mutator import strategy_options
     from ascendopt.tiling.search import tune, write_outputs
     from ascendopt.tiling.space import KnobSpace
     from ascendopt.tiling.strategies import STRATEGIES, make_strategy
 
     op, cases, suite_bench = _target(op_dir, suite, src, cases_files, golden, case)
     bench_case = list(bench_case) or list(suite_bench)
-    spec = RunSpec(command="tune", backend=backend_kind, soc=soc, seed=seed, budget=budget, workers=workers, db=db,
+    spec = RunSpec(command="tune", backend=backend_kind, soc=soc, seed=seed, budget=budget, workers=workers, db=db, llm=llm,
                    timeout_s=timeout, npu_mode=npu_mode, unsafe_no_sandbox=unsafe_no_sandbox)
     # the device's SoC on npu (the knob space's limits): the session (and its device checks) first
     session = open_session(validated(spec)) if backend_kind == "npu" else None
@@ -131,7 +134,9 @@ def tune_command(
         run_id = session.resume_run(op.name) if resume else None
     beval = session.budgeted(evaluator, op.name, {"strategy": strategy, "seed": seed, "op_dir": str(op.root),
                                                   "suite": suite}, session.executor(), run_id)
-    strat = make_strategy(strategy, space, seed=spec.seeds.strategy)
+    with usage():
+        client = session.llm_client()
+    strat = make_strategy(strategy, space, seed=spec.seeds.strategy, **strategy_options(client, op, strategy))
     try:
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TextColumn("{task.fields[best]}"), TimeElapsedColumn(), console=err_console,

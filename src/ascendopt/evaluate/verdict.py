@@ -23,9 +23,11 @@ experience.
 from __future__ import annotations
 
 import math
+import shutil
 import statistics
 from dataclasses import asdict, dataclass
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from ascendopt.evaluate.evaluator import Evaluation
@@ -188,24 +190,30 @@ class Measured:
     """What the measure callbacks receive: one candidate judged against its parent.
 
     Attributes:
-        event: ``judged`` (every evaluated Stage I proposal) or ``accepted`` (a change of the
-            current kernel, by any stage).
-        stage: ``stage1`` or ``stage2``.
+        event: ``judged`` (every evaluated candidate: a Stage I proposal, a Stage II trial, a
+            rewind removal), ``accepted`` (a change of the current kernel, by any stage) or
+            ``finished`` (the end of an ``optimize`` run: ``candidate`` is its best,
+            ``detail`` its result; only the caller's callbacks get it).
+        stage: ``stage1``, ``stage2``, ``rewind`` or (``finished``) ``run``.
         candidate: The candidate operator.
-        evaluation: Its evaluation.
+        evaluation: Its evaluation; a callback may replace it (e.g. :func:`reject_hazards`
+            with the rejected one), and the callbacks after it see the replacement. None for
+            ``finished``.
         parent: The operator it was judged against.
-        parent_evaluation: That operator's evaluation.
+        parent_evaluation: That operator's evaluation (None where it is not known: a Stage II
+            trial, whose parent is evaluated only when a candidate needs it, and ``finished``).
         verdict: The verdict (None where the stage judged by :func:`faster` alone).
-        detail: What the stage knows besides (Stage I: its ``Tried`` or search step; an
-            ``accepted`` event: the result's ``Accepted`` entry).
+        detail: What the stage knows besides (Stage I: its ``Tried`` or search step; a Stage
+            II trial: its ``config`` and the round's ``batch``; an ``accepted`` event: the
+            result's ``Accepted`` entry).
     """
 
     event: str
     stage: str
     candidate: Any
-    evaluation: Evaluation
+    evaluation: Evaluation | None
     parent: Any
-    parent_evaluation: Evaluation
+    parent_evaluation: Evaluation | None
     verdict: Verdict | None = None
     detail: Any = None
 
@@ -227,3 +235,26 @@ class MeasureCallbacks:
     def __call__(self, measured: Measured) -> None:
         for cb in self.callbacks:
             cb(measured)
+
+
+def reject_hazards(parent_kinds: Callable[[Measured], set[str]]) -> MeasureCallback:
+    """Measure callback: a correct candidate (other than its parent; verified, or timed and not
+    verified on every case: ``Evaluation.timed``) that carries a hazard kind
+    its parent lacks is judged failed (:func:`~ascendopt.evaluate.hazards.reject_new_hazards`
+    replaces ``evaluation``), so the callbacks after it (the search's record, its strategy) see
+    a failure. ``parent_kinds`` gives the parent's hazard kinds; it is asked only for a
+    candidate that carries a hazard (finding them may cost an evaluation)."""
+    def cb(m: Measured) -> None:
+        ev = m.evaluation
+        if ev is not None and ev.timed and m.candidate.digest != m.parent.digest and hazards(ev):
+            m.evaluation = reject_new_hazards(ev, parent_kinds(m))
+    return cb
+
+
+def clean_profiles(root: Path | str) -> MeasureCallback:
+    """Measure callback: at the end of a run (``finished``) the full profiles kept under
+    ``root`` for its diagnosis (``EvalConfig.profile_dir``) are removed."""
+    def cb(m: Measured) -> None:
+        if m.event == "finished":
+            shutil.rmtree(root, ignore_errors=True)
+    return cb

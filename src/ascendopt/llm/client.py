@@ -143,6 +143,11 @@ class LLMClient:
                 for k, v in inc.items():
                     setattr(u, k, getattr(u, k) + v)
 
+    def refused(self, role: str, by_rule: bool = False) -> None:
+        """Counts an answer of ``role`` that its caller refused before evaluating it
+        (``by_rule``: because it breaks a failure rule), in :attr:`usage` and the role's."""
+        self._count(role, refused=1, refused_by_rule=int(by_rule))
+
     def _call(self, role: str, fn: Callable[[], Any], retries: int) -> Any:
         """``fn()`` with retries on transient failures; raises the last LLMError."""
         attempt = 0

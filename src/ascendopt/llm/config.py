@@ -64,8 +64,8 @@ class LLMConfig:
         prices: ``{model: {"prompt": usd_per_mtok, "completion": usd_per_mtok}}``.
         cache: Whether responses are cached by request hash.
         context_tokens: Token budget of one request's context (kernel, host, diagnosis,
-            experiences, rules), fitted in tiers by :mod:`ascendopt.llm.context_budget`;
-            0 sends everything.
+            experiences, rules, diffs), for every role, fitted in tiers by
+            :mod:`ascendopt.llm.context_budget`; 0 sends everything.
     """
 
     base_url: str = ""

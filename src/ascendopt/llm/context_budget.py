@@ -18,6 +18,13 @@ droppable ones from the last to the first. What it did is returned (:class:`Fitt
 recorded by the caller; when the ``always`` parts alone exceed the budget the request is
 sent anyway with ``over`` set, rather than cutting the kernel the model must edit.
 
+Every role that sends kernel, host or experience text (the refiner's proposals and repairs,
+the rewinder, the distiller, the tiling mutator) builds its parts with the helpers here
+(:func:`source_parts` for an operator's files) and renders its prompt through one
+:class:`RoleBudget`, which fits the parts to the configured budget (``context_tokens`` of the
+client's :class:`~ascendopt.llm.config.LLMConfig`) and appends what it did to
+:attr:`RoleBudget.fits` (tokens, summarised, dropped, over).
+
 Tokens are estimated, not counted: :data:`CHARS_PER_TOKEN` characters per token, a
 conservative figure for C++ source (BPE tokenizers average 3.5-4 characters per token on
 code), so the estimate errs on the long side and the real prompt stays within the budget.
@@ -28,6 +35,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
+
+from ascendopt.llm.prompts import messages
+from ascendopt.transforms.families import FAMILIES
 
 TIERS = ("always", "summarise", "drop")
 CHARS_PER_TOKEN = 3.0
@@ -139,3 +149,60 @@ def header_parts(op: Any, limit: int) -> list[Part]:
     others = sorted(k for k in op.files if k.startswith("op_kernel/") and k != op.kernel_file)
     return [Part("kernel_headers", k, f"#### {k}\n```cpp\n{clip(op.files[k], limit).rstrip()}\n```", "drop",
                  f"#### {k}\n```cpp\n{clip(op.files[k], limit // 10).rstrip()}\n```") for k in others]
+
+
+def kernel_values(op: Any) -> dict[str, Any]:
+    """The prompt values every kernel-editing role sends whole (tier ``always``): the
+    operator's names, the kernel entry file and its path, the optimization families."""
+    return {"op_name": op.name, "op_type": op.op_type, "kernel_path": op.kernel_file,
+            "kernel": op.files[op.kernel_file].rstrip(),
+            "families": "\n".join(f"- {k}: {v}" for k, v in FAMILIES.items())}
+
+
+#: The text of the part groups of :func:`source_parts` when an operator has no such file.
+SOURCE_EMPTY = {"host": "(none)", "kernel_headers": "(none)"}
+
+
+def source_parts(op: Any, limit: int) -> list[Part]:
+    """An operator's files besides the kernel entry: its other op_kernel files (tier ``drop``)
+    then its host files (tier ``summarise``), each clipped to ``limit`` characters; the host
+    files are summarised first, the headers dropped last (see :func:`fit`)."""
+    return header_parts(op, limit) + host_parts(op, limit)
+
+
+def text_part(group: str, name: str, text: str, limit: int, tier: str = "summarise") -> Part:
+    """``text`` clipped to ``limit`` characters, summarised to a tenth of that."""
+    return Part(group, name, clip(text, limit).rstrip(), tier, clip(text, max(1, limit // 10)).rstrip())
+
+
+def configured_budget(client: Any, tokens: int | None = None) -> int:
+    """``tokens`` when given, else the client's configured ``context_tokens`` (0 without a
+    client or a configuration: no budget)."""
+    return tokens if tokens is not None else int(getattr(getattr(client, "config", None), "context_tokens", 0))
+
+
+@dataclass
+class RoleBudget:
+    """The token budget of one LLM role's requests and the record of every fit.
+
+    Attributes:
+        role: The role (its prompt template is ``prompts/<role>.md``).
+        budget: Tokens per request (0: no budget).
+        fits: One entry per rendered request: what the caller passed as ``record`` (attempt,
+            digest, section) and :meth:`Fitted.to_dict`.
+    """
+
+    role: str
+    budget: int
+    fits: list[dict[str, Any]] = field(default_factory=list)
+
+    def messages(self, values: Mapping[str, object], parts: list[Part], empty: Mapping[str, str],
+                 section: str = "user", **record: Any) -> list[dict[str, str]]:
+        """The chat messages of the role's ``section`` with ``values`` and the ``parts``
+        fitted to the budget; ``empty`` gives each part group's text when it has no part (every
+        group the template uses must be in it)."""
+        groups = {g: "" for g in empty}
+        bare = messages(self.role, {**values, **groups}, user=section)
+        got = fit(parts, self.budget, sum(estimate_tokens(m["content"]) for m in bare), empty)
+        self.fits.append({**record, "section": section, **got.to_dict()})
+        return messages(self.role, {**values, **empty, **got.values}, user=section)

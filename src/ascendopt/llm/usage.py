@@ -21,6 +21,10 @@ class Usage:
         prompt_tokens: Prompt tokens, from the responses' ``usage``.
         completion_tokens: Completion tokens, from the responses' ``usage``.
         cost_usd: From the configuration's price table (0 for unpriced models).
+        refused: Answers the caller refused before any evaluation (unparsable, a duplicate,
+            or against a failure rule); counted by :meth:`LLMClient.refused`.
+        refused_by_rule: Of those, the answers refused because they break a failure rule in
+            force (:mod:`ascendopt.refine.rule_check`).
     """
 
     requests: int = 0
@@ -30,6 +34,8 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+    refused: int = 0
+    refused_by_rule: int = 0
 
     @property
     def total_tokens(self) -> int:

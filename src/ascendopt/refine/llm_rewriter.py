@@ -7,8 +7,12 @@ experiences (title, family, mechanism, measured effect, diff) and the bank's fai
 force, fitted to the configured token budget (:mod:`ascendopt.llm.context_budget`: kernel,
 diagnosis and rules always whole; host files and the best experience summarised; headers and
 the other experiences summarised, then dropped); the answer must be one whole file or one
-unified diff, parsed strictly by :mod:`ascendopt.llm.answer`. A refused answer or a failed request
-makes no proposal and is recorded in :attr:`LLMRewriter.rejections` with the reason.
+unified diff, parsed strictly by :mod:`ascendopt.llm.answer`. An answer that breaks a failure
+rule in force (its stated family is forbidden, or it makes the edit of an offline transform a
+rule forbids: :mod:`ascendopt.refine.rule_check`) is refused before it costs an evaluation. A
+refused answer or a failed request makes no proposal and is recorded in
+:attr:`LLMRewriter.rejections` with the reason (and, for a rule, the rule ids); every refused
+answer is counted in the client's usage (``refused``; ``refused_by_rule`` for a rule).
 
 ``repair`` sends the failed candidate (its kernel and its diff against the parent) with the
 compile error or wrong-result text back; the caller decides how many repairs to allow and
@@ -24,26 +28,28 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ascendopt.evaluate.evaluator import Evaluation
 from ascendopt.llm.answer import AnswerError, parse_answer
 from ascendopt.bank.rules import rules_text
 from ascendopt.llm.client import LLMClient
-from ascendopt.llm.context_budget import Part, estimate_tokens, fit, header_parts, host_parts, clip
+from ascendopt.llm.context_budget import (Part, RoleBudget, clip, configured_budget, header_parts, host_parts, kernel_values,
+                                          text_part)
 from ascendopt.llm.errors import LLMError
-from ascendopt.llm.prompts import messages
 from ascendopt.operator import Operator, OperatorError
 from ascendopt.profile.diagnosis import Diagnosis
 from ascendopt.refine.rewriter import Proposal, RewriteContext, experience_prior
-from ascendopt.transforms.families import FAMILIES
+from ascendopt.refine.rule_check import broken_rules
 
 
 log = logging.getLogger(__name__)
 
 ROLE = "refiner"
 ORIGIN = "stage1/llm"
+#: The text of each part group of the refiner's proposal prompt that has no part.
+EMPTY = {"host": "(none)", "experiences": "(none retrieved)", "kernel_headers": "(none)"}
 
 
 @dataclass
@@ -55,20 +61,19 @@ class Rejection:
         attempt: The attempt number sent in the prompt.
         reason: Why (the LLMError, or why the answer was refused).
         answer: The start of the answer (empty when there was none).
+        rules: Ids of the failure rules the answer breaks (lineage: the rules that refused
+            it; empty when it was refused for another reason).
     """
 
     stage: str
     attempt: int
     reason: str
     answer: str = ""
+    rules: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"stage": self.stage, "attempt": self.attempt, "reason": self.reason, "answer": self.answer}
-
-
-def format_host(op: Operator, limit: int) -> str:
-    """Every op_host file as a titled code block (each clipped to ``limit`` characters)."""
-    return "\n\n".join(p.text for p in host_parts(op, limit)) or "(none)"
+        return {"stage": self.stage, "attempt": self.attempt, "reason": self.reason, "answer": self.answer,
+                "rules": self.rules}
 
 
 def format_diagnosis_numbers(d: Diagnosis) -> str:
@@ -106,15 +111,6 @@ def experience_parts(hits: list[Any], diff_limit: int) -> list[Part]:
     return out
 
 
-def format_experiences(hits: list[Any], k: int, diff_limit: int) -> str:
-    """The first ``k`` retrieved experiences: title, family, mechanism, expected effect, diff."""
-    return "\n\n".join(p.text for p in experience_parts(hits[:k], diff_limit)) or "(none retrieved)"
-
-
-def _families() -> str:
-    return "\n".join(f"- {k}: {v}" for k, v in FAMILIES.items())
-
-
 class LLMRewriter:
     """Stage I rewriter that asks an LLM (see the module docstring).
 
@@ -133,9 +129,7 @@ class LLMRewriter:
     def __init__(self, client: LLMClient, experiences: int = 3, host_limit: int = 12000, diff_limit: int = 3000,
                  error_limit: int = 4000, context_tokens: int | None = None):
         self.client = client
-        config = getattr(client, "config", None)
-        self.context_tokens = context_tokens if context_tokens is not None else getattr(config, "context_tokens", 0)
-        self.fits: list[dict[str, Any]] = []
+        self.budget = RoleBudget(ROLE, configured_budget(client, context_tokens))
         self.k, self.host_limit, self.diff_limit, self.error_limit = experiences, host_limit, diff_limit, error_limit
         self.rejections: list[Rejection] = []
         self._asked: dict[str, int] = {}
@@ -144,10 +138,18 @@ class LLMRewriter:
         self._asked[op.digest] = self._asked.get(op.digest, 0) + 1
         return self._asked[op.digest]
 
+    @property
+    def fits(self) -> list[dict[str, Any]]:
+        """Per request: tokens, budget, what was summarised and dropped (see
+        :class:`~ascendopt.llm.context_budget.RoleBudget`)."""
+        return self.budget.fits
+
+    @property
+    def context_tokens(self) -> int:
+        return self.budget.budget
+
     def _values(self, op: Operator) -> dict[str, Any]:
-        return {"op_name": op.name, "op_type": op.op_type, "kernel_path": op.kernel_file,
-                "kernel": op.files[op.kernel_file].rstrip(), "host": format_host(op, self.host_limit),
-                "families": _families()}
+        return kernel_values(op)
 
     def prompt(self, ctx: RewriteContext, attempt: int) -> list[dict[str, str]]:
         """The chat messages of one proposal attempt, its context fitted to the token budget
@@ -161,20 +163,19 @@ class LLMRewriter:
         }
         parts = (header_parts(ctx.op, self.host_limit) + experience_parts(ctx.hits[: self.k], self.diff_limit)
                  + host_parts(ctx.op, self.host_limit))
-        empty = {"host": "(none)", "experiences": "(none retrieved)", "kernel_headers": "(none)"}
-        bare = messages(ROLE, v | {g: "" for g in empty})
-        got = fit(parts, self.context_tokens, sum(estimate_tokens(m["content"]) for m in bare), empty)
-        self.fits.append({"attempt": attempt, "digest": ctx.op.digest, **got.to_dict()})
-        return messages(ROLE, v | empty | got.values)
+        return self.budget.messages(v, parts, EMPTY, attempt=attempt, digest=ctx.op.digest)
 
     def repair_prompt(self, ctx: RewriteContext, failed: Proposal, evaluation: Evaluation,
                       attempt: int = 1) -> list[dict[str, str]]:
-        """The chat messages asking to fix ``failed``."""
+        """The chat messages asking to fix ``failed``, fitted to the token budget: the failed
+        kernel and the error always whole, the host files and then the diff summarised."""
         v = self._values(failed.op) | {"attempt": attempt,
-            "status": evaluation.status, "error": clip(evaluation.error or "(no error text)", self.error_limit),
-            "failed_diff": clip(failed.op.diff(ctx.op), 4 * self.diff_limit).rstrip() or "(no change)",
-        }
-        return messages(ROLE, v, user="repair")
+            "status": evaluation.status, "error": clip(evaluation.error or "(no error text)", self.error_limit)}
+        diff = failed.op.diff(ctx.op)
+        parts = ([text_part("failed_diff", "failed diff", diff, 4 * self.diff_limit)] if diff.strip() else []) \
+            + host_parts(failed.op, self.host_limit)
+        return self.budget.messages(v, parts, {"host": "(none)", "failed_diff": "(no change)"}, section="repair",
+                                    attempt=attempt, digest=failed.op.digest)
 
     def _ask(self, stage: str, attempt: int, msgs: list[dict[str, str]], base: Operator, ctx: RewriteContext,
              seen: set[str]) -> tuple[Proposal | None, bool]:
@@ -195,13 +196,27 @@ class LLMRewriter:
             self._reject(stage, attempt, "duplicate of a candidate already proposed or evaluated", comp.text)
             return None, True
         seen.add(op.digest)
+        broken = broken_rules(ctx.rules, ctx.op, op, ans.family)
+        if broken:
+            self._reject(stage, attempt, "breaks the failure rule(s) in force: " + " ".join(r.text() for r in broken),
+                         comp.text, [r.id for r in broken])
+            return None, True
         prior, ids = experience_prior(self.name, ans.family, ctx.hits[: self.k])
         site = ans.summary or f"llm answer ({ans.kind} of {ans.path or 'the sources'})"
         return Proposal(op, "llm", ans.family, site, ids, prior, rules=[r.id for r in ctx.rules]), True
 
-    def _reject(self, stage: str, attempt: int, reason: str, answer: str = "") -> None:
+    def _reject(self, stage: str, attempt: int, reason: str, answer: str = "", rules: list[str] | None = None) -> None:
+        """Records an attempt without a proposal; an answer refused before evaluation is also
+        counted in the client's usage (``refused``, ``refused_by_rule``)."""
         log.info("llm rewriter: %s attempt %d gave no proposal: %s", stage, attempt, reason)
-        self.rejections.append(Rejection(stage, attempt, reason, answer[:500]))
+        self.rejections.append(Rejection(stage, attempt, reason, answer[:500], list(rules or [])))
+        if answer and hasattr(self.client, "refused"):
+            self.client.refused(ROLE, by_rule=bool(rules))
+
+    @property
+    def rule_refusals(self) -> list[Rejection]:
+        """The answers refused because they break a failure rule in force."""
+        return [r for r in self.rejections if r.rules]
 
     def propose(self, ctx: RewriteContext, n: int) -> list[Proposal]:
         """Up to ``n`` proposals, one request each; stops at the first failed request. Never

@@ -2,7 +2,8 @@
 
 :meth:`LLMDistiller.distill` first runs :class:`~ascendopt.rewind.distill.OfflineDistiller`
 (every field from the motif, the two profiles and the diff), then asks the LLM (prompt
-``ascendopt/llm/prompts/distiller.md``) to rewrite only the prose fields
+``ascendopt/llm/prompts/distiller.md``, fitted to the configured token budget: the diff is
+summarised, then dropped, when the request would not fit) to rewrite only the prose fields
 (:data:`PROSE_FIELDS`) and answer with a JSON object. The answer is accepted only if it is
 one JSON object (bare, or in a single ```` ```json ```` block) whose keys are prose fields with
 non-empty string values, and the merged record passes
@@ -22,7 +23,7 @@ from typing import Any
 from ascendopt.bank.experience import Experience, validate
 from ascendopt.llm.client import LLMClient
 from ascendopt.llm.errors import LLMError
-from ascendopt.llm.prompts import messages
+from ascendopt.llm.context_budget import RoleBudget, configured_budget, text_part
 from ascendopt.rewind.distill import OfflineDistiller, Pair
 
 log = logging.getLogger(__name__)
@@ -75,27 +76,37 @@ class LLMDistiller:
         client: The LLM client (role ``distiller``); None always falls back.
         offline: The distiller whose record is the base and the fallback.
         diff_limit: Characters of the diff put in the prompt.
+        context_tokens: Token budget of a request (default: the client's configuration); see
+            :mod:`ascendopt.llm.context_budget`.
     """
 
-    def __init__(self, client: LLMClient | None, offline: OfflineDistiller | None = None, diff_limit: int = 6000):
+    def __init__(self, client: LLMClient | None, offline: OfflineDistiller | None = None, diff_limit: int = 6000,
+                 context_tokens: int | None = None):
         self.client = client
         self.offline = offline or OfflineDistiller()
         self.diff_limit = diff_limit
+        self.budget = RoleBudget(ROLE, configured_budget(client, context_tokens))
         self.fallbacks: list[str] = []
 
+    @property
+    def fits(self) -> list[dict[str, Any]]:
+        """Per request: tokens, budget, whether the diff was summarised or dropped."""
+        return self.budget.fits
+
     def prompt(self, base: Experience) -> list[dict[str, str]]:
-        """The chat messages asking to rewrite ``base``'s prose."""
+        """The chat messages asking to rewrite ``base``'s prose, fitted to the token budget:
+        the measurements, the prose and both diagnoses always whole; the diff (clipped to
+        ``diff_limit`` characters) summarised to a tenth, then dropped (recorded in :attr:`fits`)."""
         eff = base.expected_effect
         ev = base.evidence or {}
-        diff = base.diff if len(base.diff) <= self.diff_limit else base.diff[: self.diff_limit] + "\n... [cut]\n"
         values: dict[str, Any] = {
             "family": base.family, "speedup": eff.get("speedup"), "slow_us": eff.get("slow_us"),
             "fast_us": eff.get("fast_us"), "tau_us": eff.get("tau_us"),
             "prose": json.dumps({k: getattr(base, k) for k in PROSE_FIELDS}, indent=2, ensure_ascii=False),
             "slow_text": (ev.get("slow") or {}).get("text") or "-", "fast_text": (ev.get("fast") or {}).get("text") or "-",
-            "diff": diff.rstrip(),
         }
-        return messages(ROLE, values)
+        parts = [text_part("diff", "diff", base.diff, self.diff_limit, "drop")] if base.diff.strip() else []
+        return self.budget.messages(values, parts, {"diff": "(no diff)"}, experience=base.id)
 
     def distill(self, pair: Pair) -> Experience:
         """The experience of ``pair``: the offline record, its prose rewritten when the LLM's

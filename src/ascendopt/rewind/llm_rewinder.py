@@ -6,9 +6,11 @@ rewind engine tries it like any motif (it is not in the built-in registry: it ne
 * :meth:`LLMRewinder.find` returns ``attempts`` sites (``llm proposal 1..n``), one per request;
   the engine's tiers make proposal ``i`` take its turn with the other motifs' ``i``-th sites.
 * :meth:`LLMRewinder.apply` asks the LLM (prompt ``ascendopt/llm/prompts/rewinder.md``: the
-  kernel, the host tiling files, the families, the optimizations already removed in this chain
-  and the proposal number, so repeated asks differ and a resumed run is answered from the
-  response cache) to remove ONE optimization. The answer is parsed strictly by
+  kernel, its other op_kernel files, the host tiling files, the families, the optimizations
+  already removed in this chain and the proposal number, so repeated asks differ and a
+  resumed run is answered from the response cache; the context fitted to the configured
+  token budget like the refiner's, :mod:`ascendopt.llm.context_budget`, and each fit recorded
+  in :attr:`LLMRewinder.fits`) to remove ONE optimization. The answer is parsed strictly by
   :func:`ascendopt.llm.answer.parse_answer` (one whole file with its path, or one unified diff)
   and becomes the candidate (origin ``rewind/llm_rewind``, parent the asked operator). A failed
   request or an unusable answer raises :class:`MotifError` with the reason: the engine records
@@ -31,9 +33,8 @@ from typing import Any
 from ascendopt.llm.answer import Answer, AnswerError, parse_answer
 from ascendopt.llm.client import LLMClient
 from ascendopt.llm.errors import LLMError
-from ascendopt.llm.prompts import messages
+from ascendopt.llm.context_budget import SOURCE_EMPTY, RoleBudget, configured_budget, kernel_values, source_parts
 from ascendopt.operator import Operator, OperatorError
-from ascendopt.refine.llm_rewriter import format_host
 from ascendopt.transforms import MOTIFS
 from ascendopt.transforms.base import Edit, Motif, MotifError, Site
 from ascendopt.transforms.families import FAMILIES
@@ -116,7 +117,9 @@ class LLMRewinder(Motif):
     Args:
         client: The LLM client (role ``rewinder``).
         attempts: Proposals (requests) per operator, at least 1.
-        host_limit: Characters per host file in the prompt.
+        host_limit: Characters per host file (and other op_kernel file) in the prompt.
+        context_tokens: Token budget of a request's context (default: the client's
+            configuration); see :mod:`ascendopt.llm.context_budget`.
 
     Attributes:
         failures: Proposals that gave no candidate, with the reason (for reports).
@@ -128,10 +131,12 @@ class LLMRewinder(Motif):
     mechanism = "stated per proposal by the LLM"
     bottleneck = "stated per proposal by the LLM"
 
-    def __init__(self, client: LLMClient, attempts: int = 3, host_limit: int = 12000):
+    def __init__(self, client: LLMClient, attempts: int = 3, host_limit: int = 12000,
+                 context_tokens: int | None = None):
         if attempts < 1:
             raise ValueError("attempts must be at least 1")
         self.client, self.attempts, self.host_limit = client, attempts, host_limit
+        self.budget = RoleBudget(ROLE, configured_budget(client, context_tokens))
         self.failures: list[Failure] = []
         self._proposals: dict[str, tuple[LLMProposal, Site]] = {}  # candidate digest -> description
         self._lineage: dict[str, tuple[str | None, str]] = {}  # digest -> (parent, origin), ops seen
@@ -207,13 +212,19 @@ class LLMRewinder(Motif):
         return f"{cls.title} (family {cls.family})" if cls is not None else name
 
     def prompt(self, op: Operator, attempt: int) -> list[dict[str, str]]:
-        """The chat messages of proposal ``attempt`` for ``op``."""
+        """The chat messages of proposal ``attempt`` for ``op``, fitted to the token budget as
+        the refiner's (the kernel entry and the removals always whole, the host files
+        summarised, then the other op_kernel files summarised and dropped; recorded in
+        :attr:`fits`)."""
         removed = self.removed(op)
-        values = {"op_name": op.name, "op_type": op.op_type, "kernel_path": op.kernel_file,
-                  "kernel": op.files[op.kernel_file].rstrip(), "host": format_host(op, self.host_limit),
-                  "families": "\n".join(f"- {k}: {v}" for k, v in FAMILIES.items()),
-                  "removed": "; ".join(removed) if removed else "none", "attempt": attempt}
-        return messages(ROLE, values)
+        values = kernel_values(op) | {"removed": "; ".join(removed) if removed else "none", "attempt": attempt}
+        return self.budget.messages(values, source_parts(op, self.host_limit), SOURCE_EMPTY,
+                                    attempt=attempt, digest=op.digest)
+
+    @property
+    def fits(self) -> list[dict[str, Any]]:
+        """Per request: tokens, budget, what was summarised and dropped."""
+        return self.budget.fits
 
     # ------------------------------------------------------------------ helpers
     def _describe(self, op: Operator, cand: Operator, ans: Answer, text: str, model: str,

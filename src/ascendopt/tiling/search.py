@@ -21,8 +21,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ascendopt.cases import Case
 from ascendopt.evaluate.budget import BudgetedEvaluator, BudgetExhausted
-from ascendopt.evaluate.evaluator import UNVERIFIED, Evaluation, benchmark_cases
-from ascendopt.evaluate.verdict import hazards, reject_new_hazards
+from ascendopt.evaluate.evaluator import Evaluation, benchmark_cases
+from ascendopt.evaluate.verdict import MeasureCallback, MeasureCallbacks, Measured, hazards, reject_hazards
 from ascendopt.operator import Operator
 from ascendopt.profile.diagnosis import compact_profile
 from ascendopt.tiling.moves import diagnose, kernel_cores
@@ -160,10 +160,17 @@ def _search(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, s
             strategy: Strategy, batch: int, on_trial: Callable[[Trial, "TuneResult"], None] | None,
             res: TuneResult) -> None:
     """The ask / evaluate / tell rounds of :func:`tune`, recorded into ``res`` (whose
-    ``strategy`` names the candidates' origin)."""
+    ``strategy`` names the candidates' origin). Every trial goes through the search's measure
+    callbacks, in order: reject a new hazard, record it (the strategy is told, the result
+    takes the trial), report progress."""
     strategy_name = res.strategy
     stale = 0
     parent: list[set[str]] = []  # the original's hazard kinds, once known
+    callbacks = MeasureCallbacks([
+        reject_hazards(lambda m: _parent_hazards(op, cases, evaluator, m.detail["batch"], parent)),
+        _record_trial(strategy, evaluator, res)])
+    if on_trial:
+        callbacks.append(lambda m: on_trial(res.trials[-1], res))
     while True:
         left = evaluator.remaining(op.name)
         if left == 0:
@@ -185,28 +192,33 @@ def _search(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, s
         except BudgetExhausted as e:
             evals = e.results
         new = 0
+        batch_evals = dict(zip((c.digest for c in cands), evals))
         for cfg, cand, ev in zip(configs, cands, evals):
             if ev is None:
                 continue
-            if ev.timed and cand.digest != op.digest and hazards(ev):
-                ev = reject_new_hazards(ev, _parent_hazards(op, cases, evaluator, dict(zip(
-                    (c.digest for c in cands), evals)), parent))
-            told = _trial_result(ev)
-            strategy.tell(cfg, told)
-            new += 0 if ev.duplicate else 1
-            report = evaluator.report(op.name)
-            trial = Trial(report.charged, dict(cfg), ev.status, ev.latency_us, ev.error_kind, ev.error[:500],
-                          cand.digest, ev.duplicate, None if told.profile is None else dict(told.profile),
-                          ev.same_as)
-            res.trials.append(trial)
-            if ev.ok and cand.digest == op.digest and res.baseline_latency_us is None:
-                res.baseline_latency_us = ev.latency_us
-            if ev.ok and ev.latency_us is not None and (res.best_latency_us is None or ev.latency_us < res.best_latency_us):
-                res.best_latency_us, res.best_config, res.best_digest, res.best_op = (
-                    ev.latency_us, dict(cfg), cand.digest, cand)
-            if on_trial:
-                on_trial(trial, res)
+            m = Measured("judged", "stage2", cand, ev, op, None, None, {"config": cfg, "batch": batch_evals})
+            callbacks(m)
+            new += 0 if m.evaluation.duplicate else 1
         stale = 0 if new or getattr(evaluator, "replayed", {}).get(op.name, 0) > replayed else stale + 1
+
+
+def _record_trial(strategy: Strategy, evaluator: BudgetedEvaluator, res: TuneResult) -> MeasureCallback:
+    """Measure callback: the strategy is told a trial's outcome, and the result takes it (its
+    baseline when the trial is the original, its best when it is the fastest correct one)."""
+    def cb(m: Measured) -> None:
+        ev, cand, cfg = m.evaluation, m.candidate, m.detail["config"]
+        told = _trial_result(ev)
+        strategy.tell(cfg, told)
+        report = evaluator.report(m.parent.name)
+        res.trials.append(Trial(report.charged, dict(cfg), ev.status, ev.latency_us, ev.error_kind, ev.error[:500],
+                                cand.digest, ev.duplicate, None if told.profile is None else dict(told.profile),
+                                ev.same_as))
+        if ev.ok and cand.digest == m.parent.digest and res.baseline_latency_us is None:
+            res.baseline_latency_us = ev.latency_us
+        if ev.ok and ev.latency_us is not None and (res.best_latency_us is None or ev.latency_us < res.best_latency_us):
+            res.best_latency_us, res.best_config, res.best_digest, res.best_op = (
+                ev.latency_us, dict(cfg), cand.digest, cand)
+    return cb
 
 
 def _bar(strategy: Strategy, res: TuneResult) -> float | None:

@@ -21,6 +21,7 @@ from ascendopt.backends.sim.build import SimBuilder
 from ascendopt.backends.sim.confine import Confinement
 from ascendopt.backends.sim.scratch import RESULT_MAX_BYTES, read_scratch, tail
 from ascendopt.sandbox import VIOLATION, VIOLATION_STDERR, Sandbox, current
+from ascendopt.sandbox.cputime import RunDeadline
 from ascendopt.hw.soc import DEFAULT_SOC, Soc, load_soc
 from ascendopt.backends.sim.timer import FINISH_GRACE_S, TIMING_KEYS, Timing, TimerOptions, TimerRun
 from ascendopt.cases import Case, group_params
@@ -393,7 +394,8 @@ def _with_host_output(message: str, proc: subprocess.CompletedProcess) -> str:
 
 
 def _run_bounded(cmd: list[str], work: Path, timeout_s: float, conf: Confinement) -> subprocess.CompletedProcess:
-    """Runs candidate code: own process group (killed whole at the timeout), RLIMIT_AS, and
+    """Runs candidate code: own process group (killed whole when it used `timeout_s` of CPU
+    time: :class:`~ascendopt.sandbox.cputime.RunDeadline`), RLIMIT_AS, and
     stdout/stderr to files of which only the tail is read (a kernel printing garbage cannot
     flood the driver's memory or break decoding). In the sandbox the runner may write
     ``work/result.json`` and ``conf.writable`` only. It inherits ``conf.pass_fds`` (the timer's
@@ -411,21 +413,26 @@ def _run_bounded(cmd: list[str], work: Path, timeout_s: float, conf: Confinement
         c.close()
         if started is not None:
             started()
-        fired = threading.Event()
+        fired, done = threading.Event(), threading.Event()
+        deadline = RunDeadline(p.pid, timeout_s)
 
-        def kill() -> None:  # a timer, not Popen.wait(timeout=), which polls with sleeps
-            fired.set()
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        def watch() -> None:  # beside p.wait(), not Popen.wait(timeout=), which polls with sleeps
+            while not done.wait(deadline.wait_s()):
+                if deadline.expired():
+                    fired.set()
+                    try:
+                        os.killpg(p.pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                    return
 
-        timer = threading.Timer(timeout_s, kill)
-        timer.start()
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
         try:
             p.wait()
         finally:
-            timer.cancel()
+            done.set()
+            watcher.join()
         if fired.is_set():
             raise subprocess.TimeoutExpired(cmd, timeout_s)
     return subprocess.CompletedProcess(cmd, sandbox.exit_status(p.returncode), tail(work / "stdout.txt"),

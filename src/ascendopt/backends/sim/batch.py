@@ -28,6 +28,7 @@ from ascendopt.backends.base import BuildResult, RunResult, Status
 from ascendopt.backends.sim.confine import Confinement
 from ascendopt.backends.sim.scratch import open_scratch, tail
 from ascendopt.sandbox import current
+from ascendopt.sandbox.cputime import RunDeadline
 from ascendopt.backends.sim.timer import FINISH_GRACE_S, TimerOptions, TimerRun
 from ascendopt.cases import Case
 from ascendopt.operator import Operator
@@ -97,8 +98,8 @@ def run_bounded(cmd: list[str], work: Path, timeout_s: float, cases: int, conf: 
                 progress: int) -> tuple[subprocess.CompletedProcess, list[float], bool]:
     """:func:`_run_bounded` for ``runner --batch``: the runner writes a byte to its progress
     pipe (the read end: `progress`; the write end is the last of ``conf.pass_fds``, closed here
-    once the runner started) as each case starts, and each case gets `timeout_s` from its start
-    (the whole batch at most ``cases * timeout_s``). Returns the process (stdout/stderr: what it
+    once the runner started) as each case starts, and each case gets `timeout_s` of CPU time
+    from its start (the whole batch at most ``cases * timeout_s``; :class:`RunDeadline`). Returns the process (stdout/stderr: what it
     printed outside its cases), when each case started (``perf_counter``), and whether it was
     killed at a timeout. In the sandbox its violation report is ``work/report.json``."""
     sandbox = conf.sandbox if conf.sandbox is not None else current()
@@ -114,19 +115,20 @@ def run_bounded(cmd: list[str], work: Path, timeout_s: float, cases: int, conf: 
     if conf.started is not None:
         conf.started()
     starts: list[float] = []
-    t0 = time.perf_counter()
+    case_limit, whole = RunDeadline(p.pid, timeout_s), RunDeadline(p.pid, cases * timeout_s)
     timed_out = False
     while True:
-        now = time.perf_counter()
-        deadline = min((starts[-1] if starts else now) + timeout_s, t0 + cases * timeout_s)
-        ready, _, _ = select.select([progress], [], [], max(0.0, deadline - now))
+        ready, _, _ = select.select([progress], [], [], min(case_limit.wait_s(), whole.wait_s()))
         if not ready:
-            timed_out = True
-            break
+            if case_limit.expired() or whole.expired():
+                timed_out = True
+                break
+            continue
         got = os.read(progress, 4096)
         if not got:  # the runner (and every child that held the pipe) is gone
             break
         starts += [time.perf_counter()] * len(got)
+        case_limit.restart()
     if timed_out:
         try:
             os.killpg(p.pid, signal.SIGKILL)

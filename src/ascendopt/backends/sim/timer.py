@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from ascendopt.sandbox import VIOLATION, Command, Sandbox
+from ascendopt.sandbox.cputime import wait_cpu
 from ascendopt.hw.soc import Soc
 
 #: The timer's result file (in the timer's scratch directory).
@@ -187,13 +188,21 @@ class TimerRun:
         return [out[k] if k in out else (ended if ended is not None and k > last else none) for k in range(started)]
 
     def _wait(self, timeout_s: float) -> Timing | None:
-        """Waits for the timer; the timing of a timer that had to be killed."""
+        """Waits for the timer (``timeout_s`` of its CPU time: :func:`~ascendopt.sandbox.cputime.wait_cpu`);
+        the timing of a timer that had to be killed."""
         assert self._proc is not None
-        try:
-            self._proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
+        proc = self._proc
+
+        def ended(wait_s: float) -> bool:
+            try:
+                proc.wait(timeout=wait_s)
+            except subprocess.TimeoutExpired:
+                return False
+            return True
+
+        if not wait_cpu(proc.pid, timeout_s, ended):
             self.kill()
-            return Timing("timeout", f"the timer did not finish within {timeout_s:g} s of the run")
+            return Timing("timeout", f"the timer did not finish within {timeout_s:g} s of CPU time after the run")
         return None
 
     def _timing(self, data: Any) -> Timing:
