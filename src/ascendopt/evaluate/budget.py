@@ -38,6 +38,15 @@ from ascendopt.evaluate.store import RecordStore, StoreError
 from ascendopt.operator import Operator
 
 
+def answers(known: Evaluation | None, bar_us: float | None) -> bool:
+    """Whether the record ``known`` may answer a caller with the bar ``bar_us``: a verified
+    one always; an :data:`~ascendopt.evaluate.evaluation.UNVERIFIED` one only when its latency
+    is above that bar too (to that caller too it could not matter)."""
+    if known is None or not known.unverified:
+        return True
+    return bar_us is not None and known.latency_us is not None and known.latency_us > bar_us
+
+
 class BudgetExhausted(RuntimeError):
     """An operator's evaluation budget is spent.
 
@@ -146,19 +155,24 @@ class BudgetedEvaluator:
         return self.report(op_name).remaining
 
     # ------------------------------------------------------------------------ evaluate
-    def evaluate(self, op: Operator, cases: Sequence[Case]) -> Evaluation:
+    def evaluate(self, op: Operator, cases: Sequence[Case], bar_us: float | None = None) -> Evaluation:
         """Evaluates one candidate (or answers it from the records).
 
         Raises:
             BudgetExhausted: The candidate is new and the operator's budget is spent.
         """
-        return self.evaluate_many([op], cases)[0]  # type: ignore[return-value]
+        return self.evaluate_many([op], cases, bar_us)[0]  # type: ignore[return-value]
 
-    def evaluate_many(self, ops: Sequence[Operator], cases: Sequence[Case]) -> list[Evaluation]:
+    def evaluate_many(self, ops: Sequence[Operator], cases: Sequence[Case],
+                      bar_us: float | None = None) -> list[Evaluation]:
         """Evaluates candidates of operators sharing `cases`, in parallel on the executor.
 
         Returns results index-aligned with `ops`. Duplicates are answered first; new
-        candidates are charged in order while the budget lasts.
+        candidates are charged in order while the budget lasts. With ``bar_us`` a candidate
+        timed above it need not be verified on every case (:meth:`Evaluator.evaluate`:
+        :data:`~ascendopt.evaluate.evaluation.UNVERIFIED`); a record of such a candidate
+        answers only a caller whose bar it is above too (:func:`answers`), any other caller
+        has it evaluated again, verified (and charged).
 
         Raises:
             BudgetExhausted: Some new candidate did not fit the budget. Everything that did fit
@@ -184,6 +198,8 @@ class BudgetedEvaluator:
                 followers.setdefault(first_in_batch[op.digest], []).append(i)
                 continue
             known = self.store.find_evaluation(op.digest, key)
+            if known is not None and not answers(known, bar_us):
+                known = self._verified(op.digest, key)
             if known is not None:
                 results[i] = self._record_duplicate(op, known)
                 if index is not None:
@@ -198,7 +214,7 @@ class BudgetedEvaluator:
                 if member is not None and member.batch_index is not None:
                     followers.setdefault(member.batch_index, []).append(i)
                     continue
-                if member is not None:
+                if member is not None and answers(member.evaluation, bar_us):
                     assert member.evaluation is not None
                     results[i] = self._record_duplicate(op, member.evaluation)
                     continue
@@ -208,7 +224,7 @@ class BudgetedEvaluator:
                     followers.setdefault(first_in_batch[launch], []).append(i)
                     continue
                 same = self.store.find_by_launch(launch, key) if launch else None
-                if same is not None:
+                if same is not None and answers(same, bar_us):
                     results[i] = self._record_duplicate(op, same)
                     continue
             if op.name not in remaining:
@@ -226,7 +242,7 @@ class BudgetedEvaluator:
             if index is not None:
                 index.add(op, batch_index=i)
             self.store.put_sources(op.digest, op.files)
-            tasks.append(EvalTask(op, cases, self.evaluator.seed_for(op), key))
+            tasks.append(EvalTask(op, cases, self.evaluator.seed_for(op), key, bar_us))
             task_index.append(i)
         try:
             for j, ev in self.executor.run(self.evaluator, tasks):
@@ -246,6 +262,14 @@ class BudgetedEvaluator:
             name, budget = short
             raise BudgetExhausted(name, budget, self.store.count(self.run_id, name), results)
         return results  # type: ignore[return-value]
+
+    def _verified(self, digest: str, key: str) -> Evaluation | None:
+        """The first verified (not :data:`UNVERIFIED`) charged evaluation of ``digest``."""
+        for r in self.store.find_by_digest(digest):
+            e = r.evaluation
+            if r.charged and e.digest == digest and e.config_key == key and not e.unverified:
+                return e
+        return None
 
     def _prepare_launch_keys(self, ops: Sequence[Operator], cases: tuple[Case, ...], key: str) -> None:
         """Launch keys of a batch's unknown candidates, concurrently (they may need builds)."""
@@ -328,17 +352,19 @@ class SubBudget:
         theirs = self.parent.remaining(op_name)
         return mine if theirs is None else min(mine, theirs)
 
-    def evaluate(self, op: Operator, cases: Sequence[Case]) -> Evaluation:
-        return self.evaluate_many([op], cases)[0]  # type: ignore[return-value]
+    def evaluate(self, op: Operator, cases: Sequence[Case], bar_us: float | None = None) -> Evaluation:
+        return self.evaluate_many([op], cases, bar_us)[0]  # type: ignore[return-value]
 
-    def evaluate_many(self, ops: Sequence[Operator], cases: Sequence[Case]) -> list[Evaluation]:
+    def evaluate_many(self, ops: Sequence[Operator], cases: Sequence[Case],
+                      bar_us: float | None = None) -> list[Evaluation]:
         """Like :meth:`BudgetedEvaluator.evaluate_many`; candidates already in the records are
         answered even when this share is spent, new ones only while it lasts."""
         left = self.remaining(self.op_name)
         key = self.evaluator.config_key(tuple(cases))
         send: list[int] = []
         for i, op in enumerate(ops):
-            if self.store.find_evaluation(op.digest, key) is not None:
+            known = self.store.find_evaluation(op.digest, key)
+            if known is not None and (answers(known, bar_us) or self.parent._verified(op.digest, key)):
                 send.append(i)
             elif left > 0:
                 send.append(i)
@@ -347,7 +373,7 @@ class SubBudget:
         short = len(send) < len(ops)
         if send:
             try:
-                got = list(self.parent.evaluate_many([ops[i] for i in send], cases))
+                got = list(self.parent.evaluate_many([ops[i] for i in send], cases, bar_us))
             except BudgetExhausted as e:
                 got, short = list(e.results) + [None] * (len(send) - len(e.results)), True
             for i, ev in zip(send, got):

@@ -12,6 +12,13 @@ from ascendopt.backends.base import Status
 from ascendopt.cases import Case
 from ascendopt.evaluate.check import CaseResult
 
+#: The status of a lazily verified candidate (:meth:`Evaluator.evaluate` with ``bar_us``): it
+#: built, its benchmark case(s) ran correctly and were timed, and its latency was above the bar,
+#: so its other cases were not run. Not ``ok`` (``Evaluation.ok`` is False): it is no verified
+#: result and can never be accepted, become the best or count as correct; a search may still
+#: model its latency (:attr:`Evaluation.timed`).
+UNVERIFIED = "unverified"
+
 
 @dataclass(frozen=True)
 class EvalConfig:
@@ -69,7 +76,9 @@ class Evaluation:
 
     Attributes:
         status: ``ok``, ``compile_error``, ``tiling_error``, ``runtime_error``,
-            ``wrong_result`` or ``timeout`` (a :class:`Status` value).
+            ``wrong_result`` or ``timeout`` (a :class:`Status` value), or :data:`UNVERIFIED`
+            (timed above the caller's bar, not run on every case: ``cases`` holds the
+            benchmark cases only, ``bar_us`` the bar).
         error: Error text (compiler output, the simulator's message, mismatch summary).
         error_kind: The simulator's typed reason for a runtime error (``ub_overflow``,
             ``race``, ``segfault``, ...), ``timeout``, ...; empty when ok.
@@ -94,6 +103,8 @@ class Evaluation:
         launch_key: :meth:`Evaluator.launch_key` of the candidate (empty when unknown).
         same_as: For an answer from the records by launch key, the digest of the candidate
             that was evaluated (it runs the same device program).
+        bar_us: The latency the candidate had to be below to be verified on every case first
+            (None: it was verified whatever its latency).
     """
 
     status: str
@@ -115,10 +126,21 @@ class Evaluation:
     duplicate: bool = False
     launch_key: str = ""
     same_as: str = ""
+    bar_us: float | None = None
 
     @property
     def ok(self) -> bool:
         return self.status == Status.OK.value
+
+    @property
+    def unverified(self) -> bool:
+        """Timed above its bar and not run on every case (:data:`UNVERIFIED`)."""
+        return self.status == UNVERIFIED
+
+    @property
+    def timed(self) -> bool:
+        """Correct on every case it ran, with a latency: verified (``ok``) or :attr:`unverified`."""
+        return (self.ok or self.unverified) and self.latency_us is not None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

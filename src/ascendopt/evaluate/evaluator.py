@@ -30,6 +30,7 @@ from ascendopt.evaluate import casedata
 from ascendopt.evaluate.casedata import _inputs_fingerprint, case_fingerprint  # noqa: F401 (re-exported)
 from ascendopt.evaluate.check import CaseResult, CheckConfig, case_dtypes, check_case, check_cases, timed_build
 from ascendopt.evaluate.evaluation import (  # noqa: F401 (re-exported: the evaluator's types)
+    UNVERIFIED,
     EvalConfig,
     Evaluation,
     benchmark_cases,
@@ -253,8 +254,12 @@ class Evaluator:
 
     # ------------------------------------------------------------------------- evaluate
     def evaluate(self, op: Operator, cases: Sequence[Case], seed: int | None = None,
-                 config_key: str | None = None) -> Evaluation:
+                 config_key: str | None = None, bar_us: float | None = None) -> Evaluation:
         """Evaluates one candidate on `cases`. Never raises for a bad candidate.
+
+        ``bar_us``: benchmark case(s) first; timed above the bar: ``UNVERIFIED``, other cases not
+        run; a failing tiling or benchmark run, or at/below the bar: every case, as without a bar
+        (where a benchmark case's correctness run is its timed run; elsewhere ignored).
 
         Raises:
             ValueError: No cases, or an unknown benchmark case name (configuration errors).
@@ -265,7 +270,7 @@ class Evaluator:
         seed = self.seed_for(op) if seed is None else seed
         ev = Evaluation(Status.OK.value, seed=seed, backend=self.backend_name, soc=self.soc_name, op_name=op.name,
                         digest=op.digest, parent=op.parent, origin=op.origin,
-                        config_key=config_key or self.config_key(cases))
+                        config_key=config_key or self.config_key(cases), bar_us=bar_us)
         timings = {"build_s": 0.0, "check_s": 0.0, "profile_s": 0.0}
         try:
             self._evaluate(op, list(cases), ev, timings)
@@ -302,7 +307,6 @@ class Evaluator:
             # started first (they dominate). On a noise-free backend the benchmark runs start
             # alongside (their inputs are independent); they only count if every check passes.
             t = time.perf_counter()
-
             data = self.case_data.get if cfg.input_pool > 0 else None  # pool seeds recur: keep
 
             def build_of(case: Case) -> BuildResult:
@@ -333,6 +337,9 @@ class Evaluator:
             order = sorted(range(len(cases)), key=lambda i: -case_elements(cases[i]))
             futures: dict[int, Future] = {}
             bench_futures: list[Future] = []
+            lazy = reuse and ev.bar_us is not None
+            ev.bar_us = ev.bar_us if lazy else None  # the record's bar: it was timed first
+            skipped = False  # lazy, and timed above the bar: the other cases are not run
             if overlap:  # an exact backend: the cases of one build share a process (run_batch)
                 def check_batch(batch: list[int]) -> dict[int, CaseResult]:
                     got = check_cases(self.backend, op, [cases[i] for i in batch], build_of(cases[batch[0]]),
@@ -340,16 +347,31 @@ class Evaluator:
                                       [kept[i].append if i in kept else None for i in batch], data=data)
                     return dict(zip(batch, got))
 
-                for n, batch in enumerate(_batches(order, [tuple(sorted(case_dtypes(cases[i]).items()))
-                                                           for i in range(len(cases))], cases, jobs)):
-                    f = pool.submit(check_batch, batch)
-                    futures.update((i, f) for i in batch)
-                    if n == 0:
-                        bench_futures = [pool.submit(bench_run, *bj) for bj in bench_jobs]
+                dtype_keys = [tuple(sorted(case_dtypes(cases[i]).items())) for i in range(len(cases))]
+
+                def submit(indices: list[int]) -> None:
+                    nonlocal bench_futures
+                    for n, batch in enumerate(_batches(indices, dtype_keys, cases, jobs)):
+                        f = pool.submit(check_batch, batch)
+                        futures.update((i, f) for i in batch)
+                        if n == 0 and not bench_futures:
+                            bench_futures = [pool.submit(bench_run, *bj) for bj in bench_jobs]
+
+                first = [i for i in order if i in kept] if lazy else order
+                submit(first)
+                # above the bar, unless a tiling fails on another case (the common failure a
+                # benchmark run cannot show): then every case runs, as without a bar
+                skipped = (lazy and self._above_bar(ev, [futures[index[c.name]].result()[index[c.name]] for c in bench])
+                           and self._tilings_pass(op, [(cases[i], build_of(cases[i]), ev.seed + i) for i in order
+                                                       if i not in kept], data, pool))
+                if not skipped:
+                    submit([i for i in order if i not in futures])
             else:
                 for i in order:
                     futures[i] = pool.submit(check, i, cases[i], kept.get(i))
             for i in range(len(cases)):
+                if skipped and i not in kept:
+                    continue
                 r = futures[i].result()
                 if isinstance(r, dict):  # a batch's; None only after a failure of its (earlier) case
                     r = r[i]
@@ -368,8 +390,10 @@ class Evaluator:
             # 3. profile the benchmark case(s): fresh inputs again, outputs checked again.
             t = time.perf_counter()
             if reuse:
+                ran = {c.name: r for c, r in zip([cases[i] for i in range(len(cases)) if not skipped or i in kept],
+                                                 ev.cases)}
                 bench_jobs = [(j, 0, c) for j, c in enumerate(bench)]
-                results = [(ev.cases[index[c.name]], kept[index[c.name]][-1]) for c in bench]
+                results = [(ran[c.name], kept[index[c.name]][-1]) for c in bench]
             else:
                 results = ([f.result() for f in bench_futures] if bench_futures
                            else [bench_run(*bj) for bj in bench_jobs])
@@ -388,6 +412,33 @@ class Evaluator:
             ev.profile[case.name] = self._summarize(op, mine[-1][1], per_case, case.name)
         timings["profile_s"] = time.perf_counter() - t
         ev.latency_us = sum(durations) / len(durations) if durations else None
+        if skipped:
+            ev.status, ev.error_kind = UNVERIFIED, "above_bar"
+            ev.error = (f"timed {ev.latency_us:.3f} us, above the bar {ev.bar_us:.3f} us: "
+                        f"{len(cases) - len(ev.cases)} of {len(cases)} cases not run")
+
+    def _tilings_pass(self, op: Operator, runs: Sequence[tuple[Case, BuildResult, int]],
+                      data: Any, pool: ThreadPoolExecutor) -> bool:
+        """Whether the host tiling succeeds on every ``(case, build, seed)`` (tiling-only runs)."""
+        if not self.backend.supports_tiling:
+            return False
+
+        def ok(run: tuple[Case, BuildResult, int]) -> bool:
+            case, build, seed = run
+            try:
+                inputs = data(case, seed)[0] if data is not None else make_inputs(case, seed)
+            except CaseError:
+                return False
+            return build.ok and self.backend.tiling(build, op, case, inputs, timeout_s=self.config.run_timeout_s).ok
+        return all(pool.map(ok, runs))
+
+    @staticmethod
+    def _above_bar(ev: Evaluation, bench: Sequence[CaseResult | None]) -> bool:
+        """Whether the benchmark cases' (timed) correctness runs passed, their mean above the bar."""
+        if ev.bar_us is None or not bench or any(r is None or r.status != Status.OK.value for r in bench):
+            return False
+        latency = sum(float(r.task_duration_us or 0.0) for r in bench if r is not None) / len(bench)
+        return latency > ev.bar_us
 
     def _build(self, op: Operator, dtypes: dict[str, str]) -> BuildResult:
         return timed_build(self.backend, op, dtypes)

@@ -33,12 +33,20 @@ from ascendopt.operator import Operator
 
 @dataclass(frozen=True)
 class EvalTask:
-    """One candidate to evaluate (``seed``/``config_key`` precomputed by the driver)."""
+    """One candidate to evaluate (``seed``/``config_key`` precomputed by the driver; ``bar_us``:
+    time it first, verify it fully only below that latency, :meth:`Evaluator.evaluate`)."""
 
     op: Operator
     cases: tuple[Case, ...]
     seed: int
     config_key: str
+    bar_us: float | None = None
+
+
+def _evaluate(evaluator: Evaluator, task: EvalTask) -> Evaluation:
+    """``evaluator.evaluate`` of one task (its bar only when it has one)."""
+    bar = {} if task.bar_us is None else {"bar_us": task.bar_us}
+    return evaluator.evaluate(task.op, task.cases, task.seed, task.config_key, **bar)
 
 
 def _crashed(task: EvalTask, evaluator: Evaluator, why: str) -> Evaluation:
@@ -70,7 +78,7 @@ class InlineExecutor(Executor):
 
     def run(self, evaluator: Evaluator, tasks: Sequence[EvalTask]) -> Iterator[tuple[int, Evaluation]]:
         for i, t in enumerate(tasks):
-            yield i, evaluator.evaluate(t.op, t.cases, t.seed, t.config_key)
+            yield i, _evaluate(evaluator, t)
 
 
 # -------------------------------------------------------------------------------- local
@@ -84,7 +92,7 @@ def _init_worker(evaluator: Evaluator) -> None:
 
 def _work(task: EvalTask) -> Evaluation:
     assert _WORKER_EVALUATOR is not None
-    return _WORKER_EVALUATOR.evaluate(task.op, task.cases, task.seed, task.config_key)
+    return _evaluate(_WORKER_EVALUATOR, task)
 
 
 class LocalExecutor(Executor):
@@ -158,7 +166,7 @@ class LocalExecutor(Executor):
 
 # ---------------------------------------------------------------------------------- ray
 def _ray_evaluate(evaluator: Evaluator, task: EvalTask) -> Evaluation:
-    return evaluator.evaluate(task.op, task.cases, task.seed, task.config_key)
+    return _evaluate(evaluator, task)
 
 
 class RayExecutor(Executor):

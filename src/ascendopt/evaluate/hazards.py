@@ -75,7 +75,7 @@ def reject_new_hazards(ev: Any, parent_kinds: set[str]) -> Any:
     warning's message as its error, so that a search tells its strategy "infeasible" and never
     keeps it as the best candidate. (The stored record is not changed: it is the truth about
     the run; the rejection is the search's judgement of it.)"""
-    if getattr(ev, "status", "") != "ok":
+    if getattr(ev, "status", "") not in ("ok", "unverified"):  # correct on every case it ran
         return ev
     new = sorted(new_hazards(parent_kinds, ev))
     if not new:

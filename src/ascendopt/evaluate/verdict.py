@@ -238,14 +238,15 @@ class MeasureCallbacks:
 
 
 def reject_hazards(parent_kinds: Callable[[Measured], set[str]]) -> MeasureCallback:
-    """Measure callback: a correct candidate (other than its parent) that carries a hazard kind
+    """Measure callback: a correct candidate (other than its parent; verified, or timed and not
+    verified on every case: ``Evaluation.timed``) that carries a hazard kind
     its parent lacks is judged failed (:func:`~ascendopt.evaluate.hazards.reject_new_hazards`
     replaces ``evaluation``), so the callbacks after it (the search's record, its strategy) see
     a failure. ``parent_kinds`` gives the parent's hazard kinds; it is asked only for a
     candidate that carries a hazard (finding them may cost an evaluation)."""
     def cb(m: Measured) -> None:
         ev = m.evaluation
-        if ev is not None and ev.ok and m.candidate.digest != m.parent.digest and hazards(ev):
+        if ev is not None and ev.timed and m.candidate.digest != m.parent.digest and hazards(ev):
             m.evaluation = reject_new_hazards(ev, parent_kinds(m))
     return cb
 

@@ -90,9 +90,12 @@ class TuneResult:
 
 def _trial_result(ev: Evaluation) -> TrialResult:
     """What the strategy is told: status, latency and (for a correct candidate) the compact
-    profile of its first benchmark case."""
-    profile = compact_profile(next(iter(ev.profile.values()), None)) if ev.ok and ev.profile else None
-    return TrialResult(status=ev.status, latency_us=ev.latency_us if ev.ok else None, feasible=ev.ok,
+    profile of its first benchmark case. A candidate timed above the strategy's bar and not
+    verified on every case (:data:`~ascendopt.evaluate.evaluation.UNVERIFIED`) is told as it
+    ran: feasible, with its latency (it could be neither the best nor a parent)."""
+    timed = ev.timed
+    profile = compact_profile(next(iter(ev.profile.values()), None)) if timed and ev.profile else None
+    return TrialResult(status=ev.status, latency_us=ev.latency_us if timed else None, feasible=timed,
                        profile=profile)
 
 
@@ -183,8 +186,9 @@ def _search(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator, s
         replayed = getattr(evaluator, "replayed", {}).get(op.name, 0)  # a resumed run's answers
         configs = strategy.ask(max(1, min(batch, left or batch)))
         cands = [space.apply(op, c, origin=f"stage2/{strategy_name}") for c in configs]
+        bar = _bar(strategy, res)
         try:
-            evals: list[Evaluation | None] = list(evaluator.evaluate_many(cands, cases))
+            evals: list[Evaluation | None] = list(evaluator.evaluate_many(cands, cases, bar_us=bar))
         except BudgetExhausted as e:
             evals = e.results
         new = 0
@@ -215,6 +219,16 @@ def _record_trial(strategy: Strategy, evaluator: BudgetedEvaluator, res: TuneRes
             res.best_latency_us, res.best_config, res.best_digest, res.best_op = (
                 ev.latency_us, dict(cfg), cand.digest, cand)
     return cb
+
+
+def _bar(strategy: Strategy, res: TuneResult) -> float | None:
+    """The latency above which this round's candidates need not be verified on every case:
+    the strategy's :meth:`~ascendopt.tiling.strategies.base.Strategy.verify_bar`, never below
+    the search's best (a candidate faster than the best is the new best: verified)."""
+    bar = getattr(strategy, "verify_bar", lambda: None)()
+    if bar is None or res.best_latency_us is None:
+        return None
+    return max(bar, res.best_latency_us)
 
 
 def _parent_hazards(op: Operator, cases: Sequence[Case], evaluator: BudgetedEvaluator,
@@ -255,12 +269,15 @@ def convergence_plot(result: TuneResult, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    xs, best, ok_x, ok_y, fail_x = [], [], [], [], []
+    xs, best, ok_x, ok_y, fail_x, lazy_x, lazy_y = [], [], [], [], [], [], []
     cur = None
     for t in result.trials:
         if t.duplicate:
             continue
-        if t.status == "ok" and t.latency_us is not None:
+        if t.status == UNVERIFIED and t.latency_us is not None:  # timed above the bar: no failure
+            lazy_x.append(t.index)
+            lazy_y.append(t.latency_us)
+        elif t.status == "ok" and t.latency_us is not None:
             ok_x.append(t.index)
             ok_y.append(t.latency_us)
             cur = t.latency_us if cur is None else min(cur, t.latency_us)
@@ -271,6 +288,8 @@ def convergence_plot(result: TuneResult, path: Path) -> None:
             best.append(cur)
     fig, ax = plt.subplots(figsize=(7, 4), dpi=110)
     ax.scatter(ok_x, ok_y, s=10, color="tab:blue", alpha=0.35, label="correct candidate")
+    if lazy_x:
+        ax.scatter(lazy_x, lazy_y, s=10, color="tab:gray", alpha=0.35, label="timed above the bar (not verified)")
     ax.step(xs, best, where="post", color="tab:green", linewidth=2, label="best so far")
     if fail_x:
         lo = min(ok_y) if ok_y else 1.0

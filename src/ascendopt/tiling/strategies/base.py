@@ -105,6 +105,15 @@ class Strategy(ABC):
         ok = [(c, r.latency_us) for c, r in self.history if r.usable]
         return min(ok, key=lambda t: t[1]) if ok else None  # type: ignore[return-value]
 
+    def verify_bar(self) -> float | None:
+        """The latency above which a candidate can neither become the best nor be used as a
+        parent by this strategy: such a candidate need not be verified on every case before
+        it is told (the tune loop times it first; :data:`~ascendopt.evaluate.evaluation.UNVERIFIED`).
+        None: every candidate may matter. Here: the fastest usable latency told (a strategy
+        that proposes from other configs than the fastest overrides this)."""
+        best = self.best()
+        return None if best is None else best[1]
+
     @property
     def exhausted(self) -> str:
         """Why nothing is left to ask (the search should stop), or "" while something is."""

@@ -127,6 +127,16 @@ class EvoStrategy(Strategy):
             c = {**self._propose_free(), **self.retired}
         return c
 
+    def verify_bar(self) -> float | None:
+        """Parents are drawn from the ``population_size`` fastest usable configs: until that
+        many were told every candidate may become one (None); then the slowest of them (a
+        slower candidate never enters). None too while a dial search runs or the combined
+        profile move is pending: the dial walks from configs not only the fastest."""
+        pending = self._combined is not None and self.space.key(self._combined) not in self._results
+        if len(self.population) < self.population_size or self._dial is not None or pending:
+            return None
+        return self.population[-1][1]
+
     @property
     def exhausted(self) -> str:
         ids = self.space.ids
