@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ascendopt.cases import Case
 from ascendopt.evaluate.budget import BudgetedEvaluator, BudgetExhausted
+from ascendopt.evaluate.evaluation import UNVERIFIED
 from ascendopt.evaluate.evaluator import Evaluation, benchmark_cases
 from ascendopt.evaluate.verdict import MeasureCallback, MeasureCallbacks, Measured, hazards, reject_hazards
 from ascendopt.operator import Operator
