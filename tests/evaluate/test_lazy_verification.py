@@ -182,3 +182,36 @@ def test_a_tiling_failing_off_the_benchmark_shape_makes_every_case_run(counted, 
     assert plain.status == "tiling_error"
     lazy = ev.evaluate(bad, cases, bar_us=1e-3)
     assert lazy.status == "tiling_error" and _same(plain, lazy)
+
+
+def test_tiling_probes_stop_at_the_first_chunk_with_a_failure(base, cases, config):
+    from concurrent.futures import ThreadPoolExecutor
+    from pathlib import Path
+
+    from ascendopt.backends.base import BuildResult, Launch, Status
+
+    class _Tiler(Backend):
+        name, soc, supports_tiling = "fake", None, True
+
+        def __init__(self, fail_at: int):
+            self.fail_at, self.probes = fail_at, 0
+
+        def build(self, op, dtypes):  # pragma: no cover - not called
+            raise AssertionError
+
+        def run(self, *a, **kw):  # pragma: no cover - not called
+            raise AssertionError
+
+        def tiling(self, build, op, case, inputs, timeout_s):
+            self.probes += 1
+            return Launch(Status.TILING_ERROR if case.name == f"c{self.fail_at}" else Status.OK, "")
+
+    from dataclasses import replace
+
+    runs = [(replace(cases[0], name=f"c{i}"), BuildResult(artifact=Path("runner")), i) for i in range(6)]
+    with ThreadPoolExecutor(2) as pool:
+        first = _Tiler(fail_at=0)
+        assert not Evaluator(first, config)._tilings_pass(base, runs, None, pool)
+        assert first.probes == 2  # the first chunk only (the pool's width): the answer is known
+        none = _Tiler(fail_at=99)
+        assert Evaluator(none, config)._tilings_pass(base, runs, None, pool) and none.probes == 6

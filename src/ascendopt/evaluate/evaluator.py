@@ -419,7 +419,9 @@ class Evaluator:
 
     def _tilings_pass(self, op: Operator, runs: Sequence[tuple[Case, BuildResult, int]],
                       data: Any, pool: ThreadPoolExecutor) -> bool:
-        """Whether the host tiling succeeds on every ``(case, build, seed)`` (tiling-only runs)."""
+        """Whether the host tiling succeeds on every ``(case, build, seed)`` (tiling-only runs, one
+        runner process each). They run in chunks of the pool's width, and the first chunk with
+        a failure ends the check: the answer is known, and every case runs next anyway."""
         if not self.backend.supports_tiling:
             return False
 
@@ -430,7 +432,8 @@ class Evaluator:
             except CaseError:
                 return False
             return build.ok and self.backend.tiling(build, op, case, inputs, timeout_s=self.config.run_timeout_s).ok
-        return all(pool.map(ok, runs))
+        width = max(1, getattr(pool, "_max_workers", 1))
+        return all(all(pool.map(ok, runs[i:i + width])) for i in range(0, len(runs), width))
 
     @staticmethod
     def _above_bar(ev: Evaluation, bench: Sequence[CaseResult | None]) -> bool:
