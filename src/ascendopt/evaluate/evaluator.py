@@ -433,7 +433,7 @@ class Evaluator:
                 return False
             return build.ok and self.backend.tiling(build, op, case, inputs, timeout_s=self.config.run_timeout_s).ok
         width = max(1, getattr(pool, "_max_workers", 1))
-        return all(all(pool.map(ok, runs[i:i + width])) for i in range(0, len(runs), width))
+        return all(all(list(pool.map(ok, runs[i:i + width]))) for i in range(0, len(runs), width))
 
     @staticmethod
     def _above_bar(ev: Evaluation, bench: Sequence[CaseResult | None]) -> bool:
