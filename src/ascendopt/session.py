@@ -74,6 +74,8 @@ class RunSpec:
         profile_repeats: Timed runs per benchmark case.
         lazy_probes: Probe only what tells a candidate apart (see
             :class:`~ascendopt.evaluate.budget.BudgetedEvaluator`).
+        lazy_verify: Stage II's candidates timed above its bar are not run on every case
+            (``ReuseConfig.verify_lazily``; off by default).
     """
 
     command: str
@@ -93,6 +95,7 @@ class RunSpec:
     jobs: int = 0
     profile_repeats: int = 1
     lazy_probes: bool = True
+    lazy_verify: bool = False
 
     @property
     def seeds(self) -> Seeds:
@@ -177,7 +180,8 @@ class Session:
         return BudgetedEvaluator(evaluator, self.store if store is None else store, budget=self.spec.budget,
                                  executor=executor, run_id=run_id, run_label=label,
                                  run_config={"command": self.spec.command, **run_config},
-                                 reuse=ReuseConfig(lazy_probes=self.spec.lazy_probes))
+                                 reuse=ReuseConfig(lazy_probes=self.spec.lazy_probes,
+                                                   verify_lazily=self.spec.lazy_verify))
 
     def resume_run(self, op_name: str) -> int:
         """The id of the last run of this command on ``op_name`` in the store, to resume: the

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ascendopt.backends.base import Backend
-from ascendopt.evaluate.budget import BudgetedEvaluator, answers
+from ascendopt.evaluate.budget import BudgetedEvaluator, ReuseConfig, answers
 from ascendopt.evaluate.evaluation import UNVERIFIED, Evaluation
 from ascendopt.evaluate.evaluator import EvalConfig, Evaluator
 from ascendopt.evaluate.hazards import reject_new_hazards
@@ -101,7 +101,8 @@ def test_a_noisy_backend_ignores_the_bar(base, cases, sim_cache):
 
 
 def test_an_unverified_record_answers_only_a_bar_it_is_above(backend, base, cases, config):
-    beval = BudgetedEvaluator(Evaluator(backend, config), MemoryStore(), budget=10)
+    beval = BudgetedEvaluator(Evaluator(backend, config), MemoryStore(), budget=10,
+                              reuse=ReuseConfig(verify_lazily=True))
     full = beval.evaluate(comment_variant(base, 1), cases)
     op = comment_variant(base, 2)
     lazy = beval.evaluate(op, cases, bar_us=full.latency_us * 0.5)

@@ -87,6 +87,8 @@ def tune_command(
                                      "rewrites the region's logic in some asks (default: the environment's endpoint, else offline)."),
     resume: bool = typer.Option(False, "--resume", help="Continue this operator's last tune run in --db (its "
                                 "evaluations come back without charge; the rest of its budget is spent)."),
+    lazy_verify: bool = typer.Option(False, "--lazy-verify", help="Time a candidate first and skip its other "
+                                     "cases when it is slower than the strategy's bar (recorded 'unverified')."),
     timeout: float = TIMEOUT,
     as_json: bool = AS_JSON,
     unseen_shapes: int = UNSEEN_SHAPES,
@@ -104,7 +106,7 @@ def tune_command(
     op, cases, suite_bench = _target(op_dir, suite, src, cases_files, golden, case)
     bench_case = list(bench_case) or list(suite_bench)
     spec = RunSpec(command="tune", backend=backend_kind, soc=soc, seed=seed, budget=budget, workers=workers, db=db, llm=llm,
-                   timeout_s=timeout, npu_mode=npu_mode, unsafe_no_sandbox=unsafe_no_sandbox)
+                   timeout_s=timeout, npu_mode=npu_mode, unsafe_no_sandbox=unsafe_no_sandbox, lazy_verify=lazy_verify)
     # the device's SoC on npu (the knob space's limits): the session (and its device checks) first
     session = open_session(validated(spec)) if backend_kind == "npu" else None
     space = KnobSpace.from_operator(op, soc=session.soc if session is not None else soc)

@@ -93,10 +93,16 @@ class ReuseConfig:
             a candidate not probed on every case is recorded without its launch key, so later
             runs on the same store cannot be answered by it. Only taken when the store holds
             no run but this one (on a shared store every candidate is fully probed).
+        verify_lazily: Pass a caller's bar (Stage II's) to the evaluator: a candidate timed
+            above it is recorded ``unverified`` without its other cases (docs/evaluation.md).
+            Off by default: on ``benchmarks/bench_throughput.py``'s knob changes the tiling
+            probes it needs cost more CPU than the case runs it saves (0.73 -> 0.86 s per
+            evaluation, issue 35); off, every candidate is verified on every case.
     """
 
     equivalence: bool = True
     lazy_probes: bool = False
+    verify_lazily: bool = False
 
 
 class BudgetedEvaluator:
@@ -118,6 +124,7 @@ class BudgetedEvaluator:
                  executor: Executor | None = None, run_id: int | None = None, run_label: str = "",
                  run_config: dict[str, Any] | None = None, reuse: ReuseConfig = ReuseConfig()):
         equivalence, lazy_probes = reuse.equivalence, reuse.lazy_probes
+        self.verify_lazily = reuse.verify_lazily
         if budget is not None and budget < 0:
             raise ValueError("budget must be >= 0")
         self.evaluator = evaluator
@@ -172,12 +179,14 @@ class BudgetedEvaluator:
         timed above it need not be verified on every case (:meth:`Evaluator.evaluate`:
         :data:`~ascendopt.evaluate.evaluation.UNVERIFIED`); a record of such a candidate
         answers only a caller whose bar it is above too (:func:`answers`), any other caller
-        has it evaluated again, verified (and charged).
+        has it evaluated again, verified (and charged). The bar is dropped unless
+        ``ReuseConfig.verify_lazily``.
 
         Raises:
             BudgetExhausted: Some new candidate did not fit the budget. Everything that did fit
                 was evaluated and recorded; ``results`` holds them (None for the rest).
         """
+        bar_us = bar_us if self.verify_lazily else None
         cases = tuple(cases)
         key = self.evaluator.config_key(cases)
         results: list[Evaluation | None] = [None] * len(ops)
@@ -359,6 +368,7 @@ class SubBudget:
                       bar_us: float | None = None) -> list[Evaluation]:
         """Like :meth:`BudgetedEvaluator.evaluate_many`; candidates already in the records are
         answered even when this share is spent, new ones only while it lasts."""
+        bar_us = bar_us if self.parent.verify_lazily else None
         left = self.remaining(self.op_name)
         key = self.evaluator.config_key(tuple(cases))
         send: list[int] = []
