@@ -285,7 +285,8 @@ def run_changes(ops: list[Path], repeats: int, workdir: Path, incumbent: bool = 
         evaluator = Evaluator(backend, EvalConfig(benchmark_cases=largest_per_dtype(cases)))
         try:  # as a bench pair; older trees: the flag, or nothing
             from ascendopt.evaluate.budget import ReuseConfig
-            lazy: dict = {"reuse": ReuseConfig(lazy_probes=True)}
+            lazy: dict = {"reuse": ReuseConfig(lazy_probes=True, **(
+                {"verify_lazily": incumbent} if "verify_lazily" in inspect.signature(ReuseConfig).parameters else {}))}
         except ImportError:
             lazy = {"lazy_probes": True} if "lazy_probes" in inspect.signature(BudgetedEvaluator).parameters else {}
         beval = BudgetedEvaluator(evaluator, MemoryStore(), run_label=op.name, **lazy)  # as a bench pair
