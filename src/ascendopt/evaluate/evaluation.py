@@ -20,6 +20,14 @@ from ascendopt.evaluate.check import CaseResult
 UNVERIFIED = "unverified"
 
 
+def above_bar(bar_us: float | None, bench: Sequence[CaseResult | None]) -> bool:
+    """Whether the benchmark cases' (timed) correctness runs all passed with their mean duration
+    above ``bar_us`` (lazy verification: the candidate need not run its other cases)."""
+    if bar_us is None or not bench or any(r is None or r.status != Status.OK.value for r in bench):
+        return False
+    return sum(float(r.task_duration_us or 0.0) for r in bench if r is not None) / len(bench) > bar_us
+
+
 @dataclass(frozen=True)
 class EvalConfig:
     """How candidates are evaluated. Everything but `jobs` and `profile_dir` is part of the

@@ -32,6 +32,7 @@ from ascendopt.evaluate.check import CaseResult, CheckConfig, case_dtypes, check
 from ascendopt.evaluate.evaluation import (  # noqa: F401 (re-exported: the evaluator's types)
     UNVERIFIED,
     EvalConfig,
+    above_bar,
     Evaluation,
     benchmark_cases,
     case_elements,
@@ -361,7 +362,8 @@ class Evaluator:
                 submit(first)
                 # above the bar, unless a tiling fails on another case (the common failure a
                 # benchmark run cannot show): then every case runs, as without a bar
-                skipped = (lazy and self._above_bar(ev, [futures[index[c.name]].result()[index[c.name]] for c in bench])
+                timed = [futures[index[c.name]].result()[index[c.name]] for c in bench] if lazy else []
+                skipped = (lazy and above_bar(ev.bar_us, timed)
                            and self._tilings_pass(op, [(cases[i], build_of(cases[i]), ev.seed + i) for i in order
                                                        if i not in kept], data, pool))
                 if not skipped:
@@ -434,14 +436,6 @@ class Evaluator:
             return build.ok and self.backend.tiling(build, op, case, inputs, timeout_s=self.config.run_timeout_s).ok
         width = max(1, getattr(pool, "_max_workers", 1))
         return all(all(list(pool.map(ok, runs[i:i + width]))) for i in range(0, len(runs), width))
-
-    @staticmethod
-    def _above_bar(ev: Evaluation, bench: Sequence[CaseResult | None]) -> bool:
-        """Whether the benchmark cases' (timed) correctness runs passed, their mean above the bar."""
-        if ev.bar_us is None or not bench or any(r is None or r.status != Status.OK.value for r in bench):
-            return False
-        latency = sum(float(r.task_duration_us or 0.0) for r in bench if r is not None) / len(bench)
-        return latency > ev.bar_us
 
     def _build(self, op: Operator, dtypes: dict[str, str]) -> BuildResult:
         return timed_build(self.backend, op, dtypes)
