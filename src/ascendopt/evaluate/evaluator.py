@@ -434,7 +434,7 @@ class Evaluator:
             except CaseError:
                 return False
             return build.ok and self.backend.tiling(build, op, case, inputs, timeout_s=self.config.run_timeout_s).ok
-        width = max(1, getattr(pool, "_max_workers", 1))
+        width = self.config.jobs or os.cpu_count() or 1  # the pool's width (evaluate makes it so)
         return all(all(list(pool.map(ok, runs[i:i + width]))) for i in range(0, len(runs), width))
 
     def _build(self, op: Operator, dtypes: dict[str, str]) -> BuildResult:
